@@ -1,0 +1,78 @@
+package io.idemworker.core;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/** The key strategies the worker offers. */
+public final class KeyStrategies {
+  private KeyStrategies() {}
+
+  /**
+   * The sender's {@code MessageId}; the default. The producer sets it to the business id.
+   *
+   * @return the strategy
+   */
+  public static KeyStrategy messageId() {
+    return message ->
+        message
+            .messageId()
+            .<KeyStrategy.KeyResult>map(id -> new KeyStrategy.Found(new IdempotencyKey(id)))
+            .orElseGet(
+                () ->
+                    new KeyStrategy.Missing(
+                        DeadLetterReason.MISSING_MESSAGE_ID,
+                        "MessageId is missing: the producer must set it to the orderId"));
+  }
+
+  /**
+   * CloudEvents {@code source} + {@code id}, read from the application properties {@code
+   * cloudEvents:source}/{@code cloudEvents:id} (AMQP binding) or {@code ce-source}/{@code ce-id}.
+   * The key is {@code source + "|" + id}: the CloudEvents spec makes that pair unique per event.
+   *
+   * @return the strategy
+   */
+  public static KeyStrategy cloudEvents() {
+    return message -> {
+      Optional<String> source = firstOf(message, "cloudEvents:source", "ce-source", "ce_source");
+      Optional<String> id = firstOf(message, "cloudEvents:id", "ce-id", "ce_id");
+      if (source.isEmpty()) {
+        return new KeyStrategy.Missing(
+            DeadLetterReason.MISSING_MESSAGE_ID,
+            "application property cloudEvents:source (or ce-source) is missing");
+      }
+      if (id.isEmpty()) {
+        return new KeyStrategy.Missing(
+            DeadLetterReason.MISSING_MESSAGE_ID,
+            "application property cloudEvents:id (or ce-id) is missing");
+      }
+      return new KeyStrategy.Found(new IdempotencyKey(source.get() + "|" + id.get()));
+    };
+  }
+
+  /**
+   * Prefixes another strategy's key with a consumer name, so that several consumers can share one
+   * store without one consumer's record hiding a message from another.
+   *
+   * @param consumerName the consumer's name; non-blank
+   * @param inner the strategy whose key is prefixed
+   * @return the strategy
+   */
+  public static KeyStrategy prefixed(String consumerName, KeyStrategy inner) {
+    Objects.requireNonNull(inner, "inner");
+    if (consumerName == null || consumerName.isBlank()) {
+      throw new IllegalArgumentException("consumer name must not be blank");
+    }
+    return message -> {
+      KeyStrategy.KeyResult result = inner.keyOf(message);
+      if (result instanceof KeyStrategy.Found found) {
+        return new KeyStrategy.Found(new IdempotencyKey(consumerName + ":" + found.key().value()));
+      }
+      return result;
+    };
+  }
+
+  private static Optional<String> firstOf(IncomingMessage message, String... names) {
+    return Stream.of(names).map(message::property).flatMap(Optional::stream).findFirst();
+  }
+}

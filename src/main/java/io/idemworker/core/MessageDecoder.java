@@ -1,0 +1,68 @@
+package io.idemworker.core;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * The business side of the flow: reads and validates a body, and says which documents a valid
+ * message becomes. Implementations are stateless and thread-safe and never touch the store.
+ */
+public interface MessageDecoder {
+
+  /**
+   * Reads and validates one message.
+   *
+   * @param message the delivery
+   * @return {@link Valid} or {@link Invalid}; never throws for bad input
+   */
+  Decoding decode(IncomingMessage message);
+
+  /** The result of {@link #decode}. */
+  sealed interface Decoding permits Valid, Invalid {}
+
+  /**
+   * A message that satisfies the contract.
+   *
+   * @param message the business view
+   */
+  record Valid(ValidMessage message) implements Decoding {}
+
+  /**
+   * A message that breaks the contract and will never be processable.
+   *
+   * @param reason the reason code
+   * @param description names the field and the rule; never the value
+   * @param entityId the entity id, when it could be read
+   */
+  record Invalid(DeadLetterReason reason, String description, Optional<String> entityId)
+      implements Decoding {}
+
+  /** A validated message. */
+  interface ValidMessage {
+
+    /**
+     * The business id; also the partition key and the anchor's id.
+     *
+     * @return the entity id
+     */
+    String entityId();
+
+    /**
+     * The immutable business fields that define the message's content, as fingerprinted.
+     *
+     * @return a fresh object node
+     */
+    ObjectNode immutableFields();
+
+    /**
+     * The documents this message becomes.
+     *
+     * @param key the idempotency key (deterministic ids of outgoing events derive from it)
+     * @param fingerprint the fingerprint of {@link #immutableFields()}
+     * @param acceptedAt when the worker accepted it
+     * @return the write set, anchor first
+     */
+    WriteSet writeSet(IdempotencyKey key, Fingerprint fingerprint, Instant acceptedAt);
+  }
+}

@@ -1,0 +1,222 @@
+package io.idemworker.core;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * How the handling of one delivery ended. Every delivery ends in exactly one of these; the broker
+ * adapter maps each to one settlement:
+ *
+ * <ul>
+ *   <li>{@link Processed} and {@link Duplicate} → complete;
+ *   <li>{@link DeadLettered} → dead-letter with {@link DeadLetterReason#code()} and the
+ *       description;
+ *   <li>{@link Retry} → abandon after a back-off that stays inside the lock, so the broker
+ *       redelivers.
+ * </ul>
+ *
+ * <p>{@link #fold} is the exhaustive match: Java 17 has no pattern {@code switch} over sealed types
+ * yet, so adding a fifth outcome breaks every caller at compile time instead of falling through.
+ */
+public sealed interface Outcome {
+
+  /**
+   * The idempotency key, when one could be derived.
+   *
+   * @return the key
+   */
+  Optional<IdempotencyKey> knownKey();
+
+  /**
+   * The business entity (order) id, when the body was readable enough to tell.
+   *
+   * @return the entity id
+   */
+  Optional<String> knownEntityId();
+
+  /**
+   * A short label for logs and metrics: {@code processed}, {@code duplicate}, {@code dead_lettered}
+   * or {@code retried}.
+   *
+   * @return the label
+   */
+  String label();
+
+  /**
+   * Applies the function for this outcome's kind.
+   *
+   * @param processed applied to {@link Processed}
+   * @param duplicate applied to {@link Duplicate}
+   * @param deadLettered applied to {@link DeadLettered}
+   * @param retry applied to {@link Retry}
+   * @param <R> the result type
+   * @return the applied function's result
+   */
+  <R> R fold(
+      Function<Processed, R> processed,
+      Function<Duplicate, R> duplicate,
+      Function<DeadLettered, R> deadLettered,
+      Function<Retry, R> retry);
+
+  /**
+   * The effect was applied now, by this delivery.
+   *
+   * @param key the key
+   * @param entityId the entity created
+   */
+  record Processed(IdempotencyKey key, String entityId) implements Outcome {
+    /** Requires both values. */
+    public Processed {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(entityId, "entityId");
+    }
+
+    @Override
+    public Optional<IdempotencyKey> knownKey() {
+      return Optional.of(key);
+    }
+
+    @Override
+    public Optional<String> knownEntityId() {
+      return Optional.of(entityId);
+    }
+
+    @Override
+    public String label() {
+      return "processed";
+    }
+
+    @Override
+    public <R> R fold(
+        Function<Processed, R> processed,
+        Function<Duplicate, R> duplicate,
+        Function<DeadLettered, R> deadLettered,
+        Function<Retry, R> retry) {
+      return processed.apply(this);
+    }
+  }
+
+  /**
+   * The effect had already been applied by an earlier copy of this message; nothing was written.
+   *
+   * @param key the key
+   * @param entityId the entity that already exists
+   */
+  record Duplicate(IdempotencyKey key, String entityId) implements Outcome {
+    /** Requires both values. */
+    public Duplicate {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(entityId, "entityId");
+    }
+
+    @Override
+    public Optional<IdempotencyKey> knownKey() {
+      return Optional.of(key);
+    }
+
+    @Override
+    public Optional<String> knownEntityId() {
+      return Optional.of(entityId);
+    }
+
+    @Override
+    public String label() {
+      return "duplicate";
+    }
+
+    @Override
+    public <R> R fold(
+        Function<Processed, R> processed,
+        Function<Duplicate, R> duplicate,
+        Function<DeadLettered, R> deadLettered,
+        Function<Retry, R> retry) {
+      return duplicate.apply(this);
+    }
+  }
+
+  /**
+   * The message can never be processed as it is; it goes to the dead-letter queue at once.
+   *
+   * @param knownKey the key, if one was derived
+   * @param knownEntityId the entity id, if known
+   * @param reason the reason code
+   * @param description what is wrong, naming the field; never the field's value
+   */
+  record DeadLettered(
+      Optional<IdempotencyKey> knownKey,
+      Optional<String> knownEntityId,
+      DeadLetterReason reason,
+      String description)
+      implements Outcome {
+    /** Requires every component. */
+    public DeadLettered {
+      Objects.requireNonNull(knownKey, "knownKey");
+      Objects.requireNonNull(knownEntityId, "knownEntityId");
+      Objects.requireNonNull(reason, "reason");
+      Objects.requireNonNull(description, "description");
+    }
+
+    @Override
+    public String label() {
+      return "dead_lettered";
+    }
+
+    @Override
+    public <R> R fold(
+        Function<Processed, R> processed,
+        Function<Duplicate, R> duplicate,
+        Function<DeadLettered, R> deadLettered,
+        Function<Retry, R> retry) {
+      return deadLettered.apply(this);
+    }
+  }
+
+  /**
+   * The message is fine but could not be processed now; the broker must redeliver it.
+   *
+   * @param knownKey the key, if one was derived
+   * @param knownEntityId the entity id, if known
+   * @param cause why: a passing fault, or the worker's own misconfiguration
+   * @param description what failed, e.g. the store's status code
+   */
+  record Retry(
+      Optional<IdempotencyKey> knownKey,
+      Optional<String> knownEntityId,
+      RetryCause cause,
+      String description)
+      implements Outcome {
+    /** Requires every component. */
+    public Retry {
+      Objects.requireNonNull(knownKey, "knownKey");
+      Objects.requireNonNull(knownEntityId, "knownEntityId");
+      Objects.requireNonNull(cause, "cause");
+      Objects.requireNonNull(description, "description");
+    }
+
+    @Override
+    public String label() {
+      return "retried";
+    }
+
+    @Override
+    public <R> R fold(
+        Function<Processed, R> processed,
+        Function<Duplicate, R> duplicate,
+        Function<DeadLettered, R> deadLettered,
+        Function<Retry, R> retry) {
+      return retry.apply(this);
+    }
+  }
+
+  /** Why a {@link Retry} happened. */
+  enum RetryCause {
+    /** Throttling, timeouts, lost connections, unavailable service: retrying will work. */
+    TRANSIENT,
+    /**
+     * The worker's own configuration is wrong (credentials, permissions, missing container): good
+     * messages must not be dead-lettered; the worker pauses and reports not ready.
+     */
+    MISCONFIGURATION
+  }
+}

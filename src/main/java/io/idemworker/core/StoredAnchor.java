@@ -1,0 +1,33 @@
+package io.idemworker.core;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * What a store found under an anchor id: the fingerprint of the message that created it.
+ *
+ * @param fingerprint the stored fingerprint
+ */
+public record StoredAnchor(Fingerprint fingerprint) {
+
+  /**
+   * Reads the fingerprint that {@link WriteSet#of} stamped on an anchor document.
+   *
+   * @param anchor the stored anchor document
+   * @return the anchor, or empty when the document carries no valid fingerprint
+   */
+  public static Optional<StoredAnchor> fromDocument(JsonNode anchor) {
+    String value = anchor.path(WriteSet.FINGERPRINT_FIELD).asText("");
+    if (!value.startsWith("sha256:") || value.length() != 71) {
+      return Optional.empty();
+    }
+    Map<String, String> fields = new TreeMap<>();
+    anchor
+        .path(WriteSet.FIELD_DIGESTS_FIELD)
+        .properties()
+        .forEach(field -> fields.put(field.getKey(), field.getValue().asText()));
+    return Optional.of(new StoredAnchor(new Fingerprint(value, fields)));
+  }
+}

@@ -1,0 +1,76 @@
+package io.idemworker.orders;
+
+import io.idemworker.core.DeadLetterReason;
+import io.idemworker.core.IncomingMessage;
+import io.idemworker.core.MessageDecoder;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Decodes {@code OrderPlaced} messages for the {@link io.idemworker.core.IdempotentConsumer}.
+ *
+ * <p>Checks, in order, each failing with its own reason code: the subject (if set) is {@code
+ * OrderPlaced} and the content type (if set) is JSON ({@code UnsupportedMessage}); the body is a
+ * JSON object ({@code UnreadableBody}); the body meets the contract ({@code SchemaViolation},
+ * listing every violation); and, when the key is the MessageId, that the MessageId equals the
+ * body's orderId ({@code MessageIdMismatch}).
+ *
+ * <p>Thread-safe and stateless.
+ */
+public final class OrderDecoder implements MessageDecoder {
+  /** The subject producers set. */
+  public static final String SUBJECT = "OrderPlaced";
+
+  private final boolean messageIdMustMatchOrderId;
+
+  /**
+   * Creates the decoder.
+   *
+   * @param messageIdMustMatchOrderId true when the MessageId is the idempotency key and so must
+   *     equal the orderId; false when another key strategy (CloudEvents) is in use
+   */
+  public OrderDecoder(boolean messageIdMustMatchOrderId) {
+    this.messageIdMustMatchOrderId = messageIdMustMatchOrderId;
+  }
+
+  @Override
+  public Decoding decode(IncomingMessage message) {
+    if (message.subject().filter(subject -> !SUBJECT.equals(subject)).isPresent()) {
+      return new Invalid(
+          DeadLetterReason.UNSUPPORTED_MESSAGE,
+          "Subject must be " + SUBJECT + " for this consumer",
+          Optional.empty());
+    }
+    if (message.contentType().filter(type -> !isJson(type)).isPresent()) {
+      return new Invalid(
+          DeadLetterReason.UNSUPPORTED_MESSAGE,
+          "ContentType must be application/json",
+          Optional.empty());
+    }
+    OrderPlacedReader.Result result = OrderPlacedReader.read(message.body());
+    if (result instanceof OrderPlacedReader.Unreadable unreadable) {
+      return new Invalid(
+          DeadLetterReason.UNREADABLE_BODY, unreadable.description(), Optional.empty());
+    }
+    if (result instanceof OrderPlacedReader.Violations violations) {
+      return new Invalid(
+          DeadLetterReason.SCHEMA_VIOLATION,
+          String.join("; ", violations.violations()),
+          violations.orderId());
+    }
+    OrderPlaced order = ((OrderPlacedReader.Parsed) result).order();
+    if (messageIdMustMatchOrderId
+        && message.messageId().filter(id -> !id.equals(order.orderId())).isPresent()) {
+      return new Invalid(
+          DeadLetterReason.MESSAGE_ID_MISMATCH,
+          "MessageId must equal the body's orderId",
+          Optional.of(order.orderId()));
+    }
+    return new Valid(new OrderMessage(order, message.messageId(), message.correlationId()));
+  }
+
+  private static boolean isJson(String contentType) {
+    String type = contentType.toLowerCase(Locale.ROOT).split(";", 2)[0].trim();
+    return type.equals("application/json") || type.endsWith("+json");
+  }
+}

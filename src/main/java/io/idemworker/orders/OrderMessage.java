@@ -1,0 +1,156 @@
+package io.idemworker.orders;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.core.Fingerprint;
+import io.idemworker.core.IdempotencyKey;
+import io.idemworker.core.MessageDecoder;
+import io.idemworker.core.WriteSet;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * A valid {@link OrderPlaced} and the documents it becomes, all in partition {@code orderId}:
+ *
+ * <ul>
+ *   <li>the order ({@code id} = orderId, {@code type} = {@code order}): the anchor, whose creation
+ *       is the duplicate check;
+ *   <li>one {@code orderLine} document per line ({@code id} = {@code orderId:line:N});
+ *   <li>one {@code outbox} document holding the {@code OrderAccepted} event, whose {@code id}
+ *       derives from the idempotency key alone, so a replay produces the same event id and
+ *       downstream duplicate detection drops it.
+ * </ul>
+ */
+final class OrderMessage implements MessageDecoder.ValidMessage {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  private final OrderPlaced order;
+  private final Optional<String> messageId;
+  private final Optional<String> correlationId;
+
+  OrderMessage(OrderPlaced order, Optional<String> messageId, Optional<String> correlationId) {
+    this.order = order;
+    this.messageId = messageId;
+    this.correlationId = correlationId;
+  }
+
+  OrderPlaced order() {
+    return order;
+  }
+
+  @Override
+  public String entityId() {
+    return order.orderId();
+  }
+
+  @Override
+  public ObjectNode immutableFields() {
+    ObjectNode fields = JSON.objectNode();
+    fields.put("orderId", order.orderId());
+    fields.put("customerId", order.customerId());
+    fields.put("currency", order.currency());
+    fields.put("placedAt", order.placedAt().toString());
+    fields.set("lines", linesArray());
+    return fields;
+  }
+
+  @Override
+  public WriteSet writeSet(IdempotencyKey key, Fingerprint fingerprint, Instant acceptedAt) {
+    BigDecimal total = order.total();
+    ObjectNode anchor = JSON.objectNode();
+    anchor.put("id", order.orderId());
+    anchor.put("orderId", order.orderId());
+    anchor.put("type", "order");
+    anchor.put("customerId", order.customerId());
+    anchor.put("currency", order.currency());
+    anchor.put("placedAt", order.placedAt().toString());
+    anchor.set("lines", linesArray());
+    anchor.put("lineCount", order.lines().size());
+    anchor.put("total", total);
+    anchor.put("idempotencyKey", key.value());
+    messageId.ifPresent(id -> anchor.put("messageId", id));
+    correlationId.ifPresent(id -> anchor.put("correlationId", id));
+    anchor.put("acceptedAt", acceptedAt.toString());
+    if (!order.extraFields().isEmpty()) {
+      ObjectNode extras = anchor.putObject("extraFields");
+      order.extraFields().forEach(extras::set);
+    }
+
+    List<ObjectNode> others = new ArrayList<>(order.lines().size() + 1);
+    for (int i = 0; i < order.lines().size(); i++) {
+      OrderLine line = order.lines().get(i);
+      ObjectNode document = JSON.objectNode();
+      document.put("id", lineId(order.orderId(), i + 1));
+      document.put("orderId", order.orderId());
+      document.put("type", "orderLine");
+      document.put("lineNumber", i + 1);
+      document.put("sku", line.sku());
+      document.put("quantity", line.quantity());
+      document.put("unitPrice", line.unitPrice());
+      document.put("lineTotal", line.lineTotal());
+      others.add(document);
+    }
+
+    ObjectNode event = JSON.objectNode();
+    event.put("id", eventId(key, "OrderAccepted"));
+    event.put("orderId", order.orderId());
+    event.put("type", "outbox");
+    event.put("eventType", "OrderAccepted");
+    event.put("status", "pending");
+    event.put("causationId", key.value());
+    correlationId.ifPresent(id -> event.put("correlationId", id));
+    event.put("createdAt", acceptedAt.toString());
+    ObjectNode payload = event.putObject("payload");
+    payload.put("orderId", order.orderId());
+    payload.put("customerId", order.customerId());
+    payload.put("currency", order.currency());
+    payload.put("total", total);
+    payload.put("lineCount", order.lines().size());
+    payload.put("placedAt", order.placedAt().toString());
+    others.add(event);
+
+    return WriteSet.of(order.orderId(), fingerprint, anchor, others);
+  }
+
+  private ArrayNode linesArray() {
+    ArrayNode lines = JSON.arrayNode();
+    for (OrderLine line : order.lines()) {
+      ObjectNode node = lines.addObject();
+      node.put("sku", line.sku());
+      node.put("quantity", line.quantity());
+      node.put("unitPrice", line.unitPrice());
+    }
+    return lines;
+  }
+
+  static String lineId(String orderId, int lineNumber) {
+    return orderId + ":line:" + lineNumber;
+  }
+
+  /**
+   * A deterministic event id: a UUID (version 8, RFC 9562) made of the SHA-256 of the event type
+   * and the idempotency key, so every replay of one message yields the same id.
+   */
+  static String eventId(IdempotencyKey key, String eventType) {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256")
+              .digest((eventType + "|" + key.value()).getBytes(StandardCharsets.UTF_8));
+      digest[6] = (byte) ((digest[6] & 0x0f) | 0x80);
+      digest[8] = (byte) ((digest[8] & 0x3f) | 0x80);
+      ByteBuffer bytes = ByteBuffer.wrap(digest, 0, 16);
+      return new UUID(bytes.getLong(), bytes.getLong()).toString();
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
+  }
+}

@@ -1,0 +1,72 @@
+package io.idemworker.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.AlphaChars;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+import net.jqwik.api.constraints.StringLength;
+import net.jqwik.api.constraints.UniqueElements;
+
+class FingerprintProperties {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  @Property
+  void fieldOrderDoesNotChangeTheFingerprint(
+      @ForAll @Size(min = 1, max = 8) @UniqueElements
+          List<@AlphaChars @StringLength(min = 1, max = 8) String> names,
+      @ForAll @IntRange(min = 0, max = 1000) int seed) {
+    ObjectNode forward = JSON.objectNode();
+    names.forEach(name -> forward.put(name, name.length() * seed));
+    List<String> reversed = new ArrayList<>(names);
+    Collections.reverse(reversed);
+    ObjectNode backward = JSON.objectNode();
+    reversed.forEach(name -> backward.put(name, name.length() * seed));
+
+    assertThat(Fingerprint.of(backward)).isEqualTo(Fingerprint.of(forward));
+  }
+
+  @Property
+  void trailingZerosDoNotChangeTheFingerprint(
+      @ForAll @IntRange(min = 0, max = 1_000_000) int cents,
+      @ForAll @IntRange(min = 0, max = 3) int zeros) {
+    BigDecimal price = BigDecimal.valueOf(cents, 2);
+    BigDecimal padded = price.setScale(2 + zeros);
+
+    assertThat(Fingerprint.of(JSON.objectNode().put("p", padded)))
+        .isEqualTo(Fingerprint.of(JSON.objectNode().put("p", price)));
+  }
+
+  @Property
+  void differentValuesGiveDifferentFingerprintsAndNameTheField(
+      @ForAll @StringLength(max = 20) String a, @ForAll @StringLength(max = 20) String b) {
+    Fingerprint first = Fingerprint.of(JSON.objectNode().put("same", 1).put("field", a));
+    Fingerprint second = Fingerprint.of(JSON.objectNode().put("same", 1).put("field", b));
+
+    if (a.equals(b)) {
+      assertThat(second).isEqualTo(first);
+    } else {
+      assertThat(second.value()).isNotEqualTo(first.value());
+      assertThat(second.differingFields(first)).containsExactly("field");
+    }
+  }
+
+  @Property
+  void fingerprintSurvivesAStoreRoundTrip(@ForAll @StringLength(max = 30) String value) {
+    Fingerprint fingerprint = Fingerprint.of(JSON.objectNode().put("v", value));
+    WriteSet writeSet = WriteSet.of("pk", fingerprint, JSON.objectNode().put("id", "a"), List.of());
+
+    assertThat(StoredAnchor.fromDocument(writeSet.anchor()))
+        .contains(new StoredAnchor(fingerprint));
+    assertThat(fingerprint.fields()).isEqualTo(Map.copyOf(fingerprint.fields()));
+  }
+}
