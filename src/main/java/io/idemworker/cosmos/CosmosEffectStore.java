@@ -9,12 +9,14 @@ import com.azure.cosmos.models.CosmosItemResponse;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.EffectStore;
+import io.idemworker.core.ReadinessProbe;
 import io.idemworker.core.StoreFailure;
 import io.idemworker.core.StoredAnchor;
 import io.idemworker.core.WriteSet;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * An {@link EffectStore} on one Cosmos DB container partitioned by the write sets' partition key
@@ -28,7 +30,9 @@ import java.util.Objects;
  * <p>Thread-safe (the SDK container is). Never throws for a Cosmos DB error: every failure is
  * classified into {@link StoreFailure}.
  */
-public final class CosmosEffectStore implements EffectStore {
+public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
+  private static final String PROBE_ID = "idemworker-readiness-probe";
+
   private final CosmosContainer container;
   private final StoreCallListener listener;
 
@@ -114,5 +118,28 @@ public final class CosmosEffectStore implements EffectStore {
 
   private static Duration since(long startNanos) {
     return Duration.ofNanos(System.nanoTime() - startNanos);
+  }
+
+  /**
+   * Reads a document that never exists: a 404 proves the endpoint, the credentials, the data-plane
+   * role, the database and the container all work.
+   *
+   * @return empty when ready; otherwise the classified failure
+   */
+  @Override
+  public Optional<String> problem() {
+    try {
+      container.readItem(PROBE_ID, new PartitionKey(PROBE_ID), ObjectNode.class);
+      return Optional.empty();
+    } catch (CosmosException e) {
+      if (e.getStatusCode() == 404
+          && e.getSubStatusCode() != CosmosFailures.OWNER_RESOURCE_NOT_FOUND) {
+        return Optional.empty();
+      }
+      StoreFailure failure = CosmosFailures.of(e);
+      return Optional.of("Cosmos DB status " + failure.statusCode() + ": " + failure.description());
+    } catch (RuntimeException e) {
+      return Optional.of(CosmosFailures.noResponse(e).description());
+    }
   }
 }

@@ -1,0 +1,94 @@
+package io.idemworker.servicebus;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How the worker takes messages from its queue. Validates itself; messages name the environment
+ * variable each value comes from.
+ *
+ * @param queueName the queue ({@code SERVICEBUS_QUEUE_NAME})
+ * @param maxConcurrentCalls messages handled at once, 1–1000 ({@code WORKER_MAX_CONCURRENT_CALLS})
+ * @param prefetchCount messages fetched ahead, 0–10000 ({@code WORKER_PREFETCH_COUNT})
+ * @param maxLockRenewal how long a slow message's lock is renewed ({@code WORKER_MAX_LOCK_RENEWAL})
+ * @param maxRetryBackoff the longest wait before abandoning a transiently failed message; always
+ *     cut short so the abandon happens inside the lock
+ * @param probeInterval how often a worker paused for misconfiguration probes its store
+ */
+public record ProcessorSettings(
+    String queueName,
+    int maxConcurrentCalls,
+    int prefetchCount,
+    Duration maxLockRenewal,
+    Duration maxRetryBackoff,
+    Duration probeInterval) {
+
+  /** Checks every value. */
+  public ProcessorSettings {
+    if (queueName == null || queueName.isBlank()) {
+      throw new IllegalArgumentException("SERVICEBUS_QUEUE_NAME must not be blank");
+    }
+    if (maxConcurrentCalls < 1 || maxConcurrentCalls > 1000) {
+      throw new IllegalArgumentException(
+          "WORKER_MAX_CONCURRENT_CALLS must be 1-1000, was " + maxConcurrentCalls);
+    }
+    if (prefetchCount < 0 || prefetchCount > 10_000) {
+      throw new IllegalArgumentException(
+          "WORKER_PREFETCH_COUNT must be 0-10000, was " + prefetchCount);
+    }
+    Objects.requireNonNull(maxLockRenewal, "maxLockRenewal");
+    Objects.requireNonNull(maxRetryBackoff, "maxRetryBackoff");
+    Objects.requireNonNull(probeInterval, "probeInterval");
+    if (maxLockRenewal.isNegative()) {
+      throw new IllegalArgumentException("WORKER_MAX_LOCK_RENEWAL must not be negative");
+    }
+    if (maxRetryBackoff.isNegative() || probeInterval.isNegative() || probeInterval.isZero()) {
+      throw new IllegalArgumentException("back-off must be >= 0 and probe interval > 0");
+    }
+  }
+
+  /**
+   * Defaults for a queue: 16 concurrent calls, no prefetch, 5 minutes of lock renewal, back-off up
+   * to 2 s, probe every 5 s.
+   *
+   * @param queueName the queue
+   * @return the settings
+   */
+  public static ProcessorSettings defaults(String queueName) {
+    return new ProcessorSettings(
+        queueName, 16, 0, Duration.ofMinutes(5), Duration.ofSeconds(2), Duration.ofSeconds(5));
+  }
+
+  /**
+   * A copy with another concurrency.
+   *
+   * @param calls the concurrent calls
+   * @return the copy
+   */
+  public ProcessorSettings withMaxConcurrentCalls(int calls) {
+    return new ProcessorSettings(
+        queueName, calls, prefetchCount, maxLockRenewal, maxRetryBackoff, probeInterval);
+  }
+
+  /**
+   * A copy with another back-off bound.
+   *
+   * @param backoff the longest back-off
+   * @return the copy
+   */
+  public ProcessorSettings withMaxRetryBackoff(Duration backoff) {
+    return new ProcessorSettings(
+        queueName, maxConcurrentCalls, prefetchCount, maxLockRenewal, backoff, probeInterval);
+  }
+
+  /**
+   * A copy with another probe interval.
+   *
+   * @param interval the interval
+   * @return the copy
+   */
+  public ProcessorSettings withProbeInterval(Duration interval) {
+    return new ProcessorSettings(
+        queueName, maxConcurrentCalls, prefetchCount, maxLockRenewal, maxRetryBackoff, interval);
+  }
+}

@@ -1,0 +1,282 @@
+package io.idemworker.servicebus;
+
+import com.azure.messaging.servicebus.ServiceBusErrorContext;
+import com.azure.messaging.servicebus.ServiceBusException;
+import com.azure.messaging.servicebus.ServiceBusProcessorClient;
+import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
+import com.azure.messaging.servicebus.ServiceBusReceivedMessageContext;
+import com.azure.messaging.servicebus.models.DeadLetterOptions;
+import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
+import io.idemworker.core.DeliveryObserver;
+import io.idemworker.core.IdempotentConsumer;
+import io.idemworker.core.IncomingMessage;
+import io.idemworker.core.Outcome;
+import io.idemworker.core.ReadinessProbe;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The worker: a Service Bus processor (PEEK_LOCK, auto-complete off, lock auto-renewal) whose every
+ * delivery goes through the {@link IdempotentConsumer} and is settled by its {@link Outcome}:
+ * processed and duplicate → complete; dead-lettered → dead-letter with the reason code and
+ * description; retry → abandon after a back-off inside the lock.
+ *
+ * <p>A retry caused by misconfiguration pauses the worker: it stops taking messages, reports not
+ * ready, and probes the store every {@link ProcessorSettings#probeInterval()} until the probe
+ * passes, then resumes. Good messages are never dead-lettered for our own mistakes.
+ *
+ * <p>A settlement that fails (lock lost, connection dropped) is logged and left to the broker: the
+ * redelivery takes the duplicate path. Thread-safe; {@link #close} is idempotent.
+ */
+public final class ServiceBusWorker implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ServiceBusWorker.class);
+
+  private final ProcessorSettings settings;
+  private final IdempotentConsumer consumer;
+  private final ReadinessProbe probe;
+  private final DeliveryObserver observer;
+  private final Clock clock;
+  private final ServiceBusProcessorClient processor;
+  private final ScheduledExecutorService supervisor;
+  private final AtomicReference<WorkerStatus> status =
+      new AtomicReference<>(
+          new WorkerStatus(WorkerStatus.State.CREATED, Optional.of("not started")));
+  private final Object inFlightLock = new Object();
+  private int inFlight;
+
+  /**
+   * Builds the worker; nothing connects until {@link #start}.
+   *
+   * @param connection the namespace
+   * @param settings the processor settings
+   * @param consumer the flow
+   * @param probe tells a paused worker when it may resume
+   * @param observer metrics, logs and traces
+   * @param clock for lock arithmetic
+   */
+  public ServiceBusWorker(
+      ServiceBusConnection connection,
+      ProcessorSettings settings,
+      IdempotentConsumer consumer,
+      ReadinessProbe probe,
+      DeliveryObserver observer,
+      Clock clock) {
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.consumer = Objects.requireNonNull(consumer, "consumer");
+    this.probe = Objects.requireNonNull(probe, "probe");
+    this.observer = Objects.requireNonNull(observer, "observer");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.processor =
+        connection
+            .builder()
+            .processor()
+            .queueName(settings.queueName())
+            .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
+            .disableAutoComplete()
+            .maxConcurrentCalls(settings.maxConcurrentCalls())
+            .prefetchCount(settings.prefetchCount())
+            .maxAutoLockRenewDuration(settings.maxLockRenewal())
+            .processMessage(this::onMessage)
+            .processError(ServiceBusWorker::onError)
+            .buildProcessorClient();
+    this.supervisor =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "idemworker-supervisor");
+              thread.setDaemon(true);
+              return thread;
+            });
+  }
+
+  /** Starts taking messages. */
+  public void start() {
+    processor.start();
+    status.set(new WorkerStatus(WorkerStatus.State.RUNNING, Optional.empty()));
+    LOG.info("worker started on queue {}", settings.queueName());
+  }
+
+  /**
+   * The current status, for the readiness endpoint.
+   *
+   * @return the status
+   */
+  public WorkerStatus status() {
+    return status.get();
+  }
+
+  /**
+   * Stops taking messages, waits up to {@code timeout} for the deliveries in flight to be settled,
+   * then closes the connection; deliveries still unsettled then are released by the broker and
+   * redelivered (and take the duplicate path if their effect had committed).
+   *
+   * @param timeout how long to wait for in-flight deliveries
+   * @return true when every in-flight delivery was settled in time
+   */
+  public boolean shutdown(Duration timeout) {
+    WorkerStatus previous =
+        status.getAndSet(new WorkerStatus(WorkerStatus.State.STOPPED, Optional.of("shut down")));
+    if (previous.state() == WorkerStatus.State.STOPPED) {
+      return true;
+    }
+    supervisor.shutdownNow();
+    if (processor.isRunning()) {
+      processor.stop();
+    }
+    boolean drained = awaitIdle(timeout);
+    processor.close();
+    LOG.info("worker stopped; in-flight deliveries drained: {}", drained);
+    return drained;
+  }
+
+  @Override
+  public void close() {
+    shutdown(Duration.ofSeconds(30));
+  }
+
+  private boolean awaitIdle(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (inFlightLock) {
+      while (inFlight > 0) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(inFlightLock, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  private void onMessage(ServiceBusReceivedMessageContext context) {
+    synchronized (inFlightLock) {
+      inFlight++;
+    }
+    try {
+      long start = System.nanoTime();
+      ServiceBusReceivedMessage received = context.getMessage();
+      IncomingMessage message = Deliveries.toIncoming(received);
+      DeliveryObserver.Observation observation = observer.start(message);
+      Outcome outcome = consumer.handle(message);
+      boolean settled = settle(context, received, outcome);
+      observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
+    } finally {
+      synchronized (inFlightLock) {
+        inFlight--;
+        inFlightLock.notifyAll();
+      }
+    }
+  }
+
+  private boolean settle(
+      ServiceBusReceivedMessageContext context,
+      ServiceBusReceivedMessage received,
+      Outcome outcome) {
+    try {
+      outcome.fold(
+          processed -> complete(context),
+          duplicate -> complete(context),
+          deadLettered -> {
+            context.deadLetter(
+                new DeadLetterOptions()
+                    .setDeadLetterReason(deadLettered.reason().code())
+                    .setDeadLetterErrorDescription(deadLettered.description()));
+            return null;
+          },
+          retry -> {
+            if (retry.cause() == Outcome.RetryCause.MISCONFIGURATION) {
+              pause(retry.description());
+            }
+            Duration wait =
+                Deliveries.backoff(
+                    received.getDeliveryCount(),
+                    received.getLockedUntil(),
+                    clock.instant(),
+                    settings.maxRetryBackoff());
+            sleep(wait);
+            context.abandon();
+            return null;
+          });
+      return true;
+    } catch (RuntimeException e) {
+      LOG.info(
+          "settlement of message {} failed ({}); the broker will redeliver it",
+          received.getMessageId(),
+          e.getClass().getSimpleName());
+      return false;
+    }
+  }
+
+  private static Void complete(ServiceBusReceivedMessageContext context) {
+    context.complete();
+    return null;
+  }
+
+  private static void sleep(Duration wait) {
+    if (wait.isZero()) {
+      return;
+    }
+    try {
+      Thread.sleep(wait.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void pause(String reason) {
+    WorkerStatus running = status.get();
+    if (running.state() != WorkerStatus.State.RUNNING
+        || !status.compareAndSet(
+            running, new WorkerStatus(WorkerStatus.State.PAUSED, Optional.of(reason)))) {
+      return;
+    }
+    LOG.error("worker paused: its own configuration is wrong ({}); probing to resume", reason);
+    supervisor.execute(processor::stop);
+    scheduleProbe();
+  }
+
+  private void scheduleProbe() {
+    supervisor.schedule(
+        this::probeOnce, settings.probeInterval().toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private void probeOnce() {
+    WorkerStatus paused = status.get();
+    if (paused.state() != WorkerStatus.State.PAUSED) {
+      return;
+    }
+    Optional<String> problem = probe.problem();
+    if (problem.isPresent()) {
+      status.compareAndSet(paused, new WorkerStatus(WorkerStatus.State.PAUSED, problem));
+      scheduleProbe();
+      return;
+    }
+    if (status.compareAndSet(
+        paused, new WorkerStatus(WorkerStatus.State.RUNNING, Optional.empty()))) {
+      processor.start();
+      LOG.info("worker resumed: the store accepts its configuration again");
+    }
+  }
+
+  private static void onError(ServiceBusErrorContext context) {
+    Throwable error = context.getException();
+    boolean transientError = error instanceof ServiceBusException sb && sb.isTransient();
+    if (transientError) {
+      LOG.info("Service Bus transient error ({}): {}", context.getErrorSource(), error.toString());
+    } else {
+      LOG.warn("Service Bus error ({}): {}", context.getErrorSource(), error.toString());
+    }
+  }
+}

@@ -1,0 +1,6 @@
+/**
+ * The Service Bus adapter: a {@code ServiceBusProcessorClient} in PEEK_LOCK with auto-complete off
+ * feeds the {@link io.idemworker.core.IdempotentConsumer} and settles each delivery according to
+ * its {@link io.idemworker.core.Outcome}; plus the sender producers and the demo use.
+ */
+package io.idemworker.servicebus;
