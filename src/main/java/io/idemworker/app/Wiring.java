@@ -1,0 +1,107 @@
+package io.idemworker.app;
+
+import com.azure.core.credential.TokenCredential;
+import com.azure.cosmos.ConsistencyLevel;
+import com.azure.cosmos.CosmosClient;
+import com.azure.cosmos.CosmosClientBuilder;
+import com.azure.cosmos.CosmosContainer;
+import com.azure.identity.DefaultAzureCredentialBuilder;
+import io.idemworker.core.DeliveryObserver;
+import io.idemworker.core.EffectStore;
+import io.idemworker.core.IdempotentConsumer;
+import io.idemworker.core.KeyStrategies;
+import io.idemworker.core.KeyStrategy;
+import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.cosmos.StoreCallListener;
+import io.idemworker.orders.OrderDecoder;
+import io.idemworker.servicebus.ProcessorSettings;
+import io.idemworker.servicebus.ServiceBusConnection;
+import io.idemworker.servicebus.ServiceBusWorker;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/** Builds the worker's parts from a {@link WorkerConfig}; the one place that knows them all. */
+final class Wiring {
+  private Wiring() {}
+
+  static ServiceBusConnection serviceBus(
+      WorkerConfig config, Supplier<TokenCredential> credential) {
+    return config
+        .serviceBusConnectionString()
+        .<ServiceBusConnection>map(ServiceBusConnection.ConnectionString::new)
+        .orElseGet(
+            () ->
+                new ServiceBusConnection.Namespace(
+                    config.serviceBusNamespace().orElseThrow(), credential.get()));
+  }
+
+  static CosmosClient cosmosClient(WorkerConfig config, Supplier<TokenCredential> credential) {
+    CosmosClientBuilder builder =
+        new CosmosClientBuilder()
+            .endpoint(config.cosmosEndpoint().toString())
+            .consistencyLevel(ConsistencyLevel.SESSION)
+            .contentResponseOnWriteEnabled(false);
+    builder =
+        config.cosmosKey().isPresent()
+            ? builder.key(config.cosmosKey().get())
+            : builder.credential(credential.get());
+    builder = config.cosmosGatewayMode() ? builder.gatewayMode() : builder.directMode();
+    return builder.buildClient();
+  }
+
+  static CosmosContainer container(CosmosClient client, WorkerConfig config) {
+    return config.createContainer()
+        ? CosmosContainers.ensureExists(client, config.cosmosDatabase(), config.cosmosContainer())
+        : client.getDatabase(config.cosmosDatabase()).getContainer(config.cosmosContainer());
+  }
+
+  static KeyStrategy keyStrategy(WorkerConfig config) {
+    KeyStrategy base =
+        config.keyStrategy() == WorkerConfig.KeyStrategyName.CLOUDEVENTS
+            ? KeyStrategies.cloudEvents()
+            : KeyStrategies.messageId();
+    return config.consumerName().map(name -> KeyStrategies.prefixed(name, base)).orElse(base);
+  }
+
+  static IdempotentConsumer consumer(WorkerConfig config, EffectStore store, Clock clock) {
+    return new IdempotentConsumer(
+        keyStrategy(config),
+        new OrderDecoder(config.keyStrategy() == WorkerConfig.KeyStrategyName.MESSAGE_ID),
+        store,
+        clock,
+        config.maxBodyBytes());
+  }
+
+  static ProcessorSettings processorSettings(WorkerConfig config) {
+    return new ProcessorSettings(
+        config.queueName(),
+        config.maxConcurrentCalls(),
+        config.prefetchCount(),
+        config.maxLockRenewal(),
+        Duration.ofSeconds(2),
+        Duration.ofSeconds(5));
+  }
+
+  static ServiceBusWorker worker(
+      WorkerConfig config,
+      CosmosContainer container,
+      StoreCallListener storeListener,
+      DeliveryObserver observer,
+      Supplier<TokenCredential> credential,
+      Clock clock) {
+    CosmosEffectStore store = new CosmosEffectStore(container, storeListener);
+    return new ServiceBusWorker(
+        serviceBus(config, credential),
+        processorSettings(config),
+        consumer(config, store, clock),
+        store,
+        observer,
+        clock);
+  }
+
+  static Supplier<TokenCredential> defaultCredential() {
+    return () -> new DefaultAzureCredentialBuilder().build();
+  }
+}

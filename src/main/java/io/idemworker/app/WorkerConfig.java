@@ -1,0 +1,283 @@
+package io.idemworker.app;
+
+import java.net.URI;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The worker's configuration, read from environment variables and checked as a whole: every bad
+ * variable is reported at once, each with its allowed values, before anything connects.
+ *
+ * @param serviceBusConnectionString {@code SERVICEBUS_CONNECTION_STRING} (emulators), or
+ * @param serviceBusNamespace {@code SERVICEBUS_FULLY_QUALIFIED_NAMESPACE} (Azure, Entra ID)
+ * @param queueName {@code SERVICEBUS_QUEUE_NAME}
+ * @param cosmosEndpoint {@code COSMOS_ENDPOINT}
+ * @param cosmosKey {@code COSMOS_KEY}; absent means Entra ID ({@code DefaultAzureCredential})
+ * @param cosmosDatabase {@code COSMOS_DATABASE}
+ * @param cosmosContainer {@code COSMOS_CONTAINER}
+ * @param cosmosGatewayMode {@code COSMOS_CONNECTION_MODE} is {@code gateway}
+ * @param createContainer {@code COSMOS_CREATE_CONTAINER}: create database and container if missing
+ * @param maxConcurrentCalls {@code WORKER_MAX_CONCURRENT_CALLS}
+ * @param prefetchCount {@code WORKER_PREFETCH_COUNT}
+ * @param maxLockRenewal {@code WORKER_MAX_LOCK_RENEWAL}
+ * @param keyStrategy {@code WORKER_KEY_STRATEGY}
+ * @param consumerName {@code WORKER_CONSUMER_NAME}
+ * @param maxBodyBytes {@code WORKER_MAX_BODY_BYTES}
+ * @param shutdownTimeout {@code WORKER_SHUTDOWN_TIMEOUT}
+ * @param healthPort {@code HEALTH_PORT}
+ */
+record WorkerConfig(
+    Optional<String> serviceBusConnectionString,
+    Optional<String> serviceBusNamespace,
+    String queueName,
+    URI cosmosEndpoint,
+    Optional<String> cosmosKey,
+    String cosmosDatabase,
+    String cosmosContainer,
+    boolean cosmosGatewayMode,
+    boolean createContainer,
+    int maxConcurrentCalls,
+    int prefetchCount,
+    Duration maxLockRenewal,
+    KeyStrategyName keyStrategy,
+    Optional<String> consumerName,
+    int maxBodyBytes,
+    Duration shutdownTimeout,
+    int healthPort) {
+
+  /** Every variable the worker reads, with its default ({@code null}: none) and allowed values. */
+  static final List<Variable> VARIABLES =
+      List.of(
+          new Variable("SERVICEBUS_CONNECTION_STRING", null, "a Service Bus connection string"),
+          new Variable(
+              "SERVICEBUS_FULLY_QUALIFIED_NAMESPACE",
+              null,
+              "a host name such as sb-orders.servicebus.windows.net"),
+          new Variable("SERVICEBUS_QUEUE_NAME", "orders", "1-260 of letters, digits, . - _ /"),
+          new Variable(
+              "COSMOS_ENDPOINT", null, "an https URL such as https://x.documents.azure.com:443/"),
+          new Variable("COSMOS_KEY", null, "an account key; unset to use Entra ID"),
+          new Variable("COSMOS_DATABASE", "idemworker", "1-255 characters without / \\ ? #"),
+          new Variable("COSMOS_CONTAINER", "orders", "1-255 characters without / \\ ? #"),
+          new Variable("COSMOS_CONNECTION_MODE", "gateway", "gateway | direct"),
+          new Variable("COSMOS_CREATE_CONTAINER", "false", "true | false"),
+          new Variable("WORKER_MAX_CONCURRENT_CALLS", "16", "an integer from 1 to 1000"),
+          new Variable("WORKER_PREFETCH_COUNT", "0", "an integer from 0 to 10000"),
+          new Variable(
+              "WORKER_MAX_LOCK_RENEWAL", "PT5M", "an ISO 8601 duration from PT0S to PT24H"),
+          new Variable("WORKER_KEY_STRATEGY", "message-id", "message-id | cloudevents"),
+          new Variable("WORKER_CONSUMER_NAME", null, "1-64 of letters, digits, . - _"),
+          new Variable("WORKER_MAX_BODY_BYTES", "262144", "an integer from 1024 to 104857600"),
+          new Variable(
+              "WORKER_SHUTDOWN_TIMEOUT", "PT30S", "an ISO 8601 duration from PT1S to PT10M"),
+          new Variable("HEALTH_PORT", "8080", "an integer from 0 to 65535"));
+
+  private static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9._/\\-]{1,260}");
+  private static final Pattern COSMOS_NAME = Pattern.compile("[^/\\\\?#]{1,255}");
+  private static final Pattern CONSUMER = Pattern.compile("[A-Za-z0-9._\\-]{1,64}");
+  private static final Pattern HOST = Pattern.compile("[A-Za-z0-9.\\-]{1,253}");
+
+  /** Key strategies offered through {@code WORKER_KEY_STRATEGY}. */
+  enum KeyStrategyName {
+    MESSAGE_ID,
+    CLOUDEVENTS
+  }
+
+  /**
+   * One environment variable.
+   *
+   * @param name the name
+   * @param defaultValue the default, or null when there is none
+   * @param allowed the allowed values, for error messages and the README
+   */
+  record Variable(String name, String defaultValue, String allowed) {}
+
+  /**
+   * Reads and checks the configuration.
+   *
+   * @param env the environment
+   * @return the configuration
+   * @throws ConfigurationException naming every bad variable and its allowed values
+   */
+  static WorkerConfig fromEnvironment(Map<String, String> env) {
+    Reader r = new Reader(env);
+    Optional<String> connectionString = r.optional("SERVICEBUS_CONNECTION_STRING");
+    Optional<String> namespace = r.optional("SERVICEBUS_FULLY_QUALIFIED_NAMESPACE");
+    if (connectionString.isPresent() == namespace.isPresent()) {
+      r.problems.add(
+          "SERVICEBUS_CONNECTION_STRING or SERVICEBUS_FULLY_QUALIFIED_NAMESPACE: set exactly one"
+              + " (the connection string for emulators, the namespace for Azure with Entra ID)");
+    }
+    namespace
+        .filter(ns -> !HOST.matcher(ns).matches())
+        .ifPresent(
+            ns ->
+                r.problems.add(
+                    "SERVICEBUS_FULLY_QUALIFIED_NAMESPACE: must be a host name such as"
+                        + " sb-orders.servicebus.windows.net, without scheme or path"));
+    connectionString
+        .filter(cs -> !cs.contains("Endpoint=sb://"))
+        .ifPresent(
+            cs ->
+                r.problems.add(
+                    "SERVICEBUS_CONNECTION_STRING: must contain Endpoint=sb://HOST (value not"
+                        + " shown)"));
+    WorkerConfig config =
+        new WorkerConfig(
+            connectionString,
+            namespace,
+            r.matching("SERVICEBUS_QUEUE_NAME", QUEUE),
+            r.endpoint("COSMOS_ENDPOINT"),
+            r.optional("COSMOS_KEY"),
+            r.matching("COSMOS_DATABASE", COSMOS_NAME),
+            r.matching("COSMOS_CONTAINER", COSMOS_NAME),
+            r.choice("COSMOS_CONNECTION_MODE", "gateway", "direct").equals("gateway"),
+            r.choice("COSMOS_CREATE_CONTAINER", "true", "false").equals("true"),
+            r.integer("WORKER_MAX_CONCURRENT_CALLS", 1, 1000),
+            r.integer("WORKER_PREFETCH_COUNT", 0, 10_000),
+            r.duration("WORKER_MAX_LOCK_RENEWAL", Duration.ZERO, Duration.ofHours(24)),
+            r.choice("WORKER_KEY_STRATEGY", "message-id", "cloudevents").equals("cloudevents")
+                ? KeyStrategyName.CLOUDEVENTS
+                : KeyStrategyName.MESSAGE_ID,
+            r.optionalMatching("WORKER_CONSUMER_NAME", CONSUMER),
+            r.integer("WORKER_MAX_BODY_BYTES", 1024, 100 * 1024 * 1024),
+            r.duration("WORKER_SHUTDOWN_TIMEOUT", Duration.ofSeconds(1), Duration.ofMinutes(10)),
+            r.integer("HEALTH_PORT", 0, 65_535));
+    if (!r.problems.isEmpty()) {
+      throw new ConfigurationException(r.problems);
+    }
+    return config;
+  }
+
+  /** Thrown when the configuration is invalid; its message lists every problem. */
+  static final class ConfigurationException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final List<String> problems;
+
+    ConfigurationException(List<String> problems) {
+      super("invalid configuration:\n  " + String.join("\n  ", problems));
+      this.problems = List.copyOf(problems);
+    }
+
+    List<String> problems() {
+      return problems;
+    }
+  }
+
+  private static final class Reader {
+    private final Map<String, String> env;
+    private final List<String> problems = new ArrayList<>();
+
+    Reader(Map<String, String> env) {
+      this.env = env;
+    }
+
+    private String allowed(String name) {
+      return VARIABLES.stream()
+          .filter(v -> v.name().equals(name))
+          .findFirst()
+          .map(Variable::allowed)
+          .orElseThrow();
+    }
+
+    private Optional<String> raw(String name) {
+      return Optional.ofNullable(env.get(name)).map(String::trim).filter(v -> !v.isEmpty());
+    }
+
+    private String valueOrDefault(String name) {
+      return raw(name)
+          .orElseGet(
+              () ->
+                  VARIABLES.stream()
+                      .filter(v -> v.name().equals(name))
+                      .findFirst()
+                      .map(Variable::defaultValue)
+                      .orElse(null));
+    }
+
+    Optional<String> optional(String name) {
+      return raw(name);
+    }
+
+    Optional<String> optionalMatching(String name, Pattern pattern) {
+      Optional<String> value = raw(name);
+      if (value.isPresent() && !pattern.matcher(value.get()).matches()) {
+        problems.add(name + ": must be " + allowed(name));
+        return Optional.empty();
+      }
+      return value;
+    }
+
+    String matching(String name, Pattern pattern) {
+      String value = valueOrDefault(name);
+      if (value == null || !pattern.matcher(value).matches()) {
+        problems.add(name + ": must be " + allowed(name));
+        return "invalid";
+      }
+      return value;
+    }
+
+    String choice(String name, String... choices) {
+      String value = valueOrDefault(name).toLowerCase(Locale.ROOT);
+      for (String choice : choices) {
+        if (choice.equals(value)) {
+          return choice;
+        }
+      }
+      problems.add(name + ": must be " + allowed(name) + ", was '" + value + "'");
+      return choices[0];
+    }
+
+    int integer(String name, int min, int max) {
+      String value = valueOrDefault(name);
+      try {
+        int parsed = Integer.parseInt(value);
+        if (parsed >= min && parsed <= max) {
+          return parsed;
+        }
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+      problems.add(name + ": must be " + allowed(name) + ", was '" + value + "'");
+      return min;
+    }
+
+    Duration duration(String name, Duration min, Duration max) {
+      String value = valueOrDefault(name);
+      try {
+        Duration parsed = Duration.parse(value);
+        if (parsed.compareTo(min) >= 0 && parsed.compareTo(max) <= 0) {
+          return parsed;
+        }
+      } catch (DateTimeParseException e) {
+        // reported below
+      }
+      problems.add(name + ": must be " + allowed(name) + ", was '" + value + "'");
+      return min;
+    }
+
+    URI endpoint(String name) {
+      Optional<String> value = raw(name);
+      if (value.isEmpty()) {
+        problems.add(name + ": is required; " + allowed(name));
+        return URI.create("https://invalid/");
+      }
+      try {
+        URI uri = URI.create(value.get());
+        if ("https".equalsIgnoreCase(uri.getScheme()) && uri.getHost() != null) {
+          return uri;
+        }
+      } catch (IllegalArgumentException e) {
+        // reported below
+      }
+      problems.add(name + ": must be " + allowed(name) + ", was '" + value.get() + "'");
+      return URI.create("https://invalid/");
+    }
+  }
+}

@@ -1,0 +1,37 @@
+package io.idemworker.cosmos;
+
+import com.azure.cosmos.CosmosClient;
+import com.azure.cosmos.CosmosContainer;
+import com.azure.cosmos.CosmosDatabase;
+import com.azure.cosmos.models.CosmosContainerProperties;
+
+/**
+ * Creates the worker's container where that is allowed. In Azure, Bicep creates database and
+ * container (data-plane role assignments cannot); against an emulator the worker may create them.
+ */
+public final class CosmosContainers {
+  /** The partition key path of the orders container. */
+  public static final String PARTITION_KEY_PATH = "/orderId";
+
+  private CosmosContainers() {}
+
+  /**
+   * Creates the database and the container if missing: partitioned by {@value #PARTITION_KEY_PATH},
+   * with {@code defaultTtl = -1} so that documents may carry their own TTL.
+   *
+   * @param client the client
+   * @param database the database name
+   * @param container the container name
+   * @return the container
+   */
+  public static CosmosContainer ensureExists(
+      CosmosClient client, String database, String container) {
+    client.createDatabaseIfNotExists(database);
+    CosmosDatabase db = client.getDatabase(database);
+    CosmosContainerProperties properties =
+        new CosmosContainerProperties(container, PARTITION_KEY_PATH);
+    properties.setDefaultTimeToLiveInSeconds(-1);
+    db.createContainerIfNotExists(properties);
+    return db.getContainer(container);
+  }
+}
