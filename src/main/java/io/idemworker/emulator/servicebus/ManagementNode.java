@@ -123,7 +123,13 @@ final class ManagementNode {
       messages.add(m);
     }
     long[] seqs = store.schedule(messages);
-    return status(200, "OK", Map.of("sequence-numbers", seqs), null);
+    // An Object array: proton-j encodes it as an AMQP array of long, which the client decodes as
+    // long[]; a primitive long[] inside a map is not encodable by proton-j.
+    Long[] boxed = new Long[seqs.length];
+    for (int i = 0; i < seqs.length; i++) {
+      boxed[i] = seqs[i];
+    }
+    return status(200, "OK", Map.of("sequence-numbers", boxed), null);
   }
 
   private static Message cancel(EntityStore store, Map<?, ?> body) {

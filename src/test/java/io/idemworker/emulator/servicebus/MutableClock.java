@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /** A clock tests move by hand; starts at the real time so the SDK sees plausible timestamps. */
 final class MutableClock extends Clock {
-  private final AtomicReference<Instant> now = new AtomicReference<>(Instant.now());
+  private final AtomicReference<Instant> now =
+      new AtomicReference<>(Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
 
   void advance(Duration d) {
     now.updateAndGet(t -> t.plus(d));
