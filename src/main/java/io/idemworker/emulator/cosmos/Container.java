@@ -243,7 +243,7 @@ final class Container {
     long etagNumber = etags.incrementAndGet();
     String etag = "\"" + hex(etagNumber, 8) + "-0000-0000-0000-" + hex(ridHash(), 12) + "\"";
     long ts = clock.instant().getEpochSecond();
-    ObjectNode doc = body.deepCopy();
+    ObjectNode doc = body;
     doc.remove(List.of("_rid", "_self", "_etag", "_attachments", "_ts", "_lsn"));
     doc.put("_rid", itemRid);
     doc.put("_self", "dbs/" + database.rid + "/colls/" + rid + "/docs/" + itemRid + "/");

@@ -667,16 +667,11 @@ final class CosmosHandler implements HttpHandler {
       }
     }
     try (InputStream in = exchange.getRequestBody()) {
-      ByteArrayOutputStream buf = new ByteArrayOutputStream();
-      byte[] chunk = new byte[16384];
-      int r;
-      while ((r = in.read(chunk)) >= 0) {
-        buf.write(chunk, 0, r);
-        if (buf.size() > MAX_BODY_BYTES) {
-          throw new CosmosError(413, "Request size is too large");
-        }
+      byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
+      if (body.length > MAX_BODY_BYTES) {
+        throw new CosmosError(413, "Request size is too large");
       }
-      return buf.toByteArray();
+      return body;
     } catch (IOException e) {
       throw CosmosError.badRequest("Cannot read the request body: " + e.getMessage());
     }

@@ -16,6 +16,7 @@ import javax.crypto.spec.SecretKeySpec;
  */
 final class MasterKeyAuth {
   private final SecretKeySpec key;
+  private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
 
   MasterKeyAuth(String base64Key) {
     byte[] raw;
@@ -92,10 +93,14 @@ final class MasterKeyAuth {
   }
 
   private byte[] sign(String payload) {
+    return macs.get().doFinal(payload.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private Mac newMac() {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");
       mac.init(key);
-      return mac.doFinal(payload.getBytes(StandardCharsets.UTF_8));
+      return mac;
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("HmacSHA256 unavailable", e);
     }

@@ -29,7 +29,7 @@ final class Validation {
               + what
               + " is invalid. Ensure to provide a unique non-empty string less than '"
               + Container.MAX_ID_LENGTH
-              + "' characters without '/', '\\\\', '?' or '#'.");
+              + "' characters without '/', '\\', '?' or '#'.");
     }
     return name;
   }
