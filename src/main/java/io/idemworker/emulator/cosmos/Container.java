@@ -1,0 +1,400 @@
+package io.idemworker.emulator.cosmos;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One container's items, keyed by (partition key, id). Reads are lock-free; every write and every
+ * batch holds its logical partition's lock, so creates of one id race to exactly one winner and a
+ * batch is all-or-nothing. Expired items are treated as absent at once and purged by {@link
+ * #purgeExpired()}.
+ */
+final class Container {
+  static final int MAX_ID_LENGTH = 255;
+
+  private final ObjectMapper mapper;
+  private final Clock clock;
+  final Database database;
+  final String id;
+  final byte[] ridBytes;
+  final String rid;
+  final String altContentPath;
+  private final List<String[]> partitionKeyPaths;
+  private volatile ObjectNode properties;
+  private volatile Integer defaultTtl;
+  private final AtomicLong lsn = new AtomicLong(1);
+  private final AtomicLong itemNumbers = new AtomicLong();
+  private final AtomicLong etags = new AtomicLong();
+  private final ConcurrentHashMap<String, Partition> partitions = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, ItemKey> itemsByRid = new ConcurrentHashMap<>();
+
+  Container(
+      ObjectMapper mapper,
+      Clock clock,
+      Database database,
+      String id,
+      byte[] ridBytes,
+      List<String[]> partitionKeyPaths,
+      ObjectNode properties,
+      Integer defaultTtl) {
+    this.mapper = mapper;
+    this.clock = clock;
+    this.database = database;
+    this.id = id;
+    this.ridBytes = ridBytes;
+    this.rid = Rids.text(ridBytes);
+    this.altContentPath = "dbs/" + database.id + "/colls/" + id;
+    this.partitionKeyPaths = partitionKeyPaths;
+    this.properties = properties;
+    this.defaultTtl = defaultTtl;
+  }
+
+  ObjectNode properties() {
+    return properties;
+  }
+
+  void replaceProperties(ObjectNode properties, Integer defaultTtl) {
+    this.properties = properties;
+    this.defaultTtl = defaultTtl;
+  }
+
+  Integer defaultTtl() {
+    return defaultTtl;
+  }
+
+  long lsn() {
+    return lsn.get();
+  }
+
+  String sessionToken() {
+    return "0:-1#" + lsn.get();
+  }
+
+  /** Items stored, expired ones included until purged. */
+  int storedItemCount() {
+    return partitions.values().stream().mapToInt(p -> p.items.size()).sum();
+  }
+
+  /** The canonical partition key of {@code doc}, in the same form as {@link PartitionKeys}. */
+  String partitionKeyOf(ObjectNode doc) {
+    List<JsonNode> values = new ArrayList<>(partitionKeyPaths.size());
+    for (String[] path : partitionKeyPaths) {
+      JsonNode node = doc;
+      for (String part : path) {
+        node = node == null || !node.isObject() ? null : node.get(part);
+      }
+      values.add(node);
+    }
+    return PartitionKeys.canonical(values);
+  }
+
+  /** Point read; absent or expired → 404. */
+  StoredItem read(String pk, String itemId) {
+    Partition p = partitions.get(pk);
+    StoredItem item = p == null ? null : p.items.get(itemId);
+    if (item == null || isExpired(item, now())) {
+      throw notFound();
+    }
+    return item;
+  }
+
+  /** Resolves an item addressed by RID to its (partition key, id). */
+  ItemKey byRid(String itemRid) {
+    ItemKey key = itemsByRid.get(itemRid);
+    if (key == null) {
+      throw notFound();
+    }
+    return key;
+  }
+
+  /** Runs {@code ops} atomically in partition {@code pk}; answers one result per op. */
+  Results execute(String pk, List<ItemOp> ops, boolean atomic) {
+    Partition p = partitions.computeIfAbsent(pk, Partition::new);
+    p.lock.lock();
+    try {
+      Txn txn = new Txn(p, now());
+      List<OpResult> results = new ArrayList<>(ops.size());
+      boolean failed = false;
+      for (ItemOp op : ops) {
+        if (failed) {
+          results.add(OpResult.failedDependency());
+          continue;
+        }
+        try {
+          results.add(apply(txn, pk, op));
+        } catch (CosmosError e) {
+          if (!atomic) {
+            throw e;
+          }
+          failed = true;
+          for (int i = 0; i < results.size(); i++) {
+            results.set(i, OpResult.failedDependency());
+          }
+          results.add(OpResult.failure(e));
+        }
+      }
+      if (failed) {
+        return new Results(false, results, lsn.get());
+      }
+      long committed = txn.commit();
+      return new Results(true, results, committed);
+    } finally {
+      p.lock.unlock();
+    }
+  }
+
+  /** Removes every expired item; safe to call concurrently with requests. */
+  int purgeExpired() {
+    long now = now();
+    int purged = 0;
+    for (Partition p : partitions.values()) {
+      p.lock.lock();
+      try {
+        var it = p.items.values().iterator();
+        while (it.hasNext()) {
+          StoredItem item = it.next();
+          if (isExpired(item, now)) {
+            it.remove();
+            itemsByRid.remove(item.rid());
+            purged++;
+          }
+        }
+      } finally {
+        p.lock.unlock();
+      }
+    }
+    return purged;
+  }
+
+  private OpResult apply(Txn txn, String pk, ItemOp op) {
+    StoredItem existing = txn.get(op.id());
+    switch (op.kind()) {
+      case READ -> {
+        if (existing == null) {
+          throw notFound();
+        }
+        return new OpResult(200, 0, RequestCharges.read(existing.json().length), existing);
+      }
+      case CREATE -> {
+        if (existing != null) {
+          throw new CosmosError(
+              409, "Entity with the specified id already exists in the system., id: " + op.id());
+        }
+        StoredItem item = stamp(op.body(), null);
+        txn.put(item);
+        return new OpResult(201, 0, RequestCharges.write(item.json().length), item);
+      }
+      case UPSERT -> {
+        checkIfMatch(existing, op.ifMatch(), true);
+        StoredItem item = stamp(op.body(), existing);
+        txn.put(item);
+        return new OpResult(
+            existing == null ? 201 : 200, 0, RequestCharges.write(item.json().length), item);
+      }
+      case REPLACE -> {
+        if (existing == null) {
+          throw notFound();
+        }
+        checkIfMatch(existing, op.ifMatch(), false);
+        StoredItem item = stamp(op.body(), existing);
+        txn.put(item);
+        return new OpResult(200, 0, RequestCharges.write(item.json().length), item);
+      }
+      case DELETE -> {
+        if (existing == null) {
+          throw notFound();
+        }
+        checkIfMatch(existing, op.ifMatch(), false);
+        txn.remove(existing);
+        return new OpResult(204, 0, RequestCharges.delete(existing.json().length), null);
+      }
+      default -> throw new IllegalStateException("unexpected " + op.kind());
+    }
+  }
+
+  private static void checkIfMatch(StoredItem existing, String ifMatch, boolean upsert) {
+    if (ifMatch == null || ifMatch.isEmpty() || ifMatch.equals("*")) {
+      return;
+    }
+    if (existing == null && upsert) {
+      throw new CosmosError(412, "One of the specified pre-condition is not met");
+    }
+    if (existing != null && !existing.etag().equals(ifMatch)) {
+      throw new CosmosError(412, "One of the specified pre-condition is not met");
+    }
+  }
+
+  private StoredItem stamp(ObjectNode body, StoredItem previous) {
+    String itemId = body.get("id").asText();
+    String itemRid =
+        previous != null
+            ? previous.rid()
+            : Rids.text(Rids.document(ridBytes, itemNumbers.incrementAndGet()));
+    long etagNumber = etags.incrementAndGet();
+    String etag = "\"" + hex(etagNumber, 8) + "-0000-0000-0000-" + hex(ridHash(), 12) + "\"";
+    long ts = clock.instant().getEpochSecond();
+    ObjectNode doc = body;
+    doc.remove(List.of("_rid", "_self", "_etag", "_attachments", "_ts", "_lsn"));
+    doc.put("_rid", itemRid);
+    doc.put("_self", "dbs/" + database.rid + "/colls/" + rid + "/docs/" + itemRid + "/");
+    doc.put("_etag", etag);
+    doc.put("_attachments", "attachments/");
+    doc.put("_ts", ts);
+    JsonNode ttlNode = body.get("ttl");
+    Integer ttl = ttlNode != null && ttlNode.canConvertToInt() ? ttlNode.intValue() : null;
+    try {
+      return new StoredItem(itemId, itemRid, etag, ts, ttl, mapper.writeValueAsBytes(doc));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialise item", e);
+    }
+  }
+
+  private long ridHash() {
+    return Integer.toUnsignedLong(rid.hashCode());
+  }
+
+  private static String hex(long value, int width) {
+    String h = Long.toHexString(value);
+    return h.length() >= width ? h : "0".repeat(width - h.length()) + h;
+  }
+
+  /** Validates an item's {@code ttl} against this container's TTL setting. */
+  void validateTtl(ObjectNode body) {
+    JsonNode ttl = body.get("ttl");
+    if (ttl == null || ttl.isNull() || defaultTtl == null) {
+      return;
+    }
+    if (!ttl.canConvertToInt()
+        || !ttl.isIntegralNumber()
+        || ttl.intValue() == 0
+        || ttl.intValue() < -1) {
+      throw CosmosError.badRequest(
+          "The value of 'ttl' must be a positive integer or -1 (never expire), got " + ttl);
+    }
+  }
+
+  boolean isExpired(StoredItem item, long nowSeconds) {
+    Integer containerTtl = defaultTtl;
+    if (containerTtl == null) {
+      return false;
+    }
+    int effective = item.ttl() != null ? item.ttl() : containerTtl;
+    if (effective <= 0) {
+      return false;
+    }
+    return nowSeconds >= item.ts() + effective;
+  }
+
+  private long now() {
+    return clock.instant().getEpochSecond();
+  }
+
+  private static CosmosError notFound() {
+    return CosmosError.notFound("Entity with the specified id does not exist in the system.");
+  }
+
+  enum Kind {
+    CREATE,
+    READ,
+    UPSERT,
+    REPLACE,
+    DELETE
+  }
+
+  /** One item operation; {@code body} is validated and owned by the operation. */
+  record ItemOp(Kind kind, String id, ObjectNode body, String ifMatch) {}
+
+  record ItemKey(String partitionKey, String id) {}
+
+  /** Outcome of one operation; {@code item} is null for a delete or a failure. */
+  record OpResult(int status, int subStatus, double charge, StoredItem item, String message) {
+    OpResult(int status, int subStatus, double charge, StoredItem item) {
+      this(status, subStatus, charge, item, null);
+    }
+
+    static OpResult failure(CosmosError e) {
+      double charge = e.status == 409 ? RequestCharges.CONFLICT : RequestCharges.MISS;
+      return new OpResult(e.status, e.subStatus, charge, null, e.getMessage());
+    }
+
+    static OpResult failedDependency() {
+      return new OpResult(424, 0, 0, null, "Failed dependency");
+    }
+  }
+
+  /** Results of {@link #execute}; {@code committed} false means nothing was written. */
+  record Results(boolean committed, List<OpResult> results, long lsn) {}
+
+  private static final class Partition {
+    final String key;
+    final ReentrantLock lock = new ReentrantLock();
+    final ConcurrentHashMap<String, StoredItem> items = new ConcurrentHashMap<>();
+
+    Partition(String key) {
+      this.key = key;
+    }
+  }
+
+  /** Staged writes over one locked partition, visible to later operations of the same batch. */
+  private final class Txn {
+    private final Partition partition;
+    private final long now;
+    private final Map<String, StoredItem> staged = new HashMap<>();
+    private final Map<String, StoredItem> removed = new HashMap<>();
+
+    Txn(Partition partition, long now) {
+      this.partition = partition;
+      this.now = now;
+    }
+
+    StoredItem get(String itemId) {
+      if (staged.containsKey(itemId)) {
+        return staged.get(itemId);
+      }
+      if (removed.containsKey(itemId)) {
+        return null;
+      }
+      StoredItem item = partition.items.get(itemId);
+      return item == null || isExpired(item, now) ? null : item;
+    }
+
+    void put(StoredItem item) {
+      staged.put(item.id(), item);
+      removed.remove(item.id());
+    }
+
+    void remove(StoredItem item) {
+      staged.remove(item.id());
+      removed.put(item.id(), item);
+    }
+
+    long commit() {
+      if (staged.isEmpty() && removed.isEmpty()) {
+        return lsn.get();
+      }
+      long committed = lsn.incrementAndGet();
+      for (StoredItem item : removed.values()) {
+        partition.items.remove(item.id());
+        itemsByRid.remove(item.rid());
+      }
+      for (StoredItem item : staged.values()) {
+        StoredItem old = partition.items.put(item.id(), item);
+        if (old != null && !old.rid().equals(item.rid())) {
+          itemsByRid.remove(old.rid());
+        }
+        itemsByRid.put(item.rid(), new ItemKey(partition.key, item.id()));
+      }
+      return committed;
+    }
+  }
+}

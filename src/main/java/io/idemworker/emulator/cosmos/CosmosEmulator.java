@@ -1,0 +1,268 @@
+package io.idemworker.emulator.cosmos;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.security.cert.X509Certificate;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An in-process Azure Cosmos DB (NoSQL) emulator: an HTTPS server on loopback that serves the
+ * gateway REST API well enough for the {@code azure-cosmos} client in gateway mode. See the {@link
+ * io.idemworker.emulator.cosmos package documentation} for what it implements.
+ *
+ * <p>Life cycle: {@link #builder()} → {@link Builder#start()} (or {@link Builder#build()} then
+ * {@link #start()}) → {@link #close()}. Once started it is safe for use from any thread. Closing
+ * stops the server, the purge thread and the request threads; stored data is lost.
+ */
+public final class CosmosEmulator implements AutoCloseable {
+  /** The well-known key of Microsoft's Cosmos DB emulator; the default master key. */
+  public static final String WELL_KNOWN_KEY =
+      "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+
+  static final String NODELAY_PROPERTY = "sun.net.httpserver.nodelay";
+
+  static {
+    // The JDK server reads this once, when its first instance is made; without it every answer
+    // waits on the peer's delayed ACK (about 25 ms a request).
+    if (System.getProperty(NODELAY_PROPERTY) == null) {
+      System.setProperty(NODELAY_PROPERTY, "true");
+    }
+  }
+
+  private final int requestedPort;
+  private final Clock clock;
+  private final String key;
+  private final Duration purgeInterval;
+  private final Faults faults = new Faults();
+  private final RequestStats stats = new RequestStats();
+  private final Store store;
+  private final ObjectMapper mapper = new ObjectMapper();
+  private final Object lifecycle = new Object();
+  private HttpsServer server;
+  private ExecutorService requestThreads;
+  private ScheduledExecutorService purger;
+  private TlsMaterial tls;
+  private volatile int port = -1;
+
+  private CosmosEmulator(Builder b) {
+    this.requestedPort = b.port;
+    this.clock = b.clock;
+    this.key = b.key;
+    this.purgeInterval = b.purgeInterval;
+    this.store = new Store(mapper, clock);
+    new MasterKeyAuth(key); // fail fast on a malformed key
+  }
+
+  /** A builder with port 0 (free port), the system UTC clock and {@link #WELL_KNOWN_KEY}. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Makes the certificate and starts serving; idempotent.
+   *
+   * @throws UncheckedIOException if the port cannot be bound
+   */
+  public CosmosEmulator start() {
+    synchronized (lifecycle) {
+      if (server != null) {
+        return this;
+      }
+      tls = TlsMaterial.generate(clock.instant());
+      try {
+        HttpsServer s =
+            HttpsServer.create(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), requestedPort), 512);
+        s.setHttpsConfigurator(new HttpsConfigurator(tls.sslContext()));
+        s.createContext(
+            "/",
+            new CosmosHandler(
+                store, new MasterKeyAuth(key), faults, stats, mapper, this::endpoint));
+        requestThreads = Executors.newCachedThreadPool(daemonThreads("cosmos-emulator-"));
+        s.setExecutor(requestThreads);
+        s.start();
+        server = s;
+        port = s.getAddress().getPort();
+      } catch (IOException e) {
+        requestThreads = shutdown(requestThreads);
+        throw new UncheckedIOException(
+            "cannot start the Cosmos emulator on port " + requestedPort, e);
+      }
+      purger = Executors.newSingleThreadScheduledExecutor(daemonThreads("cosmos-emulator-ttl-"));
+      long every = Math.max(1, purgeInterval.toMillis());
+      purger.scheduleWithFixedDelay(store::purgeExpired, every, every, TimeUnit.MILLISECONDS);
+      return this;
+    }
+  }
+
+  /**
+   * The bound port.
+   *
+   * @throws IllegalStateException before {@link #start()}
+   */
+  public int port() {
+    if (port < 0) {
+      throw new IllegalStateException("the emulator is not started");
+    }
+    return port;
+  }
+
+  /** {@code https://localhost:PORT/}, for {@code CosmosClientBuilder.endpoint}. */
+  public String endpoint() {
+    return "https://localhost:" + port() + "/";
+  }
+
+  /** The master key clients must sign with. */
+  public String key() {
+    return key;
+  }
+
+  /** The fault-injection switchboard (live). */
+  public Faults faults() {
+    return faults;
+  }
+
+  /** Request counters and total request charge (live). */
+  public RequestStats stats() {
+    return stats;
+  }
+
+  /**
+   * The self-signed server certificate (SAN localhost, 127.0.0.1, ::1), made at start-up.
+   *
+   * @throws IllegalStateException before {@link #start()}
+   */
+  public X509Certificate certificate() {
+    synchronized (lifecycle) {
+      if (tls == null) {
+        throw new IllegalStateException("the emulator is not started");
+      }
+      return tls.certificate();
+    }
+  }
+
+  /**
+   * Writes a PKCS12 trust store holding {@link #certificate()}, for clients that verify TLS (for
+   * example {@code -Djavax.net.ssl.trustStore=FILE -Djavax.net.ssl.trustStorePassword=PASSWORD
+   * -Djavax.net.ssl.trustStoreType=PKCS12}).
+   *
+   * @return {@code file}
+   */
+  public Path writeTrustStore(Path file, String password) throws IOException {
+    Objects.requireNonNull(file, "file");
+    Objects.requireNonNull(password, "password");
+    synchronized (lifecycle) {
+      if (tls == null) {
+        throw new IllegalStateException("the emulator is not started");
+      }
+      tls.writeTrustStore(file, password.toCharArray());
+    }
+    return file;
+  }
+
+  /** Purges expired items now, as the background purge does; answers how many were removed. */
+  int purgeExpiredNow() {
+    return store.purgeExpired();
+  }
+
+  Store store() {
+    return store;
+  }
+
+  /** Stops serving at once; in-flight requests are cut. Idempotent. */
+  @Override
+  public void close() {
+    synchronized (lifecycle) {
+      if (server == null) {
+        return;
+      }
+      server.stop(0);
+      server = null;
+      requestThreads = shutdown(requestThreads);
+      purger = shutdown(purger);
+    }
+  }
+
+  private static <T extends ExecutorService> T shutdown(T executor) {
+    if (executor != null) {
+      executor.shutdownNow();
+    }
+    return null;
+  }
+
+  private static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** Configures an emulator. Not thread-safe. */
+  public static final class Builder {
+    private int port;
+    private Clock clock = Clock.systemUTC();
+    private String key = WELL_KNOWN_KEY;
+    private Duration purgeInterval = Duration.ofSeconds(1);
+
+    private Builder() {}
+
+    /** Loopback port to bind, 0 (default) for a free one. */
+    public Builder port(int port) {
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("port must be in 0..65535, got " + port);
+      }
+      this.port = port;
+      return this;
+    }
+
+    /** The clock for {@code _ts} and time to live (default: system UTC). */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** The base64 master key clients must sign with (default {@link #WELL_KNOWN_KEY}). */
+    public Builder key(String key) {
+      Objects.requireNonNull(key, "key");
+      new MasterKeyAuth(key);
+      this.key = key;
+      return this;
+    }
+
+    /** How often expired items are purged in the background (default 1 s). */
+    public Builder purgeInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("purgeInterval must be positive, got " + interval);
+      }
+      this.purgeInterval = interval;
+      return this;
+    }
+
+    /** An emulator that is not yet serving. */
+    public CosmosEmulator build() {
+      return new CosmosEmulator(this);
+    }
+
+    /** Builds and starts an emulator. */
+    public CosmosEmulator start() {
+      return build().start();
+    }
+  }
+}

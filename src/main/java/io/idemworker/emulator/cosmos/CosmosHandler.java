@@ -1,0 +1,817 @@
+package io.idemworker.emulator.cosmos;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.Headers;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves the Cosmos DB gateway REST API over the {@link Store}. Every request is counted, then
+ * authorised, then meets the injected faults, then is served; any failure becomes an error answer
+ * in the service's shape, and no input can stop the server.
+ */
+final class CosmosHandler implements HttpHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(CosmosHandler.class);
+  static final int MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
+  static final int MAX_BATCH_OPERATIONS = 100;
+  private static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
+  private static final Set<String> UNIMPLEMENTED_CHILDREN =
+      Set.of(
+          "sprocs",
+          "udfs",
+          "triggers",
+          "conflicts",
+          "users",
+          "permissions",
+          "udts",
+          "offers",
+          "clientencryptionkeys",
+          "attachments",
+          "schemas",
+          "partitionedsystemdocuments");
+
+  private final Store store;
+  private final MasterKeyAuth auth;
+  private final Faults faults;
+  private final RequestStats stats;
+  private final ObjectMapper mapper;
+  private final Supplier<String> endpoint;
+
+  CosmosHandler(
+      Store store,
+      MasterKeyAuth auth,
+      Faults faults,
+      RequestStats stats,
+      ObjectMapper mapper,
+      Supplier<String> endpoint) {
+    this.store = store;
+    this.auth = auth;
+    this.faults = faults;
+    this.stats = stats;
+    this.mapper = mapper;
+    this.endpoint = endpoint;
+  }
+
+  @Override
+  public void handle(HttpExchange exchange) throws IOException {
+    try {
+      Reply reply;
+      try {
+        reply = process(exchange);
+      } catch (CosmosError e) {
+        reply = error(e);
+      } catch (RuntimeException e) {
+        LOG.warn(
+            "emulator failed on {} {}", exchange.getRequestMethod(), exchange.getRequestURI(), e);
+        reply = error(new CosmosError(500, "The emulator failed: " + e));
+      }
+      send(exchange, reply);
+    } finally {
+      exchange.close();
+    }
+  }
+
+  private Reply process(HttpExchange exchange) {
+    Headers h = exchange.getRequestHeaders();
+    String method = exchange.getRequestMethod().toUpperCase(Locale.ROOT);
+    List<String> segs = segments(exchange.getRequestURI().getRawPath());
+    Operation op = classify(method, segs, h);
+    stats.record(op);
+    byte[] body = readBody(exchange);
+    authorize(method, segs, h);
+    Faults.Outcome outcome = faults.onRequest(op);
+    pause(outcome.latency());
+    if (outcome.failure().isPresent()) {
+      return faultReply(outcome.failure().get(), op);
+    }
+    return route(method, segs, h, body);
+  }
+
+  // ---- routing
+
+  static Operation classify(String method, List<String> segs, Headers h) {
+    int n = segs.size();
+    boolean dbsColls =
+        n >= 1 && segs.get(0).equals("dbs") && (n < 3 || segs.get(2).equals("colls"));
+    if (n == 0 || (dbsColls && n <= 4)) {
+      return isQuery(h) ? Operation.UNSUPPORTED : Operation.METADATA;
+    }
+    if (!dbsColls) {
+      return Operation.UNSUPPORTED;
+    }
+    String child = segs.get(4);
+    if (n == 5 && child.equals("pkranges")) {
+      return Operation.METADATA;
+    }
+    if (!child.equals("docs")) {
+      return Operation.UNSUPPORTED;
+    }
+    if (n == 5 && method.equals("POST")) {
+      if (isTrue(h, "x-ms-cosmos-is-batch-request")) {
+        return Operation.BATCH;
+      }
+      if (isQuery(h)) {
+        return Operation.UNSUPPORTED;
+      }
+      return isTrue(h, "x-ms-documentdb-is-upsert") ? Operation.UPSERT : Operation.CREATE;
+    }
+    if (n == 6) {
+      return switch (method) {
+        case "GET" -> Operation.READ;
+        case "PUT" -> Operation.REPLACE;
+        case "DELETE" -> Operation.DELETE;
+        default -> Operation.UNSUPPORTED;
+      };
+    }
+    return Operation.UNSUPPORTED;
+  }
+
+  private Reply route(String method, List<String> segs, Headers h, byte[] body) {
+    int n = segs.size();
+    if (n == 0) {
+      requireMethod(method, "GET");
+      return json(200, account());
+    }
+    if (!segs.get(0).equals("dbs")) {
+      throw unknownPath(segs);
+    }
+    if (isQuery(h)) {
+      throw CosmosError.notImplemented("Querying");
+    }
+    if (n == 1) {
+      return switch (method) {
+        case "POST" -> {
+          Database db = store.createDatabase(parseObject(body));
+          yield json(201, store.databaseJson(db)).header("etag", db.etag);
+        }
+        case "GET" -> json(200, databaseFeed());
+        default -> throw methodNotAllowed(method);
+      };
+    }
+    Database db = store.database(segs.get(1));
+    if (n == 2) {
+      return switch (method) {
+        case "GET" -> json(200, store.databaseJson(db)).header("etag", db.etag);
+        case "DELETE" -> {
+          store.deleteDatabase(db);
+          yield new Reply(204, null, RequestCharges.METADATA);
+        }
+        default -> throw methodNotAllowed(method);
+      };
+    }
+    if (!segs.get(2).equals("colls")) {
+      throw UNIMPLEMENTED_CHILDREN.contains(segs.get(2))
+          ? CosmosError.notImplemented("The resource type '" + segs.get(2) + "'")
+          : unknownPath(segs);
+    }
+    if (n == 3) {
+      return switch (method) {
+        case "POST" -> containerReply(201, store.createContainer(db, parseObject(body)));
+        case "GET" -> json(200, containerFeed(db));
+        default -> throw methodNotAllowed(method);
+      };
+    }
+    Container c = store.container(db, segs.get(3));
+    boolean byRid = !c.id.equals(segs.get(3));
+    if (n == 4) {
+      return switch (method) {
+        case "GET" -> containerReply(200, c);
+        case "PUT" -> containerReply(200, store.replaceContainer(c, parseObject(body)));
+        case "DELETE" -> {
+          store.deleteContainer(c);
+          yield new Reply(204, null, RequestCharges.METADATA);
+        }
+        default -> throw methodNotAllowed(method);
+      };
+    }
+    String child = segs.get(4);
+    if (child.equals("pkranges") && n == 5) {
+      requireMethod(method, "GET");
+      return partitionKeyRanges(c, h);
+    }
+    if (!child.equals("docs")) {
+      throw UNIMPLEMENTED_CHILDREN.contains(child)
+          ? CosmosError.notImplemented("The resource type '" + child + "'")
+          : unknownPath(segs);
+    }
+    if (n == 5) {
+      return switch (method) {
+        case "POST" -> {
+          if (isTrue(h, "x-ms-cosmos-is-batch-request")) {
+            yield batch(c, h, body);
+          }
+          boolean upsert = isTrue(h, "x-ms-documentdb-is-upsert");
+          yield writeItem(c, h, body, upsert ? Container.Kind.UPSERT : Container.Kind.CREATE, null);
+        }
+        case "GET" ->
+            throw CosmosError.notImplemented(
+                h.getFirst("A-IM") != null ? "The change feed" : "Reading the feed of items");
+        default -> throw methodNotAllowed(method);
+      };
+    }
+    if (n == 6) {
+      String itemId = segs.get(5);
+      return switch (method) {
+        case "GET" -> readItem(c, h, itemId, byRid);
+        case "PUT" -> writeItem(c, h, body, Container.Kind.REPLACE, resolveId(c, itemId, byRid));
+        case "DELETE" -> deleteItem(c, h, itemId, byRid);
+        case "PATCH" -> throw CosmosError.notImplemented("Patch");
+        default -> throw methodNotAllowed(method);
+      };
+    }
+    throw n == 8 && UNIMPLEMENTED_CHILDREN.contains(segs.get(6))
+        ? CosmosError.notImplemented("The resource type '" + segs.get(6) + "'")
+        : unknownPath(segs);
+  }
+
+  // ---- items
+
+  private Reply readItem(Container c, Headers h, String itemId, boolean byRid) {
+    String pk;
+    String id = itemId;
+    if (byRid) {
+      Container.ItemKey key = c.byRid(itemId);
+      pk = key.partitionKey();
+      id = key.id();
+    } else {
+      pk = PartitionKeys.fromHeader(mapper, h.getFirst("x-ms-documentdb-partitionkey"), 1);
+    }
+    StoredItem item;
+    try {
+      item = c.read(pk, id);
+    } catch (CosmosError e) {
+      throw itemError(c, e);
+    }
+    String ifNoneMatch = h.getFirst("If-None-Match");
+    if (ifNoneMatch != null && ifNoneMatch.equals(item.etag())) {
+      return itemReply(c, 304, null, RequestCharges.MISS, c.lsn(), false);
+    }
+    return itemReply(c, 200, item, RequestCharges.read(item.json().length), c.lsn(), false);
+  }
+
+  private String resolveId(Container c, String itemId, boolean byRid) {
+    return byRid ? c.byRid(itemId).id() : itemId;
+  }
+
+  private Reply deleteItem(Container c, Headers h, String itemId, boolean byRid) {
+    String pk;
+    String id = itemId;
+    if (byRid) {
+      Container.ItemKey key = c.byRid(itemId);
+      pk = key.partitionKey();
+      id = key.id();
+    } else {
+      pk = PartitionKeys.fromHeader(mapper, h.getFirst("x-ms-documentdb-partitionkey"), 1);
+    }
+    Container.ItemOp op =
+        new Container.ItemOp(Container.Kind.DELETE, id, null, h.getFirst("If-Match"));
+    return single(c, pk, op, false);
+  }
+
+  private Reply writeItem(Container c, Headers h, byte[] body, Container.Kind kind, String urlId) {
+    if (body.length > MAX_DOCUMENT_BYTES) {
+      throw new CosmosError(413, "Request size is too large");
+    }
+    ObjectNode doc = parseObject(body);
+    String id = Validation.resourceName(doc.get("id"), "item");
+    if (urlId != null && !urlId.equals(id)) {
+      throw CosmosError.badRequest(
+          "The id '" + id + "' in the body does not match the id '" + urlId + "' in the request.");
+    }
+    c.validateTtl(doc);
+    String pk = PartitionKeys.fromHeader(mapper, h.getFirst("x-ms-documentdb-partitionkey"), 1);
+    checkPartitionKey(c, doc, pk);
+    Container.ItemOp op = new Container.ItemOp(kind, id, doc, h.getFirst("If-Match"));
+    return single(c, pk, op, minimal(h));
+  }
+
+  private static void checkPartitionKey(Container c, ObjectNode doc, String pk) {
+    if (!pk.equals(c.partitionKeyOf(doc))) {
+      throw new CosmosError(
+          400,
+          1001,
+          "PartitionKey extracted from the document doesn't match the one specified in the header.");
+    }
+  }
+
+  private Reply single(Container c, String pk, Container.ItemOp op, boolean minimal) {
+    Container.Results r;
+    try {
+      r = c.execute(pk, List.of(op), false);
+    } catch (CosmosError e) {
+      throw itemError(c, e);
+    }
+    Container.OpResult result = r.results().get(0);
+    return itemReply(c, result.status(), result.item(), result.charge(), r.lsn(), minimal);
+  }
+
+  private ItemFailure itemError(Container c, CosmosError e) {
+    double charge = e.status == 409 ? RequestCharges.CONFLICT : RequestCharges.MISS;
+    return new ItemFailure(e, c, charge);
+  }
+
+  private Reply itemReply(
+      Container c, int status, StoredItem item, double charge, long lsn, boolean minimal) {
+    byte[] body = item == null || minimal ? null : item.json();
+    Reply reply = new Reply(status, body, charge);
+    if (item != null) {
+      reply.header("etag", item.etag());
+    }
+    return withSession(reply, c, lsn);
+  }
+
+  private static Reply withSession(Reply reply, Container c, long lsn) {
+    return reply
+        .header("x-ms-session-token", "0:-1#" + lsn)
+        .header("lsn", Long.toString(lsn))
+        .header("x-ms-documentdb-partitionkeyrangeid", "0")
+        .header("x-ms-content-path", c.rid)
+        .header("x-ms-alt-content-path", c.altContentPath);
+  }
+
+  // ---- batch
+
+  private Reply batch(Container c, Headers h, byte[] body) {
+    if (body.length > MAX_DOCUMENT_BYTES) {
+      throw new CosmosError(413, "Request size is too large: a batch may carry at most 2 MB.");
+    }
+    if (!isTrue(h, "x-ms-cosmos-batch-atomic")) {
+      throw CosmosError.notImplemented("Bulk execution (non-atomic batch)");
+    }
+    JsonNode array = parse(body);
+    if (!array.isArray()) {
+      throw CosmosError.badRequest("The batch request body must be a JSON array of operations.");
+    }
+    if (array.isEmpty()) {
+      throw CosmosError.badRequest("Batch request has no operations.");
+    }
+    if (array.size() > MAX_BATCH_OPERATIONS) {
+      throw CosmosError.badRequest(
+          "Batch request has more operations than what is supported: at most "
+              + MAX_BATCH_OPERATIONS
+              + ", got "
+              + array.size()
+              + ".");
+    }
+    String pk = PartitionKeys.fromHeader(mapper, h.getFirst("x-ms-documentdb-partitionkey"), 1);
+    List<Container.ItemOp> ops = new ArrayList<>(array.size());
+    boolean minimal = minimal(h);
+    for (int i = 0; i < array.size(); i++) {
+      try {
+        ops.add(batchOp(c, array.get(i), pk));
+      } catch (CosmosError e) {
+        List<Container.OpResult> results = new ArrayList<>();
+        for (int j = 0; j < array.size(); j++) {
+          results.add(
+              j == i ? Container.OpResult.failure(e) : Container.OpResult.failedDependency());
+        }
+        return batchReply(c, new Container.Results(false, results, c.lsn()), minimal);
+      }
+    }
+    return batchReply(c, c.execute(pk, ops, true), minimal);
+  }
+
+  private Container.ItemOp batchOp(Container c, JsonNode node, String pk) {
+    if (!node.isObject()) {
+      throw CosmosError.badRequest("A batch operation must be a JSON object.");
+    }
+    String type = node.path("operationType").asText("");
+    Container.Kind kind =
+        switch (type) {
+          case "Create" -> Container.Kind.CREATE;
+          case "Upsert" -> Container.Kind.UPSERT;
+          case "Replace" -> Container.Kind.REPLACE;
+          case "Read" -> Container.Kind.READ;
+          case "Delete" -> Container.Kind.DELETE;
+          case "Patch" -> throw CosmosError.notImplemented("Patch in a batch");
+          default -> throw CosmosError.badRequest("Unknown batch operationType '" + type + "'.");
+        };
+    String ifMatch = node.hasNonNull("ifMatch") ? node.get("ifMatch").asText() : null;
+    JsonNode resource = node.get("resourceBody");
+    if (kind == Container.Kind.READ || kind == Container.Kind.DELETE) {
+      JsonNode id = node.get("id");
+      if (id == null || !id.isTextual()) {
+        throw CosmosError.badRequest("A " + type + " operation needs an id.");
+      }
+      return new Container.ItemOp(kind, id.textValue(), null, ifMatch);
+    }
+    if (!(resource instanceof ObjectNode doc)) {
+      throw CosmosError.badRequest("A " + type + " operation needs a resourceBody object.");
+    }
+    String id = Validation.resourceName(doc.get("id"), "item");
+    if (node.hasNonNull("id") && !node.get("id").asText().equals(id)) {
+      throw CosmosError.badRequest("The id in the resourceBody does not match the operation's id.");
+    }
+    c.validateTtl(doc);
+    checkPartitionKey(c, doc, pk);
+    return new Container.ItemOp(kind, id, doc, ifMatch);
+  }
+
+  private Reply batchReply(Container c, Container.Results r, boolean minimal) {
+    ArrayNode out = mapper.createArrayNode();
+    double total = 0;
+    for (Container.OpResult result : r.results()) {
+      ObjectNode o = out.addObject();
+      o.put("statusCode", result.status());
+      if (result.subStatus() != 0) {
+        o.put("subStatusCode", result.subStatus());
+      }
+      o.put("requestCharge", result.charge());
+      total += result.charge();
+      StoredItem item = result.item();
+      if (item != null) {
+        o.put("eTag", item.etag());
+        if (!minimal) {
+          o.set("resourceBody", parse(item.json()));
+        }
+      }
+    }
+    Reply reply = new Reply(r.committed() ? 200 : 207, bytes(out), RequestCharges.round(total));
+    reply.header("Content-Type", "application/json");
+    return withSession(reply, c, r.lsn());
+  }
+
+  // ---- metadata
+
+  private ObjectNode account() {
+    String ep = endpoint.get();
+    ObjectNode n = mapper.createObjectNode();
+    n.put("_self", "");
+    n.put("id", "localhost");
+    n.put("_rid", "localhost");
+    n.put("media", "//media/");
+    n.put("addresses", "//addresses/");
+    n.put("_dbs", "//dbs/");
+    for (String field : List.of("writableLocations", "readableLocations")) {
+      ObjectNode loc = n.putArray(field).addObject();
+      loc.put("name", "South Central US");
+      loc.put("databaseAccountEndpoint", ep);
+    }
+    n.put("enableMultipleWriteLocations", false);
+    ObjectNode urp = n.putObject("userReplicationPolicy");
+    urp.put("asyncReplication", false);
+    urp.put("minReplicaSetSize", 1);
+    urp.put("maxReplicasetSize", 4);
+    n.putObject("userConsistencyPolicy").put("defaultConsistencyLevel", "Session");
+    ObjectNode srp = n.putObject("systemReplicationPolicy");
+    srp.put("minReplicaSetSize", 1);
+    srp.put("maxReplicasetSize", 4);
+    ObjectNode rp = n.putObject("readPolicy");
+    rp.put("primaryReadCoefficient", 1);
+    rp.put("secondaryReadCoefficient", 1);
+    n.put(
+        "queryEngineConfiguration",
+        "{\"maxSqlQueryInputLength\":262144,\"maxJoinsPerSqlQuery\":5,"
+            + "\"maxLogicalAndPerSqlQuery\":500,\"maxLogicalOrPerSqlQuery\":500,"
+            + "\"maxUdfRefPerSqlQuery\":10,\"maxInExpressionItemsCount\":16000,"
+            + "\"queryMaxInMemorySortDocumentCount\":500,\"maxQueryRequestTimeoutFraction\":0.9,"
+            + "\"sqlAllowNonFiniteNumbers\":false,\"sqlAllowAggregateFunctions\":true,"
+            + "\"sqlAllowSubQuery\":true,\"sqlAllowScalarSubQuery\":true,\"allowNewKeywords\":true,"
+            + "\"sqlAllowLike\":true,\"sqlAllowGroupByClause\":true,"
+            + "\"maxSpatialQueryCells\":12,\"spatialMaxGeometryPointCount\":256,"
+            + "\"sqlDisableOptimizationFlags\":0,\"sqlAllowTop\":true,"
+            + "\"enableSpatialIndexing\":true}");
+    return n;
+  }
+
+  private ObjectNode databaseFeed() {
+    ObjectNode n = mapper.createObjectNode();
+    n.put("_rid", "");
+    ArrayNode arr = n.putArray("Databases");
+    store.databases().forEach(db -> arr.add(store.databaseJson(db)));
+    n.put("_count", arr.size());
+    return n;
+  }
+
+  private ObjectNode containerFeed(Database db) {
+    ObjectNode n = mapper.createObjectNode();
+    n.put("_rid", db.rid);
+    ArrayNode arr = n.putArray("DocumentCollections");
+    db.containersByName.values().forEach(c -> arr.add(c.properties()));
+    n.put("_count", arr.size());
+    return n;
+  }
+
+  private Reply containerReply(int status, Container c) {
+    ObjectNode props = c.properties();
+    return json(status, props)
+        .header("etag", props.path("_etag").asText())
+        .header("x-ms-alt-content-path", "dbs/" + c.database.id)
+        .header("x-ms-content-path", c.database.rid);
+  }
+
+  private Reply partitionKeyRanges(Container c, Headers h) {
+    String etag = "\"" + c.rid + "-1\"";
+    if (etag.equals(h.getFirst("If-None-Match"))) {
+      return new Reply(304, null, RequestCharges.METADATA).header("etag", etag);
+    }
+    ObjectNode n = mapper.createObjectNode();
+    n.put("_rid", c.rid);
+    ObjectNode range = n.putArray("PartitionKeyRanges").addObject();
+    String rangeRid = Rids.text(Rids.partitionKeyRange(c.ridBytes, 1));
+    range.put("_rid", rangeRid);
+    range.put("id", "0");
+    range.put("_etag", "\"00000000-0000-0000-0000-000000000001\"");
+    range.put("minInclusive", "");
+    range.put("maxExclusive", "FF");
+    range.put("ridPrefix", 0);
+    range.put("_self", "dbs/" + c.database.rid + "/colls/" + c.rid + "/pkranges/" + rangeRid + "/");
+    range.put("throughputFraction", 1);
+    range.put("status", "online");
+    range.putArray("parents");
+    range.put("_ts", c.properties().path("_ts").asLong());
+    range.put("_lsn", 1);
+    n.put("_count", 1);
+    return json(200, n).header("etag", etag);
+  }
+
+  // ---- auth, faults
+
+  private void authorize(String method, List<String> segs, Headers h) {
+    int n = segs.size();
+    String resourceType;
+    String nameLink;
+    String idSegment;
+    if (n == 0) {
+      resourceType = "";
+      nameLink = "";
+      idSegment = "";
+    } else if (n % 2 == 1) {
+      resourceType = segs.get(n - 1);
+      nameLink = String.join("/", segs.subList(0, n - 1));
+      idSegment = n >= 3 ? segs.get(n - 2) : "";
+    } else {
+      resourceType = segs.get(n - 2);
+      nameLink = String.join("/", segs);
+      idSegment = segs.get(n - 1);
+    }
+    String date = h.getFirst("x-ms-date");
+    if (date == null) {
+      date = h.getFirst("Date");
+    }
+    auth.verify(
+        h.getFirst("Authorization"),
+        method,
+        date,
+        resourceType,
+        nameLink,
+        idSegment.toLowerCase(Locale.ROOT),
+        idSegment);
+  }
+
+  private static void pause(Duration latency) {
+    if (latency.isZero()) {
+      return;
+    }
+    try {
+      Thread.sleep(latency.toMillis(), latency.toNanosPart() % 1_000_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private Reply faultReply(Fault fault, Operation op) {
+    int status = fault.statusCode();
+    String message =
+        status == 429
+            ? "Request rate is large. More Request Units may be needed, so no changes were made."
+                + " Please retry this request later. (fault injected by the emulator for "
+                + op
+                + ")"
+            : "Fault injected by the emulator for " + op + ": " + status;
+    Reply reply = error(new CosmosError(status, fault.subStatusCode(), message));
+    if (fault.retryAfterDelay() != null) {
+      reply.header("x-ms-retry-after-ms", Long.toString(fault.retryAfterDelay().toMillis()));
+    }
+    return reply;
+  }
+
+  // ---- plumbing
+
+  private Reply error(CosmosError e) {
+    ObjectNode body = mapper.createObjectNode();
+    body.put("code", e.code);
+    body.put("message", e.getMessage());
+    double charge = 0;
+    Reply reply;
+    if (e instanceof ItemFailure f) {
+      charge = f.charge;
+      reply = withSession(new Reply(e.status, bytes(body), charge), f.container, f.container.lsn());
+    } else {
+      reply = new Reply(e.status, bytes(body), charge);
+    }
+    reply.header("Content-Type", "application/json");
+    if (e.subStatus != 0) {
+      reply.header("x-ms-substatus", Integer.toString(e.subStatus));
+    }
+    return reply;
+  }
+
+  private void send(HttpExchange exchange, Reply reply) throws IOException {
+    Headers out = exchange.getResponseHeaders();
+    String activity = exchange.getRequestHeaders().getFirst("x-ms-activity-id");
+    out.set("x-ms-activity-id", activity != null ? activity : randomUuid());
+    out.set("x-ms-request-charge", Double.toString(reply.charge));
+    out.set("x-ms-serviceversion", "version=2.14.0.0");
+    out.set("x-ms-gatewayversion", "version=2.14.0");
+    if (reply.body != null) {
+      out.set("Content-Type", "application/json");
+    }
+    for (Map.Entry<String, String> e : reply.headers.entrySet()) {
+      out.set(e.getKey(), e.getValue());
+    }
+    stats.charge(reply.charge);
+    boolean empty =
+        reply.body == null || reply.body.length == 0 || reply.status == 204 || reply.status == 304;
+    exchange.sendResponseHeaders(reply.status, empty ? -1 : reply.body.length);
+    if (!empty) {
+      try (OutputStream os = exchange.getResponseBody()) {
+        os.write(reply.body);
+      }
+    }
+  }
+
+  private static byte[] readBody(HttpExchange exchange) {
+    String length = exchange.getRequestHeaders().getFirst("Content-Length");
+    if (length != null) {
+      long declared;
+      try {
+        declared = Long.parseLong(length.trim());
+      } catch (NumberFormatException e) {
+        throw CosmosError.badRequest("Invalid Content-Length " + length);
+      }
+      if (declared > MAX_BODY_BYTES) {
+        throw new CosmosError(413, "Request size is too large");
+      }
+    }
+    try (InputStream in = exchange.getRequestBody()) {
+      byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
+      if (body.length > MAX_BODY_BYTES) {
+        throw new CosmosError(413, "Request size is too large");
+      }
+      return body;
+    } catch (IOException e) {
+      throw CosmosError.badRequest("Cannot read the request body: " + e.getMessage());
+    }
+  }
+
+  private JsonNode parse(byte[] body) {
+    try {
+      JsonNode node = mapper.readTree(body);
+      if (node == null || node.isMissingNode()) {
+        throw CosmosError.badRequest("The request payload is invalid: it is empty.");
+      }
+      return node;
+    } catch (IOException e) {
+      throw CosmosError.badRequest(
+          "The request payload is invalid. Ensure to provide a valid request payload.");
+    }
+  }
+
+  private ObjectNode parseObject(byte[] body) {
+    JsonNode node = parse(body);
+    if (!(node instanceof ObjectNode o)) {
+      throw CosmosError.badRequest("The request payload is invalid: a JSON object is expected.");
+    }
+    return o;
+  }
+
+  private byte[] bytes(JsonNode node) {
+    try {
+      return mapper.writeValueAsBytes(node);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private Reply json(int status, JsonNode node) {
+    return new Reply(status, bytes(node), RequestCharges.METADATA);
+  }
+
+  static List<String> segments(String rawPath) {
+    List<String> segs = new ArrayList<>();
+    if (rawPath == null) {
+      return segs;
+    }
+    for (String s : rawPath.split("/")) {
+      if (!s.isEmpty()) {
+        segs.add(percentDecode(s));
+      }
+    }
+    return segs;
+  }
+
+  private static String percentDecode(String s) {
+    if (s.indexOf('%') < 0) {
+      return s;
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (int i = 0; i < s.length(); i++) {
+      char ch = s.charAt(i);
+      if (ch == '%' && i + 2 < s.length()) {
+        int hi = Character.digit(s.charAt(i + 1), 16);
+        int lo = Character.digit(s.charAt(i + 2), 16);
+        if (hi >= 0 && lo >= 0) {
+          out.write(hi * 16 + lo);
+          i += 2;
+          continue;
+        }
+      }
+      byte[] b = String.valueOf(ch).getBytes(StandardCharsets.UTF_8);
+      out.write(b, 0, b.length);
+    }
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  private static boolean isTrue(Headers h, String name) {
+    return "true".equalsIgnoreCase(h.getFirst(name));
+  }
+
+  private static boolean isQuery(Headers h) {
+    String contentType = Optional.ofNullable(h.getFirst("Content-Type")).orElse("");
+    return isTrue(h, "x-ms-documentdb-isquery")
+        || isTrue(h, "x-ms-cosmos-is-query-plan-request")
+        || contentType.startsWith("application/query+json");
+  }
+
+  private static boolean minimal(Headers h) {
+    String prefer = h.getFirst("Prefer");
+    return prefer != null && prefer.toLowerCase(Locale.ROOT).contains("return=minimal");
+  }
+
+  private static void requireMethod(String method, String expected) {
+    if (!method.equals(expected)) {
+      throw methodNotAllowed(method);
+    }
+  }
+
+  private static CosmosError methodNotAllowed(String method) {
+    return new CosmosError(405, "The requested verb " + method + " is not supported here.");
+  }
+
+  private static CosmosError unknownPath(List<String> segs) {
+    return CosmosError.notFound(
+        "Unknown resource path '/"
+            + String.join("/", segs)
+            + "': the emulator serves dbs, colls,"
+            + " docs and pkranges only.");
+  }
+
+  private static String randomUuid() {
+    ThreadLocalRandom r = ThreadLocalRandom.current();
+    return new UUID(r.nextLong(), r.nextLong()).toString();
+  }
+
+  /** An item-level error that still carries session headers and a charge. */
+  private static final class ItemFailure extends CosmosError {
+    final Container container;
+    final double charge;
+
+    ItemFailure(CosmosError cause, Container container, double charge) {
+      super(cause.status, cause.subStatus, cause.getMessage());
+      this.container = container;
+      this.charge = charge;
+    }
+  }
+
+  /** A response under construction. */
+  static final class Reply {
+    final int status;
+    final byte[] body;
+    final double charge;
+    final Map<String, String> headers = new LinkedHashMap<>();
+
+    Reply(int status, byte[] body, double charge) {
+      this.status = status;
+      this.body = body;
+      this.charge = charge;
+    }
+
+    Reply header(String name, String value) {
+      headers.put(name, value);
+      return this;
+    }
+  }
+}

@@ -1,0 +1,120 @@
+package io.idemworker.emulator.cosmos;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The fault-injection switchboard of one emulator. Thread-safe; changes apply to requests that
+ * arrive after the call returns.
+ *
+ * <p>A request of an {@link Operation} meets every fault armed for that operation, oldest first:
+ * latencies add up, and the first fault with a status answers the request instead of the store
+ * (nothing is written). A fault limited with {@link Fault#times(int)} disarms itself after that
+ * many requests; others stay until {@link #clear()} or {@link #clear(Operation)}. Faulted requests
+ * still count in {@link RequestStats}.
+ */
+public final class Faults {
+  private final Map<Operation, List<Armed>> armed = new EnumMap<>(Operation.class);
+
+  Faults() {
+    for (Operation op : Operation.values()) {
+      armed.put(op, new CopyOnWriteArrayList<>());
+    }
+  }
+
+  /** Arms {@code fault} for every later request of {@code operation}. */
+  public Faults inject(Operation operation, Fault fault) {
+    Objects.requireNonNull(operation, "operation");
+    Objects.requireNonNull(fault, "fault");
+    armed.get(operation).add(new Armed(fault, 0, fault.occurrences()));
+    return this;
+  }
+
+  /**
+   * Arms {@code fault} for the {@code n}-th request of {@code operation} counted from now (n = 1 is
+   * the next one), once; other requests pass.
+   */
+  public Faults failNth(Operation operation, int n, Fault fault) {
+    Objects.requireNonNull(operation, "operation");
+    Objects.requireNonNull(fault, "fault");
+    if (n < 1) {
+      throw new IllegalArgumentException("n must be >= 1, got " + n);
+    }
+    armed.get(operation).add(new Armed(fault, n, 1));
+    return this;
+  }
+
+  /** Disarms every fault of every operation. */
+  public Faults clear() {
+    armed.values().forEach(List::clear);
+    return this;
+  }
+
+  /** Disarms every fault of {@code operation}. */
+  public Faults clear(Operation operation) {
+    armed.get(operation).clear();
+    return this;
+  }
+
+  /** What a request of {@code operation} meets: total latency and the status fault, if any. */
+  Outcome onRequest(Operation operation) {
+    List<Armed> faults = armed.get(operation);
+    if (faults.isEmpty()) {
+      return Outcome.NONE;
+    }
+    Duration latency = Duration.ZERO;
+    Fault failure = null;
+    List<Armed> spent = new ArrayList<>();
+    for (Armed a : faults) {
+      if (!a.fires()) {
+        continue;
+      }
+      if (a.spent()) {
+        spent.add(a);
+      }
+      latency = latency.plus(a.fault.addedLatency());
+      if (failure == null && a.fault.failsRequest()) {
+        failure = a.fault;
+      }
+    }
+    faults.removeAll(spent);
+    return new Outcome(latency, Optional.ofNullable(failure));
+  }
+
+  record Outcome(Duration latency, Optional<Fault> failure) {
+    static final Outcome NONE = new Outcome(Duration.ZERO, Optional.empty());
+  }
+
+  private static final class Armed {
+    final Fault fault;
+    final AtomicInteger countdown;
+    final AtomicInteger remaining;
+
+    Armed(Fault fault, int nth, int times) {
+      this.fault = fault;
+      this.countdown = new AtomicInteger(nth);
+      this.remaining = new AtomicInteger(times);
+    }
+
+    boolean fires() {
+      if (countdown.get() > 0 && countdown.decrementAndGet() > 0) {
+        return false;
+      }
+      if (remaining.get() == Fault.UNLIMITED) {
+        return true;
+      }
+      return remaining.getAndUpdate(r -> r > 0 ? r - 1 : 0) > 0;
+    }
+
+    boolean spent() {
+      return remaining.get() == 0;
+    }
+  }
+}

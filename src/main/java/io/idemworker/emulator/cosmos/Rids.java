@@ -1,0 +1,43 @@
+package io.idemworker.emulator.cosmos;
+
+import java.nio.ByteBuffer;
+import java.util.Base64;
+
+/**
+ * Resource ids in the layout the SDK's {@code ResourceId.tryParse} expects: a database is a 4-byte
+ * big-endian int, a container appends 4 bytes with the top bit set, a document or partition key
+ * range appends 8 bytes whose last high nibble is the child type; base64 with '/' written as '-'.
+ */
+final class Rids {
+  private static final int DOCUMENT = 0x0;
+  private static final int PARTITION_KEY_RANGE = 0x5;
+
+  private Rids() {}
+
+  static byte[] database(int number) {
+    return ByteBuffer.allocate(4).putInt(number).array();
+  }
+
+  static byte[] container(byte[] database, int number) {
+    return ByteBuffer.allocate(8).put(database).putInt(number | 0x80000000).array();
+  }
+
+  static byte[] document(byte[] container, long number) {
+    return child(container, number, DOCUMENT);
+  }
+
+  static byte[] partitionKeyRange(byte[] container, long number) {
+    return child(container, number, PARTITION_KEY_RANGE);
+  }
+
+  private static byte[] child(byte[] container, long number, int type) {
+    return ByteBuffer.allocate(16)
+        .put(container)
+        .putLong((number << 8) | ((long) type << 4))
+        .array();
+  }
+
+  static String text(byte[] rid) {
+    return Base64.getEncoder().encodeToString(rid).replace('/', '-');
+  }
+}

@@ -1,0 +1,64 @@
+package io.idemworker.emulator.servicebus;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Fault injection for tests. Thread-safe; every method takes effect immediately.
+ *
+ * <p>Obtained from {@link ServiceBusEmulator#faults()}.
+ */
+public final class Faults {
+  private final ServiceBusEmulator emulator;
+  private volatile Duration dispositionDelay = Duration.ZERO;
+
+  Faults(ServiceBusEmulator emulator) {
+    this.emulator = emulator;
+  }
+
+  /**
+   * Closes every client connection abruptly (TCP close without an AMQP close frame), as a network
+   * failure would. Locks held by those connections return to their queues. The listener stays open,
+   * so clients reconnect.
+   */
+  public void dropConnections() {
+    emulator.dropConnections();
+  }
+
+  /**
+   * Makes every lock currently held on a queue (and its dead-letter subqueue) expire now: the
+   * messages return to the queue with their delivery count incremented, and settling them answers
+   * {@code com.microsoft:message-lock-lost}.
+   *
+   * @param queue queue name, case-insensitive
+   * @return how many locks were lost
+   * @throws IllegalArgumentException when the queue does not exist
+   */
+  public int loseLocks(String queue) {
+    return emulator.broker().loseLocks(queue);
+  }
+
+  /**
+   * Delays the broker's answer to every disposition (complete, abandon, dead-letter, defer) sent on
+   * a receive link by a wall-clock duration; the settlement takes effect when the answer is sent.
+   * Zero switches the delay off.
+   *
+   * @param delay the delay, zero or positive
+   */
+  public void delayDispositions(Duration delay) {
+    Objects.requireNonNull(delay, "delay");
+    if (delay.isNegative()) {
+      throw new IllegalArgumentException("delay must not be negative but was " + delay);
+    }
+    dispositionDelay = delay;
+  }
+
+  /** Removes every fault that is still in effect (currently the disposition delay). */
+  public void clear() {
+    dispositionDelay = Duration.ZERO;
+  }
+
+  Duration dispositionDelay() {
+    return dispositionDelay;
+  }
+}

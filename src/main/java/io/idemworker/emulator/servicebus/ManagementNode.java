@@ -1,0 +1,233 @@
+package io.idemworker.emulator.servicebus;
+
+import io.idemworker.emulator.servicebus.EntityStore.Settled;
+import io.idemworker.emulator.servicebus.StoredMessage.Snapshot;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.qpid.proton.amqp.Binary;
+import org.apache.qpid.proton.amqp.UnsignedInteger;
+import org.apache.qpid.proton.amqp.messaging.AmqpValue;
+import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
+import org.apache.qpid.proton.message.Message;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code ENTITY/$management} request/response node. Stateless; thread-safe as the stores are.
+ */
+final class ManagementNode {
+  private static final Logger LOG = LoggerFactory.getLogger(ManagementNode.class);
+  static final String LOCK_LOST = "com.microsoft:message-lock-lost";
+  static final String MESSAGE_NOT_FOUND = "com.microsoft:message-not-found";
+
+  private ManagementNode() {}
+
+  /** Answers a put-token request on {@code $cbs}; any token is accepted. */
+  static Message cbs(Message request) {
+    Map<String, Object> props = applicationProperties(request);
+    Object op = props.get("operation");
+    if (!"put-token".equals(op)) {
+      return status(400, "unsupported $cbs operation " + op, null, "amqp:not-implemented");
+    }
+    return status(200, "OK", null, null);
+  }
+
+  /** Answers a management request for one entity. */
+  static Message handle(EntityStore store, Message request) {
+    Map<String, Object> props = applicationProperties(request);
+    String op = String.valueOf(props.get("operation"));
+    Map<?, ?> body = bodyMap(request);
+    try {
+      return switch (op) {
+        case "com.microsoft:renew-lock" -> renewLock(store, body);
+        case "com.microsoft:update-disposition" -> updateDisposition(store, body);
+        case "com.microsoft:peek-message" -> peek(store, body);
+        case "com.microsoft:schedule-message" -> schedule(store, body);
+        case "com.microsoft:cancel-scheduled-message" -> cancel(store, body);
+        case "com.microsoft:receive-by-sequence-number" -> receiveDeferred(store, body);
+        default -> {
+          LOG.warn("{}: management operation {} is not implemented", store.path(), op);
+          yield status(501, "operation not implemented: " + op, null, "amqp:not-implemented");
+        }
+      };
+    } catch (RuntimeException e) {
+      LOG.warn("{}: bad management request {}: {}", store.path(), op, e.toString());
+      return status(400, "bad request: " + e.getMessage(), null, "amqp:invalid-field");
+    }
+  }
+
+  private static Message renewLock(EntityStore store, Map<?, ?> body) {
+    List<UUID> tokens = uuids(body.get("lock-tokens"));
+    Date[] expirations = new Date[tokens.size()];
+    for (int i = 0; i < tokens.size(); i++) {
+      Optional<Instant> until = store.renew(tokens.get(i));
+      if (until.isEmpty()) {
+        return status(410, "The lock supplied is invalid or has expired.", null, LOCK_LOST);
+      }
+      expirations[i] = Date.from(until.get());
+    }
+    return status(200, "OK", Map.of("expirations", expirations), null);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Message updateDisposition(EntityStore store, Map<?, ?> body) {
+    List<UUID> tokens = uuids(body.get("lock-tokens"));
+    String disposition = String.valueOf(body.get("disposition-status"));
+    Map<String, Object> modify = new HashMap<>();
+    if (body.get("properties-to-modify") instanceof Map<?, ?> m) {
+      m.forEach((k, v) -> modify.put(String.valueOf(k), v));
+    }
+    for (UUID token : tokens) {
+      Settled r =
+          switch (disposition) {
+            case "completed" -> store.complete(token);
+            case "abandoned" -> store.abandon(token, modify);
+            case "defered", "deferred" -> store.defer(token, modify);
+            case "suspended" ->
+                store.deadLetter(
+                    token,
+                    (String) body.get("deadletter-reason"),
+                    (String) body.get("deadletter-description"),
+                    modify);
+            default -> throw new IllegalArgumentException("disposition-status " + disposition);
+          };
+      if (r == Settled.LOCK_LOST) {
+        return status(410, "The lock supplied is invalid or has expired.", null, LOCK_LOST);
+      }
+    }
+    return status(200, "OK", null, null);
+  }
+
+  private static Message peek(EntityStore store, Map<?, ?> body) {
+    long from = ((Number) body.get("from-sequence-number")).longValue();
+    int count = ((Number) body.get("message-count")).intValue();
+    List<Snapshot> found = store.peek(from, count);
+    if (found.isEmpty()) {
+      return status(204, "No messages", null, MESSAGE_NOT_FOUND);
+    }
+    return messages(found, false);
+  }
+
+  private static Message schedule(EntityStore store, Map<?, ?> body) {
+    List<Message> messages = new ArrayList<>();
+    for (Object entry : (Iterable<?>) body.get("messages")) {
+      Binary b = (Binary) ((Map<?, ?>) entry).get("message");
+      Message m = Message.Factory.create();
+      m.decode(b.getArray(), b.getArrayOffset(), b.getLength());
+      messages.add(m);
+    }
+    long[] seqs = store.schedule(messages);
+    // An Object array: proton-j encodes it as an AMQP array of long, which the client decodes as
+    // long[]; a primitive long[] inside a map is not encodable by proton-j.
+    Long[] boxed = new Long[seqs.length];
+    for (int i = 0; i < seqs.length; i++) {
+      boxed[i] = seqs[i];
+    }
+    return status(200, "OK", Map.of("sequence-numbers", boxed), null);
+  }
+
+  private static Message cancel(EntityStore store, Map<?, ?> body) {
+    store.cancelScheduled(longs(body.get("sequence-numbers")));
+    return status(200, "OK", null, null);
+  }
+
+  private static Message receiveDeferred(EntityStore store, Map<?, ?> body) {
+    long[] seqs = longs(body.get("sequence-numbers"));
+    Object mode = body.get("receiver-settle-mode");
+    boolean receiveAndDelete = mode instanceof UnsignedInteger u && u.intValue() == 0;
+    List<Snapshot> found = store.receiveDeferred(seqs, receiveAndDelete);
+    if (found.isEmpty()) {
+      return status(
+          404, "The requested deferred messages were not found.", null, MESSAGE_NOT_FOUND);
+    }
+    return messages(found, !receiveAndDelete);
+  }
+
+  private static Message messages(List<Snapshot> found, boolean withLock) {
+    List<Map<String, Object>> list = new ArrayList<>();
+    for (Snapshot s : found) {
+      Map<String, Object> entry = new HashMap<>();
+      entry.put("message", new Binary(MessageCodec.encodeForDelivery(s, withLock)));
+      if (withLock && s.lockToken() != null) {
+        entry.put("lock-token", s.lockToken());
+      }
+      list.add(entry);
+    }
+    return status(200, "OK", Map.of("messages", list), null);
+  }
+
+  static Message status(int code, String description, Object body, String errorCondition) {
+    Message m = Message.Factory.create();
+    Map<String, Object> props = new HashMap<>();
+    props.put("statusCode", code);
+    props.put("statusDescription", description);
+    if (errorCondition != null) {
+      props.put("errorCondition", errorCondition);
+    }
+    m.setApplicationProperties(new ApplicationProperties(props));
+    if (body != null) {
+      m.setBody(new AmqpValue(body));
+    }
+    return m;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> applicationProperties(Message m) {
+    if (m.getApplicationProperties() == null || m.getApplicationProperties().getValue() == null) {
+      return Map.of();
+    }
+    return m.getApplicationProperties().getValue();
+  }
+
+  private static Map<?, ?> bodyMap(Message m) {
+    if (m.getBody() instanceof AmqpValue v && v.getValue() instanceof Map<?, ?> map) {
+      return map;
+    }
+    return Map.of();
+  }
+
+  private static List<UUID> uuids(Object value) {
+    List<UUID> out = new ArrayList<>();
+    if (value instanceof Object[] array) {
+      for (Object o : array) {
+        out.add((UUID) o);
+      }
+    } else if (value instanceof Iterable<?> it) {
+      for (Object o : it) {
+        out.add((UUID) o);
+      }
+    } else if (value instanceof UUID u) {
+      out.add(u);
+    } else {
+      throw new IllegalArgumentException("lock-tokens missing");
+    }
+    return out;
+  }
+
+  private static long[] longs(Object value) {
+    if (value instanceof long[] l) {
+      return l;
+    }
+    List<Long> out = new ArrayList<>();
+    if (value instanceof Object[] array) {
+      for (Object o : array) {
+        out.add(((Number) o).longValue());
+      }
+    } else if (value instanceof Iterable<?> it) {
+      for (Object o : it) {
+        out.add(((Number) o).longValue());
+      }
+    } else if (value instanceof Number n) {
+      out.add(n.longValue());
+    } else {
+      throw new IllegalArgumentException("sequence-numbers missing");
+    }
+    return out.stream().mapToLong(Long::longValue).toArray();
+  }
+}

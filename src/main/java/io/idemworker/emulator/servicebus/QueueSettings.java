@@ -1,0 +1,170 @@
+package io.idemworker.emulator.servicebus;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of one emulated queue, named as in the official Service Bus emulator's {@code
+ * Config.json}.
+ *
+ * <p>The record validates itself: a blank name, a non-positive duration or a {@code
+ * maxDeliveryCount} below 1 fails with an {@link IllegalArgumentException} naming the field.
+ *
+ * @param name queue name; matched case-insensitively by the emulator
+ * @param lockDuration how long a peek-lock holds a message (LockDuration)
+ * @param maxDeliveryCount deliveries after which a message is dead-lettered (MaxDeliveryCount)
+ * @param requiresDuplicateDetection whether repeated message-ids are dropped
+ * @param duplicateDetectionHistoryTimeWindow how long a message-id is remembered
+ * @param defaultMessageTimeToLive time-to-live of messages that carry none, and the upper bound of
+ *     those that do
+ * @param deadLetteringOnMessageExpiration whether expired messages move to the dead-letter subqueue
+ *     instead of being deleted
+ */
+public record QueueSettings(
+    String name,
+    Duration lockDuration,
+    int maxDeliveryCount,
+    boolean requiresDuplicateDetection,
+    Duration duplicateDetectionHistoryTimeWindow,
+    Duration defaultMessageTimeToLive,
+    boolean deadLetteringOnMessageExpiration) {
+
+  /** Validates every field. */
+  public QueueSettings {
+    if (name == null || name.isBlank()) {
+      throw new IllegalArgumentException("name must not be blank");
+    }
+    if (name.contains("/") || name.startsWith("$")) {
+      throw new IllegalArgumentException(
+          "name must not contain '/' or start with '$' but was '" + name + "'");
+    }
+    requirePositive("lockDuration", lockDuration);
+    if (maxDeliveryCount < 1) {
+      throw new IllegalArgumentException(
+          "maxDeliveryCount must be >= 1 but was " + maxDeliveryCount);
+    }
+    requirePositive("duplicateDetectionHistoryTimeWindow", duplicateDetectionHistoryTimeWindow);
+    requirePositive("defaultMessageTimeToLive", defaultMessageTimeToLive);
+  }
+
+  /**
+   * Returns the defaults used when only a name is known: PT1M lock, 10 deliveries, no duplicate
+   * detection, PT10M duplicate window, 14 days time-to-live, no dead-lettering on expiry.
+   *
+   * @param name queue name
+   * @return default settings for the queue
+   */
+  public static QueueSettings defaults(String name) {
+    return new QueueSettings(
+        name, Duration.ofMinutes(1), 10, false, Duration.ofMinutes(10), Duration.ofDays(14), false);
+  }
+
+  /**
+   * Copies these settings with another lock duration.
+   *
+   * @param value the new LockDuration
+   * @return a copy
+   */
+  public QueueSettings withLockDuration(Duration value) {
+    return new QueueSettings(
+        name,
+        value,
+        maxDeliveryCount,
+        requiresDuplicateDetection,
+        duplicateDetectionHistoryTimeWindow,
+        defaultMessageTimeToLive,
+        deadLetteringOnMessageExpiration);
+  }
+
+  /**
+   * Copies these settings with another maximum delivery count.
+   *
+   * @param value the new MaxDeliveryCount
+   * @return a copy
+   */
+  public QueueSettings withMaxDeliveryCount(int value) {
+    return new QueueSettings(
+        name,
+        lockDuration,
+        value,
+        requiresDuplicateDetection,
+        duplicateDetectionHistoryTimeWindow,
+        defaultMessageTimeToLive,
+        deadLetteringOnMessageExpiration);
+  }
+
+  /**
+   * Copies these settings with duplicate detection switched on or off.
+   *
+   * @param value the new RequiresDuplicateDetection
+   * @return a copy
+   */
+  public QueueSettings withRequiresDuplicateDetection(boolean value) {
+    return new QueueSettings(
+        name,
+        lockDuration,
+        maxDeliveryCount,
+        value,
+        duplicateDetectionHistoryTimeWindow,
+        defaultMessageTimeToLive,
+        deadLetteringOnMessageExpiration);
+  }
+
+  /**
+   * Copies these settings with another duplicate detection window.
+   *
+   * @param value the new DuplicateDetectionHistoryTimeWindow
+   * @return a copy
+   */
+  public QueueSettings withDuplicateDetectionHistoryTimeWindow(Duration value) {
+    return new QueueSettings(
+        name,
+        lockDuration,
+        maxDeliveryCount,
+        requiresDuplicateDetection,
+        value,
+        defaultMessageTimeToLive,
+        deadLetteringOnMessageExpiration);
+  }
+
+  /**
+   * Copies these settings with another default time-to-live.
+   *
+   * @param value the new DefaultMessageTimeToLive
+   * @return a copy
+   */
+  public QueueSettings withDefaultMessageTimeToLive(Duration value) {
+    return new QueueSettings(
+        name,
+        lockDuration,
+        maxDeliveryCount,
+        requiresDuplicateDetection,
+        duplicateDetectionHistoryTimeWindow,
+        value,
+        deadLetteringOnMessageExpiration);
+  }
+
+  /**
+   * Copies these settings with dead-lettering on expiry switched on or off.
+   *
+   * @param value the new DeadLetteringOnMessageExpiration
+   * @return a copy
+   */
+  public QueueSettings withDeadLetteringOnMessageExpiration(boolean value) {
+    return new QueueSettings(
+        name,
+        lockDuration,
+        maxDeliveryCount,
+        requiresDuplicateDetection,
+        duplicateDetectionHistoryTimeWindow,
+        defaultMessageTimeToLive,
+        value);
+  }
+
+  private static void requirePositive(String field, Duration value) {
+    Objects.requireNonNull(value, field + " must not be null");
+    if (value.isNegative() || value.isZero()) {
+      throw new IllegalArgumentException(field + " must be positive but was " + value);
+    }
+  }
+}

@@ -1,0 +1,374 @@
+package io.idemworker.emulator.servicebus;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An in-process Azure Service Bus namespace speaking AMQP 1.0 over plain TCP, for tests and local
+ * runs with the real {@code azure-messaging-servicebus} client.
+ *
+ * <p>Connect with {@link #connectionString()}. Queues come from the builder, a {@code Config.json}
+ * file or {@link #createQueue(QueueSettings)}. Time (lock expiry, time-to-live, duplicate window,
+ * scheduled messages) follows the injected {@link Clock}; expiries are applied by a housekeeping
+ * task every {@link Builder#housekeepingInterval(Duration) interval} and on demand by {@link
+ * #evaluateExpiries()}.
+ *
+ * <p>Thread-safe. Each connection is served by its own thread named {@code sb-emulator-conn-N}; the
+ * listener thread is {@code sb-emulator-acceptor} and the housekeeping thread {@code
+ * sb-emulator-timer}. {@link #close()} stops them all; it is idempotent.
+ */
+public final class ServiceBusEmulator implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ServiceBusEmulator.class);
+
+  /** Prefix of the name of every thread the emulator starts. */
+  public static final String THREAD_NAME_PREFIX = "sb-emulator-";
+
+  private final String host;
+  private final int requestedPort;
+  private final Duration housekeepingInterval;
+  private final Broker broker;
+  private final Faults faults = new Faults(this);
+  private final Set<AmqpConnection> connections = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger connectionIds = new AtomicInteger();
+  private final Object lifecycle = new Object();
+  private ServerSocketChannel server;
+  private ScheduledExecutorService timer;
+  private Thread acceptor;
+  private volatile boolean closed;
+
+  private ServiceBusEmulator(Builder b) {
+    this.host = b.host;
+    this.requestedPort = b.port;
+    this.housekeepingInterval = b.housekeepingInterval;
+    this.broker = new Broker(b.clock);
+    for (QueueSettings q : b.queues) {
+      broker.createQueue(q);
+    }
+  }
+
+  /**
+   * Returns a builder: host 127.0.0.1, port 0 (any free port), system UTC clock, no queues.
+   *
+   * @return a new builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Binds the listener and starts serving. Calling it again has no effect.
+   *
+   * @return this emulator
+   * @throws UncheckedIOException when the port cannot be bound
+   * @throws IllegalStateException when the emulator was closed
+   */
+  public ServiceBusEmulator start() {
+    synchronized (lifecycle) {
+      if (closed) {
+        throw new IllegalStateException("emulator is closed");
+      }
+      if (server != null) {
+        return this;
+      }
+      try {
+        server = ServerSocketChannel.open();
+        server.bind(new InetSocketAddress(host, requestedPort), 128);
+      } catch (IOException e) {
+        throw new UncheckedIOException(
+            "cannot bind Service Bus emulator to " + host + ":" + requestedPort, e);
+      }
+      timer =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, THREAD_NAME_PREFIX + "timer");
+                t.setDaemon(true);
+                return t;
+              });
+      timer.scheduleWithFixedDelay(
+          this::safeSweep,
+          housekeepingInterval.toMillis(),
+          housekeepingInterval.toMillis(),
+          TimeUnit.MILLISECONDS);
+      acceptor = new Thread(this::acceptLoop, THREAD_NAME_PREFIX + "acceptor");
+      acceptor.setDaemon(true);
+      acceptor.start();
+      LOG.info("Service Bus emulator listening on {}:{}", host, port());
+      return this;
+    }
+  }
+
+  /**
+   * Returns the bound port.
+   *
+   * @return the port clients connect to
+   * @throws IllegalStateException before {@link #start()}
+   */
+  public int port() {
+    synchronized (lifecycle) {
+      if (server == null) {
+        throw new IllegalStateException("emulator not started");
+      }
+      try {
+        return ((InetSocketAddress) server.getLocalAddress()).getPort();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  /**
+   * Returns a connection string for the Service Bus client ({@code UseDevelopmentEmulator=true}
+   * switches TLS off).
+   *
+   * @return the connection string
+   */
+  public String connectionString() {
+    return "Endpoint=sb://localhost:"
+        + port()
+        + ";SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;"
+        + "UseDevelopmentEmulator=true;";
+  }
+
+  /**
+   * Creates a queue (with its dead-letter subqueue) unless one of the same name, compared
+   * case-insensitively, exists; an existing queue keeps its settings.
+   *
+   * @param settings the queue
+   */
+  public void createQueue(QueueSettings settings) {
+    Objects.requireNonNull(settings, "settings");
+    if (broker.createQueue(settings)) {
+      LOG.info("queue {} created", settings.name());
+    }
+  }
+
+  /**
+   * Returns the fault-injection controls.
+   *
+   * @return the faults of this emulator
+   */
+  public Faults faults() {
+    return faults;
+  }
+
+  /**
+   * Applies the clock now, synchronously: expired locks return their messages (or dead-letter
+   * them), due scheduled messages are enqueued and expired messages are removed or dead-lettered.
+   * Tests call it after advancing an injected clock instead of waiting for housekeeping.
+   */
+  public void evaluateExpiries() {
+    broker.sweep();
+  }
+
+  /** Stops listening and closes every connection. Idempotent. */
+  @Override
+  public void close() {
+    synchronized (lifecycle) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (server != null) {
+        try {
+          server.close();
+        } catch (IOException e) {
+          LOG.debug("closing listener failed", e);
+        }
+      }
+      dropConnections();
+      if (timer != null) {
+        timer.shutdownNow();
+      }
+    }
+    if (acceptor != null) {
+      try {
+        acceptor.join(5000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    LOG.info("Service Bus emulator stopped");
+  }
+
+  Broker broker() {
+    return broker;
+  }
+
+  void dropConnections() {
+    List<AmqpConnection> all = new ArrayList<>(connections);
+    for (AmqpConnection c : all) {
+      c.abort();
+    }
+    if (!all.isEmpty()) {
+      LOG.info("dropped {} connections", all.size());
+    }
+  }
+
+  private void safeSweep() {
+    try {
+      broker.sweep();
+    } catch (RuntimeException e) {
+      LOG.warn("housekeeping failed", e);
+    }
+  }
+
+  private void acceptLoop() {
+    while (!closed) {
+      SocketChannel socket;
+      try {
+        socket = server.accept();
+      } catch (ClosedChannelException e) {
+        return;
+      } catch (IOException e) {
+        if (!closed) {
+          LOG.warn("accept failed", e);
+        }
+        continue;
+      }
+      try {
+        AmqpConnection[] self = new AmqpConnection[1];
+        AmqpConnection c =
+            new AmqpConnection(
+                socket, broker, timer, faults::dispositionDelay, () -> connections.remove(self[0]));
+        self[0] = c;
+        connections.add(c);
+        if (closed) {
+          c.abort();
+        }
+        Thread t = new Thread(c, THREAD_NAME_PREFIX + "conn-" + connectionIds.incrementAndGet());
+        t.setDaemon(true);
+        t.start();
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("cannot serve connection", e);
+        try {
+          socket.close();
+        } catch (IOException ignored) {
+          LOG.debug("close failed", ignored);
+        }
+      }
+    }
+  }
+
+  /** Configures an emulator. Not thread-safe. */
+  public static final class Builder {
+    private String host = "127.0.0.1";
+    private int port;
+    private Clock clock = Clock.systemUTC();
+    private Duration housekeepingInterval = Duration.ofMillis(100);
+    private final List<QueueSettings> queues = new ArrayList<>();
+
+    private Builder() {}
+
+    /**
+     * Sets the address to listen on (default 127.0.0.1).
+     *
+     * @param value host name or IP address
+     * @return this builder
+     */
+    public Builder host(String value) {
+      this.host = Objects.requireNonNull(value, "host");
+      return this;
+    }
+
+    /**
+     * Sets the TCP port; 0 (the default) picks a free one.
+     *
+     * @param value port between 0 and 65535
+     * @return this builder
+     */
+    public Builder port(int value) {
+      if (value < 0 || value > 65535) {
+        throw new IllegalArgumentException("port must be between 0 and 65535 but was " + value);
+      }
+      this.port = value;
+      return this;
+    }
+
+    /**
+     * Sets the clock used for enqueued times, locks, time-to-live and the duplicate window.
+     *
+     * @param value the clock
+     * @return this builder
+     */
+    public Builder clock(Clock value) {
+      this.clock = Objects.requireNonNull(value, "clock");
+      return this;
+    }
+
+    /**
+     * Sets how often (wall-clock) expiries are applied; default 100 ms.
+     *
+     * @param value a positive interval
+     * @return this builder
+     */
+    public Builder housekeepingInterval(Duration value) {
+      Objects.requireNonNull(value, "housekeepingInterval");
+      if (value.toMillis() < 1) {
+        throw new IllegalArgumentException(
+            "housekeepingInterval must be at least 1 ms but was " + value);
+      }
+      this.housekeepingInterval = value;
+      return this;
+    }
+
+    /**
+     * Adds a queue; repeatable.
+     *
+     * @param value the queue settings
+     * @return this builder
+     */
+    public Builder queue(QueueSettings value) {
+      queues.add(Objects.requireNonNull(value, "queue"));
+      return this;
+    }
+
+    /**
+     * Adds the queues of a Service Bus emulator {@code Config.json} file.
+     *
+     * @param file path of the file
+     * @return this builder
+     * @throws IllegalArgumentException when the file is invalid (see {@link
+     *     ServiceBusEmulatorConfig#load(Path)})
+     */
+    public Builder configFile(Path file) {
+      queues.addAll(ServiceBusEmulatorConfig.load(file));
+      return this;
+    }
+
+    /**
+     * Builds an emulator that is not yet listening.
+     *
+     * @return the emulator
+     */
+    public ServiceBusEmulator build() {
+      return new ServiceBusEmulator(this);
+    }
+
+    /**
+     * Builds and starts an emulator.
+     *
+     * @return the started emulator
+     */
+    public ServiceBusEmulator start() {
+      return build().start();
+    }
+  }
+}

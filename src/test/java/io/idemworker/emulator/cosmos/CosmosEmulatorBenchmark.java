@@ -1,0 +1,110 @@
+package io.idemworker.emulator.cosmos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.azure.cosmos.CosmosAsyncClient;
+import com.azure.cosmos.CosmosAsyncContainer;
+import com.azure.cosmos.models.CosmosItemRequestOptions;
+import com.azure.cosmos.models.PartitionKey;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.function.IntFunction;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Point creates and reads per second through the real SDK (async, gateway mode, HTTPS) at 32
+ * concurrent requests. Run with {@code mvn -B verify -Pbench -Dtest=CosmosEmulatorBenchmark}.
+ */
+@Tag("benchmark")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CosmosEmulatorBenchmark {
+  private static final int CONCURRENCY = 32;
+  private static final int WARMUP = 3_000;
+  private static final int MEASURED = Integer.getInteger("bench.ops", 20_000);
+  private static final String PADDING = "x".repeat(700);
+
+  private CosmosEmulator emulator;
+  private CosmosAsyncClient client;
+  private CosmosAsyncContainer container;
+
+  @BeforeAll
+  void start() {
+    emulator = CosmosEmulator.builder().start();
+    client =
+        Clients.builder(emulator, emulator.key())
+            .contentResponseOnWriteEnabled(false)
+            .buildAsyncClient();
+    client.createDatabaseIfNotExists("bench").block();
+    client
+        .getDatabase("bench")
+        .createContainerIfNotExists(Clients.containerProps("orders", null))
+        .block();
+    container = client.getDatabase("bench").getContainer("orders");
+  }
+
+  @AfterAll
+  void stop() {
+    client.close();
+    emulator.close();
+  }
+
+  @Test
+  void pointCreatesAndReadsAt32Concurrent() {
+    run("warm-up create", 0, WARMUP, this::create);
+    run("warm-up read", 0, WARMUP, this::read);
+
+    Result creates = run("create", WARMUP, MEASURED, this::create);
+    Result reads = run("read", WARMUP, MEASURED, this::read);
+
+    System.out.println(creates);
+    System.out.println(reads);
+    assertThat(creates.opsPerSecond).isGreaterThan(2_000);
+  }
+
+  private Mono<?> create(int i) {
+    ObjectNode doc =
+        JsonNodeFactory.instance
+            .objectNode()
+            .put("id", "order-" + i)
+            .put("orderId", "order-" + i)
+            .put("customer", "customer-" + (i % 97))
+            .put("amount", i * 1.5)
+            .put("padding", PADDING);
+    return container.createItem(
+        doc, new PartitionKey("order-" + i), new CosmosItemRequestOptions());
+  }
+
+  private Mono<?> read(int i) {
+    return container.readItem("order-" + i, new PartitionKey("order-" + i), ObjectNode.class);
+  }
+
+  private Result run(String name, int from, int count, IntFunction<Mono<?>> op) {
+    emulator.stats().reset();
+    long start = System.nanoTime();
+    Flux.range(from, count).flatMap(op::apply, CONCURRENCY).blockLast(Duration.ofMinutes(5));
+    double seconds = (System.nanoTime() - start) / 1e9;
+    return new Result(name, count, count / seconds, emulator.stats().totalRequestCharge() / count);
+  }
+
+  private record Result(String name, int ops, double opsPerSecond, double ruPerOp) {
+    @Override
+    public String toString() {
+      return String.format(
+          Locale.ROOT,
+          "BENCH %-6s %6d ops at %d concurrent: %8.0f ops/s, %.2f RU/op",
+          name,
+          ops,
+          CONCURRENCY,
+          opsPerSecond,
+          ruPerOp);
+    }
+  }
+}
