@@ -1,0 +1,356 @@
+package io.idemworker.servicebus;
+
+import static io.idemworker.testing.RecordingObserver.is;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.azure.cosmos.CosmosContainer;
+import com.azure.cosmos.CosmosException;
+import com.azure.cosmos.models.PartitionKey;
+import com.azure.messaging.servicebus.ServiceBusMessage;
+import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
+import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.core.DeadLetterReason;
+import io.idemworker.core.EffectStore;
+import io.idemworker.core.IdempotentConsumer;
+import io.idemworker.core.KeyStrategies;
+import io.idemworker.core.Outcome;
+import io.idemworker.core.WriteSet;
+import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.emulator.cosmos.Fault;
+import io.idemworker.emulator.cosmos.Operation;
+import io.idemworker.orders.OrderDecoder;
+import io.idemworker.orders.Orders;
+import io.idemworker.testing.Emulators;
+import io.idemworker.testing.RecordingObserver;
+import io.idemworker.testing.RecordingObserver.Finished;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The worker end to end: the real Service Bus processor and Cosmos DB clients against the
+ * in-process emulators, with faults injected where the issue asks for them.
+ */
+class ServiceBusWorkerTest {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  private final CosmosContainer container = Emulators.orders();
+  private final List<ServiceBusWorker> workers = new ArrayList<>();
+  private final Map<String, AtomicInteger> roundTrips = new ConcurrentHashMap<>();
+  private final RecordingObserver observer = new RecordingObserver();
+  private String queue;
+  private ServiceBusSenderClient sender;
+
+  @BeforeEach
+  void createQueue() {
+    queue = Emulators.newQueue(settings -> settings.withMaxDeliveryCount(10));
+    sender = Emulators.sender(queue);
+  }
+
+  @AfterEach
+  void stopEverything() {
+    Emulators.cosmos().faults().clear();
+    Emulators.serviceBus().faults().clear();
+    workers.forEach(worker -> worker.shutdown(Duration.ofSeconds(10)));
+    sender.close();
+  }
+
+  private CosmosEffectStore cosmosStore() {
+    return new CosmosEffectStore(
+        container,
+        (operation, status, charge, latency) ->
+            roundTrips.computeIfAbsent(operation, k -> new AtomicInteger()).incrementAndGet());
+  }
+
+  private ServiceBusWorker startWorker(EffectStore store, CosmosEffectStore probe) {
+    ServiceBusWorker worker =
+        new ServiceBusWorker(
+            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
+            ProcessorSettings.defaults(queue)
+                .withMaxConcurrentCalls(4)
+                .withMaxRetryBackoff(Duration.ofMillis(50))
+                .withProbeInterval(Duration.ofMillis(200)),
+            new IdempotentConsumer(
+                KeyStrategies.messageId(),
+                new OrderDecoder(true),
+                store,
+                Clock.systemUTC(),
+                256 * 1024),
+            probe,
+            observer,
+            Clock.systemUTC());
+    workers.add(worker);
+    worker.start();
+    return worker;
+  }
+
+  private ServiceBusWorker startWorker() {
+    CosmosEffectStore store = cosmosStore();
+    return startWorker(store, store);
+  }
+
+  private static String newOrderId() {
+    return "ord-" + UUID.randomUUID().toString().substring(0, 13);
+  }
+
+  private void send(String orderId) {
+    sender.sendMessage(
+        OrderMessages.orderPlaced(orderId, Orders.body(orderId, "cust-42"), "corr-" + orderId));
+  }
+
+  private List<ObjectNode> documentsOf(String orderId) {
+    List<ObjectNode> documents = new ArrayList<>();
+    for (String id : List.of(orderId, orderId + ":line:1", orderId + ":line:2")) {
+      readDocument(orderId, id).ifPresent(documents::add);
+    }
+    return documents;
+  }
+
+  private java.util.Optional<ObjectNode> readDocument(String orderId, String id) {
+    try {
+      return java.util.Optional.of(
+          container.readItem(id, new PartitionKey(orderId), ObjectNode.class).getItem());
+    } catch (CosmosException e) {
+      if (e.getStatusCode() == 404) {
+        return java.util.Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  @Test
+  void newOrder_isWrittenWithItsLinesInOneRoundTripAndCompleted() {
+    startWorker();
+    String orderId = newOrderId();
+
+    send(orderId);
+
+    List<Finished> done = observer.await(1, is(Outcome.Processed.class), WAIT);
+    assertThat(done.get(0).settled()).isTrue();
+    assertThat(documentsOf(orderId)).hasSize(3);
+    assertThat(readDocument(orderId, orderId).orElseThrow().get("fingerprint").asText())
+        .startsWith("sha256:");
+    assertThat(roundTrips.get("batch")).hasValue(1);
+    assertThat(roundTrips).doesNotContainKey("read");
+  }
+
+  @Test
+  void duplicateDeliveredAfterTheFirstWasCompleted_isCompletedWithoutASecondOrder() {
+    startWorker();
+    String orderId = newOrderId();
+    send(orderId);
+    observer.await(1, is(Outcome.Processed.class), WAIT);
+
+    send(orderId);
+
+    List<Finished> duplicates = observer.await(1, is(Outcome.Duplicate.class), WAIT);
+    assertThat(duplicates.get(0).settled()).isTrue();
+    assertThat(documentsOf(orderId)).hasSize(3);
+    assertThat(roundTrips.get("batch")).hasValue(2);
+    assertThat(roundTrips.get("read")).hasValue(1);
+  }
+
+  @Test
+  void sameMessageOnTwoCompetingProcessorsAtOnce_createsExactlyOneOrder() {
+    startWorker();
+    startWorker();
+    // Slow writes keep both copies in flight at the same time, one on each processor.
+    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.latency(Duration.ofMillis(300)));
+    List<String> orderIds = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      orderIds.add(newOrderId());
+    }
+
+    for (String orderId : orderIds) {
+      send(orderId);
+      send(orderId);
+    }
+
+    List<Finished> finished =
+        observer.await(20, f -> !(f.outcome() instanceof Outcome.Retry), WAIT);
+    assertThat(finished).filteredOn(is(Outcome.Processed.class)).hasSize(10);
+    assertThat(finished).filteredOn(is(Outcome.Duplicate.class)).hasSize(10);
+    for (String orderId : orderIds) {
+      assertThat(documentsOf(orderId)).hasSize(3);
+    }
+  }
+
+  @Test
+  void lockLostAfterTheBatchCommitted_redeliveryCompletesAsADuplicate() {
+    AtomicBoolean crashed = new AtomicBoolean();
+    CosmosEffectStore cosmos = cosmosStore();
+    EffectStore crashingAfterCommit =
+        new EffectStore() {
+          @Override
+          public WriteResult apply(WriteSet writeSet) {
+            WriteResult result = cosmos.apply(writeSet);
+            if (result instanceof Applied && crashed.compareAndSet(false, true)) {
+              // The process "dies" between commit and completion: its lock is gone.
+              Emulators.serviceBus().faults().loseLocks(queue);
+            }
+            return result;
+          }
+
+          @Override
+          public LookupResult findAnchor(String partitionKey, String anchorId) {
+            return cosmos.findAnchor(partitionKey, anchorId);
+          }
+        };
+    startWorker(crashingAfterCommit, cosmos);
+    String orderId = newOrderId();
+
+    send(orderId);
+
+    List<Finished> duplicates = observer.await(1, is(Outcome.Duplicate.class), WAIT);
+    List<Finished> processed = observer.await(1, is(Outcome.Processed.class), WAIT);
+    assertThat(processed.get(0).settled()).as("completion after the lock was lost").isFalse();
+    assertThat(duplicates.get(0).settled()).isTrue();
+    assertThat(duplicates.get(0).message().deliveryCount()).isGreaterThanOrEqualTo(1);
+    assertThat(documentsOf(orderId)).hasSize(3);
+  }
+
+  @Test
+  void connectionDroppedAfterTheBatchCommitted_redeliveryCompletesAsADuplicate() {
+    AtomicBoolean crashed = new AtomicBoolean();
+    CosmosEffectStore cosmos = cosmosStore();
+    EffectStore crashingAfterCommit =
+        new EffectStore() {
+          @Override
+          public WriteResult apply(WriteSet writeSet) {
+            WriteResult result = cosmos.apply(writeSet);
+            if (result instanceof Applied && crashed.compareAndSet(false, true)) {
+              Emulators.serviceBus().faults().dropConnections();
+            }
+            return result;
+          }
+
+          @Override
+          public LookupResult findAnchor(String partitionKey, String anchorId) {
+            return cosmos.findAnchor(partitionKey, anchorId);
+          }
+        };
+    startWorker(crashingAfterCommit, cosmos);
+    String orderId = newOrderId();
+
+    send(orderId);
+
+    observer.await(1, is(Outcome.Duplicate.class), WAIT);
+    assertThat(observer.finished()).filteredOn(is(Outcome.Processed.class)).hasSize(1);
+    assertThat(documentsOf(orderId)).hasSize(3);
+  }
+
+  @Test
+  void keyReusedWithOtherContent_isDeadLetteredAndTheOriginalStaysUntouched() {
+    startWorker();
+    String orderId = newOrderId();
+    send(orderId);
+    observer.await(1, is(Outcome.Processed.class), WAIT);
+
+    sender.sendMessage(
+        OrderMessages.orderPlaced(orderId, Orders.body(orderId, "cust-99"), "corr-x"));
+
+    observer.await(1, is(Outcome.DeadLettered.class), WAIT);
+    List<ServiceBusReceivedMessage> deadLetters = Emulators.deadLetters(queue, 1, WAIT);
+    assertThat(deadLetters).hasSize(1);
+    assertThat(deadLetters.get(0).getDeadLetterReason()).isEqualTo("IdempotencyConflict");
+    assertThat(deadLetters.get(0).getDeadLetterErrorDescription())
+        .contains("customerId")
+        .doesNotContain("cust-99");
+    assertThat(readDocument(orderId, orderId).orElseThrow().get("customerId").asText())
+        .isEqualTo("cust-42");
+  }
+
+  @Test
+  void throttlingThatTheSdkRetries_isProcessedOnce() {
+    startWorker();
+    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(429).times(3));
+    String orderId = newOrderId();
+
+    send(orderId);
+
+    observer.await(1, is(Outcome.Processed.class), WAIT);
+    assertThat(observer.finished()).hasSize(1);
+    assertThat(documentsOf(orderId)).hasSize(3);
+  }
+
+  @Test
+  void serviceUnavailable_isAbandonedRedeliveredAndProcessedOnce() {
+    startWorker();
+    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(503).times(2));
+    String orderId = newOrderId();
+
+    send(orderId);
+
+    List<Finished> processed = observer.await(1, is(Outcome.Processed.class), WAIT);
+    assertThat(observer.finished()).filteredOn(is(Outcome.Retry.class)).hasSize(2);
+    assertThat(processed.get(0).message().deliveryCount()).isEqualTo(2);
+    assertThat(documentsOf(orderId)).hasSize(3);
+    assertThat(Emulators.deadLetters(queue, 1, Duration.ofSeconds(1))).isEmpty();
+  }
+
+  @Test
+  void forbiddenFromCosmos_pausesTheWorkerWithoutDeadLetteringAndItRecovers() {
+    ServiceBusWorker worker = startWorker();
+    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(403));
+    Emulators.cosmos().faults().inject(Operation.READ, Fault.status(403));
+    String orderId = newOrderId();
+
+    send(orderId);
+
+    List<Finished> retried = observer.await(1, is(Outcome.Retry.class), WAIT);
+    assertThat(((Outcome.Retry) retried.get(0).outcome()).cause())
+        .isEqualTo(Outcome.RetryCause.MISCONFIGURATION);
+    assertThat(worker.status().state()).isEqualTo(WorkerStatus.State.PAUSED);
+    assertThat(worker.status().reason()).hasValueSatisfying(r -> assertThat(r).contains("403"));
+
+    Emulators.cosmos().faults().clear();
+
+    observer.await(1, is(Outcome.Processed.class), WAIT);
+    assertThat(worker.status().ready()).isTrue();
+    assertThat(observer.finished()).filteredOn(is(Outcome.DeadLettered.class)).isEmpty();
+    assertThat(documentsOf(orderId)).hasSize(3);
+  }
+
+  @Test
+  void poisonMessages_areDeadLetteredAtOnceWithReasonCodesNamingTheField() {
+    startWorker();
+    String noId = newOrderId();
+    ServiceBusMessage withoutMessageId =
+        new ServiceBusMessage(Orders.body(noId, "c")).setContentType("application/json");
+    ServiceBusMessage unreadable = OrderMessages.orderPlaced("ord-bad-json", "{not json", "corr");
+    ServiceBusMessage negativeQuantity =
+        OrderMessages.orderPlaced(
+            "ord-neg",
+            Orders.body("ord-neg", "c").replace("\"quantity\":2", "\"quantity\":-2"),
+            "c");
+
+    sender.sendMessage(withoutMessageId);
+    sender.sendMessage(unreadable);
+    sender.sendMessage(negativeQuantity);
+
+    List<ServiceBusReceivedMessage> deadLetters = Emulators.deadLetters(queue, 3, WAIT);
+    assertThat(deadLetters)
+        .extracting(ServiceBusReceivedMessage::getDeadLetterReason)
+        .containsExactlyInAnyOrder(
+            // The broker gives a message without MessageId an id of its own, which cannot match.
+            DeadLetterReason.MESSAGE_ID_MISMATCH.code(),
+            DeadLetterReason.UNREADABLE_BODY.code(),
+            DeadLetterReason.SCHEMA_VIOLATION.code());
+    assertThat(deadLetters)
+        .filteredOn(m -> m.getDeadLetterReason().equals("SchemaViolation"))
+        .first()
+        .satisfies(
+            m -> assertThat(m.getDeadLetterErrorDescription()).contains("lines[0].quantity"));
+    assertThat(deadLetters).allSatisfy(m -> assertThat(m.getDeliveryCount()).isZero());
+  }
+}
