@@ -35,7 +35,7 @@ var dataReceiverRoleId = '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0'
 var dataSenderRoleId = '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39'
 var dataOwnerRoleId = '090c5cfd-751d-490a-894a-3ce6f1109419'
 
-resource namespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
+resource sbNamespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
   name: namespaceName
   location: location
   tags: tags
@@ -51,7 +51,7 @@ resource namespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
 }
 
 resource queue 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = {
-  parent: namespace
+  parent: sbNamespace
   name: queueName
   properties: {
     // Can only be set when the queue is created.
@@ -117,10 +117,10 @@ resource userSender 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!
   }
 }
 
-output namespaceName string = namespace.name
+output namespaceName string = sbNamespace.name
 // serviceBusEndpoint is 'https:' + '/' + '/' + host + ':443/'; the SDK wants the host alone. (Splitting
 // on '/' rather than on a double slash: tree-sitter-bicep 1.1.0 lexes a double slash in a string as a
 // comment.)
-output fullyQualifiedNamespace string = split(split(namespace.properties.serviceBusEndpoint, '/')[2], ':')[0]
+output fullyQualifiedNamespace string = split(split(sbNamespace.properties.serviceBusEndpoint, '/')[2], ':')[0]
 output queueName string = queue.name
 
