@@ -1,6 +1,7 @@
 'use strict';
 // Parses every .bicep file given (or found under the given directories) with the tree-sitter Bicep
-// grammar and reports each ERROR or MISSING node as file:line:column. Exit status: 0 when every file
+// grammar and reports each ERROR or MISSING node, and each use of syntax newer than classic Bicep, as
+// file:line:column. Exit status: 0 when every file
 // parses cleanly, 1 on syntax errors, 2 on usage errors (no files found, unreadable file).
 const fs = require('fs');
 const path = require('path');
@@ -27,6 +28,31 @@ function problems(node, out) {
   }
   if (!node.hasError && !node.isMissing) return;
   for (const child of node.children) problems(child, out);
+}
+
+// Syntax newer than classic Bicep (user-defined types and functions, imports, .bicepparam, nullable
+// types, safe-dereference and coalescing operators). The grammar accepts it, but the project keeps to
+// classic syntax (see docs/deploy.md), so it is reported like a syntax error.
+const NEWER_NODES = {
+  import_functionality: 'import',
+  nullable_type: 'nullable type',
+  type_declaration: 'user-defined type',
+  user_defined_function: 'user-defined function',
+  using_statement: 'using (.bicepparam)',
+  assert_statement: 'assert',
+};
+const NEWER_TOKENS = { '.?': 'safe dereference .?', '??': 'coalesce ??' };
+
+function newerSyntax(node, out) {
+  if (NEWER_NODES[node.type]) {
+    out.push([node, NEWER_NODES[node.type]]);
+  } else if (!node.isNamed && NEWER_TOKENS[node.type]) {
+    out.push([node, NEWER_TOKENS[node.type]]);
+  } else if (!node.isNamed && node.type === '!' && node.previousSibling !== null) {
+    // A prefix '!' is logical not; one after an operand is the non-null assertion.
+    out.push([node, 'non-null assertion !']);
+  }
+  for (const child of node.children) newerSyntax(child, out);
 }
 
 function main(argv) {
@@ -60,7 +86,9 @@ function main(argv) {
     const tree = parser.parse((index) => text.slice(index, index + 4096));
     const found = [];
     problems(tree.rootNode, found);
-    if (found.length === 0) {
+    const newer = [];
+    newerSyntax(tree.rootNode, newer);
+    if (found.length === 0 && newer.length === 0) {
       console.log(`ok    ${file}`);
       continue;
     }
@@ -72,8 +100,13 @@ function main(argv) {
       const snippet = (text.split('\n')[node.startPosition.row] || '<end of file>').trim().slice(0, 80);
       console.log(`${file}:${line}:${col}: ${what}: ${snippet}`);
     }
+    for (const [node, what] of newer) {
+      const line = node.startPosition.row + 1;
+      const col = node.startPosition.column + 1;
+      console.log(`${file}:${line}:${col}: NEWER SYNTAX (${what}); use classic Bicep`);
+    }
   }
-  console.log(`${files.length} file(s) checked, ${failed} with syntax errors`);
+  console.log(`${files.length} file(s) checked, ${failed} with problems`);
   return failed === 0 ? 0 : 1;
 }
 

@@ -118,9 +118,8 @@ resource userSender 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!
 }
 
 output namespaceName string = sbNamespace.name
-// serviceBusEndpoint is 'https:' + '/' + '/' + host + ':443/'; the SDK wants the host alone. (Splitting
-// on '/' rather than on a double slash: tree-sitter-bicep 1.1.0 lexes a double slash in a string as a
-// comment.)
+// serviceBusEndpoint is https, two slashes, the host, ':443/'; the SDK wants the host alone. Split on
+// single slashes: tree-sitter-bicep 1.1.0 lexes a string literal that starts with two slashes as a comment.
 output fullyQualifiedNamespace string = split(split(sbNamespace.properties.serviceBusEndpoint, '/')[2], ':')[0]
 output queueName string = queue.name
 
