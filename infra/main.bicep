@@ -10,7 +10,7 @@ param environmentName string
 @description('Azure region for every resource.')
 param location string
 
-@description('Object id of the user running azd; gets Cosmos DB data access so local runs against Azure work. Empty to skip.')
+@description('Object id of the user running azd; gets Cosmos DB data access and send/receive on the queue so local runs against Azure work. Empty to skip.')
 param principalId string = ''
 
 @description('Principal type of principalId (User for a person, ServicePrincipal for a CI identity).')

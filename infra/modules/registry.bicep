@@ -24,7 +24,6 @@ resource registry 'Microsoft.ContainerRegistry/registries@2023-07-01' = {
   }
   properties: {
     adminUserEnabled: false
-    anonymousPullEnabled: false
     publicNetworkAccess: 'Enabled'
   }
 }
