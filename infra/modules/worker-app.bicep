@@ -38,6 +38,13 @@ param memory string = '1Gi'
 @description('Port of GET /health/live and GET /health/ready.')
 param healthPort int = 8080
 
+@allowed([
+  'gateway'
+  'direct'
+])
+@description('Cosmos DB connection mode; gateway (HTTPS) needs no extra outbound ports.')
+param cosmosConnectionMode string = 'gateway'
+
 param maxConcurrentCalls int = 16
 param prefetchCount int = 0
 param maxLockRenewal string = 'PT5M'
@@ -159,6 +166,10 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
             {
               name: 'COSMOS_CONTAINER'
               value: cosmosContainerName
+            }
+            {
+              name: 'COSMOS_CONNECTION_MODE'
+              value: cosmosConnectionMode
             }
             {
               name: 'WORKER_MAX_CONCURRENT_CALLS'

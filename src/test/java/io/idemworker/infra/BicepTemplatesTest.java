@@ -216,6 +216,15 @@ class BicepTemplatesTest {
   }
 
   @Test
+  void emulatorOnlySwitchOnTheApp_isReported() {
+    String broken =
+        replaceOnce(WORKER, "name: 'COSMOS_CONNECTION_MODE'", "name: 'COSMOS_CREATE_CONTAINER'");
+
+    assertThat(BicepChecks.workerApp(broken, ENV))
+        .anyMatch(p -> p.contains("sets COSMOS_CREATE_CONTAINER"));
+  }
+
+  @Test
   void probeOffTheHealthPort_isReported() {
     String broken =
         replaceOnce(WORKER, "param healthPort int = 8080", "param healthPort int = 8081");

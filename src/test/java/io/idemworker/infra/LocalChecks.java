@@ -190,6 +190,13 @@ final class LocalChecks {
         .contains("UseDevelopmentEmulator=true")) {
       problems.add("SERVICEBUS_CONNECTION_STRING is not an emulator connection string");
     }
+    if (!vars.getOrDefault("COSMOS_CREATE_CONTAINER", "false").equals("true")) {
+      problems.add(
+          "COSMOS_CREATE_CONTAINER must be true: the emulator starts without the container");
+    }
+    if (vars.getOrDefault("COSMOS_CONNECTION_MODE", "gateway").equals("direct")) {
+      problems.add("the Cosmos vNext emulator supports gateway mode only");
+    }
     if (!vars.getOrDefault("COSMOS_ENDPOINT", "").startsWith("https://")) {
       problems.add("COSMOS_ENDPOINT must use https (the emulator runs with PROTOCOL=https)");
     }

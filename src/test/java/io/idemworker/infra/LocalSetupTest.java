@@ -89,6 +89,15 @@ class LocalSetupTest {
   }
 
   @Test
+  void workerEnvThatDoesNotCreateTheContainer_isReported() {
+    String broken =
+        replaceOnce(WORKER_ENV, "COSMOS_CREATE_CONTAINER=true", "COSMOS_CREATE_CONTAINER=false");
+
+    assertThat(LocalChecks.workerEnv(broken, ENV))
+        .anyMatch(p -> p.contains("COSMOS_CREATE_CONTAINER must be true"));
+  }
+
+  @Test
   void devcontainerWithTrailingComma_orWithoutAzd_isReported() {
     String json = Repo.read(".devcontainer/devcontainer.json");
     String trailing = json.replaceFirst("\"version\": \"17\",", "\"version\": \"17\",,");
@@ -128,5 +137,6 @@ class LocalSetupTest {
                 "SERVICEBUS_FULLY_QUALIFIED_NAMESPACE", "SERVICEBUS_CONNECTION_STRING"));
     assertThat(ENV.all()).containsAll(ENV.setByInfra()).containsAll(ENV.neverSetByInfra());
     assertThat(ENV.setByInfra()).doesNotContainAnyElementsOf(ENV.neverSetByInfra());
+    assertThat(ENV.all()).containsAll(ENV.readByLibraries());
   }
 }

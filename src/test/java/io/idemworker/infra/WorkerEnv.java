@@ -20,14 +20,18 @@ import java.util.Set;
  * @param oneOf groups of which exactly one name must be set (the first is the Azure choice)
  * @param optional names the worker reads with a default or as an opt-in
  * @param setByInfra names the Container App must set
- * @param neverSetByInfra names the Container App must not set (keys and connection strings)
+ * @param neverSetByInfra names the Container App must not set (keys, connection strings, switches
+ *     meant for emulators only)
+ * @param readByLibraries names read by the Azure SDK or telemetry libraries, not by the worker's
+ *     own configuration class
  */
 record WorkerEnv(
     Set<String> required,
     List<List<String>> oneOf,
     Set<String> optional,
     Set<String> setByInfra,
-    Set<String> neverSetByInfra) {
+    Set<String> neverSetByInfra,
+    Set<String> readByLibraries) {
 
   static final Path FILE = Path.of("infra", "worker-env.json");
 
@@ -51,7 +55,8 @@ record WorkerEnv(
           List.copyOf(groups),
           Set.copyOf(optional),
           strings(node.path("setByInfra")),
-          strings(node.path("neverSetByInfra")));
+          strings(node.path("neverSetByInfra")),
+          strings(node.path("readByLibraries")));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
