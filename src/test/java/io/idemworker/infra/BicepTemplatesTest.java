@@ -80,6 +80,40 @@ class BicepTemplatesTest {
   }
 
   @Test
+  void appSettings_matchTheWorkersDocumentedDefaults() {
+    // Infra may deviate from a default only on purpose; today it sets every tuning knob to the
+    // worker's own default, so a drift on either side shows up here.
+    Bicep.Template app = Bicep.parse(WORKER);
+    Bicep.Obj container =
+        (Bicep.Obj)
+            ((Bicep.Arr)
+                    app.body(app.resourcesOfType("Microsoft.App/containerApps").get(0))
+                        .at("properties.template.containers")
+                        .orElseThrow())
+                .items()
+                .get(0);
+    java.util.Map<String, Bicep.Obj> vars =
+        BicepChecks.envVars(container, new java.util.ArrayList<>());
+
+    for (String name :
+        List.of(
+            "WORKER_MAX_CONCURRENT_CALLS",
+            "WORKER_PREFETCH_COUNT",
+            "WORKER_MAX_LOCK_RENEWAL",
+            "WORKER_KEY_STRATEGY",
+            "WORKER_MAX_BODY_BYTES",
+            "WORKER_SHUTDOWN_TIMEOUT",
+            "HEALTH_PORT",
+            "COSMOS_CONNECTION_MODE")) {
+      Bicep.Node value = vars.get(name).at("value").orElseThrow();
+      String text = ((Bicep.Expr) value).text().replaceAll("^string\\((\\w+)\\)$", "$1");
+      String resolved = app.resolvedText(new Bicep.Expr(text)).replaceAll("^'(.*)'$", "$1");
+
+      assertThat(resolved).as(name).isEqualTo(ENV.defaults().get(name));
+    }
+  }
+
+  @Test
   void duplicateDetectionSwitchedOff_isReported() {
     String broken =
         replaceOnce(

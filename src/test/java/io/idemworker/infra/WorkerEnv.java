@@ -7,8 +7,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -16,6 +18,7 @@ import java.util.Set;
  * names them. Infra tests check the Container App and {@code local/worker.env} against it; a test
  * of the app's configuration class can check the same file.
  *
+ * @param defaults the worker's default for each optional name that has one
  * @param required names that must always be set
  * @param oneOf groups of which exactly one name must be set (the first is the Azure choice)
  * @param optional names the worker reads with a default or as an opt-in
@@ -26,6 +29,7 @@ import java.util.Set;
  *     own configuration class
  */
 record WorkerEnv(
+    Map<String, String> defaults,
     Set<String> required,
     List<List<String>> oneOf,
     Set<String> optional,
@@ -49,8 +53,18 @@ record WorkerEnv(
       List<List<String>> groups = new ArrayList<>();
       node.path("oneOf").forEach(group -> groups.add(List.copyOf(strings(group))));
       Set<String> optional = new LinkedHashSet<>();
-      node.path("optional").fieldNames().forEachRemaining(optional::add);
+      Map<String, String> defaults = new LinkedHashMap<>();
+      node.path("optional")
+          .properties()
+          .forEach(
+              e -> {
+                optional.add(e.getKey());
+                if (e.getValue().isTextual()) {
+                  defaults.put(e.getKey(), e.getValue().asText());
+                }
+              });
       return new WorkerEnv(
+          Map.copyOf(defaults),
           strings(node.path("required")),
           List.copyOf(groups),
           Set.copyOf(optional),
