@@ -77,8 +77,9 @@ var probes = [
       path: '/health/live'
       port: healthPort
     }
+    // Up to about 105 s for the JVM, the health server and the first connections.
     initialDelaySeconds: 5
-    periodSeconds: 5
+    periodSeconds: 10
     timeoutSeconds: 3
     failureThreshold: 10
   }
