@@ -1,0 +1,26 @@
+# syntax=docker/dockerfile:1
+# Build: Maven on JDK 17. Tests run in CI (`mvn verify`), not in the image build.
+FROM maven:3.9-eclipse-temurin-17 AS build
+WORKDIR /src
+COPY pom.xml .
+# Resolve dependencies in their own layer so source edits do not re-download them.
+RUN --mount=type=cache,target=/root/.m2 mvn -B -q -DskipTests dependency:resolve dependency:resolve-plugins
+COPY src ./src
+RUN --mount=type=cache,target=/root/.m2 mvn -B -DskipTests package \
+    && test -f target/idemworker.jar && test -d target/lib
+
+# Run: JRE 17 only, as an unprivileged user.
+FROM eclipse-temurin:17-jre AS runtime
+RUN groupadd --system --gid 10001 idemworker \
+    && useradd --system --uid 10001 --gid idemworker --no-create-home --shell /usr/sbin/nologin idemworker
+WORKDIR /app
+# The jar's manifest puts lib/*.jar on the class path, relative to the jar.
+COPY --from=build --chown=root:root /src/target/lib/ /app/lib/
+COPY --from=build --chown=root:root /src/target/idemworker.jar /app/idemworker.jar
+USER 10001:10001
+ENV HEALTH_PORT=8080
+# Health endpoints only (GET /health/live, /health/ready); the worker takes no other inbound traffic.
+EXPOSE 8080
+# Size the heap from the container's memory limit, and let the platform restart a replica that runs
+# out of memory instead of limping on.
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:InitialRAMPercentage=50", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseG1GC", "-jar", "/app/idemworker.jar", "run"]

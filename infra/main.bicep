@@ -1,0 +1,189 @@
+// Entry point for `azd up`: creates the resource group and everything the worker needs in it.
+targetScope = 'subscription'
+
+@minLength(1)
+@maxLength(64)
+@description('Name of the azd environment; used in resource names and the azd-env-name tag.')
+param environmentName string
+
+@minLength(1)
+@description('Azure region for every resource.')
+param location string
+
+@description('Object id of the user running azd; gets Cosmos DB data access and send/receive on the queue so local runs against Azure work. Empty to skip.')
+param principalId string = ''
+
+@description('Principal type of principalId (User for a person, ServicePrincipal for a CI identity).')
+@allowed([
+  'User'
+  'ServicePrincipal'
+])
+param principalType string = 'User'
+
+@description('Container image of the worker; azd replaces it on deploy. The placeholder lets the first provision succeed before any image exists.')
+param workerImageName string = ''
+
+@minValue(0)
+@maxValue(30)
+@description('Fewest worker replicas. 0 lets KEDA scale the worker to zero when the queue is empty.')
+param workerMinReplicas int = 0
+
+@minValue(1)
+@maxValue(30)
+@description('Most worker replicas.')
+param workerMaxReplicas int = 10
+
+@minValue(1)
+@description('Active messages per replica before KEDA adds a replica.')
+param workerMessagesPerReplica int = 20
+
+@description('Serverless Cosmos DB (pay per request). false gives a provisioned-throughput account at 400 RU/s on the database.')
+param cosmosServerless bool = true
+
+var abbrs = loadJsonContent('abbreviations.json')
+var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
+var tags = {
+  'azd-env-name': environmentName
+}
+var queueName = 'orders'
+var databaseName = 'idemworker'
+var containerName = 'orders'
+
+resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
+  name: '${abbrs.resourcesResourceGroups}${environmentName}'
+  location: location
+  tags: tags
+}
+
+module monitoring 'modules/monitoring.bicep' = {
+  name: 'monitoring'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    logAnalyticsName: '${abbrs.operationalInsightsWorkspaces}${resourceToken}'
+    applicationInsightsName: '${abbrs.insightsComponents}${resourceToken}'
+  }
+}
+
+module identity 'modules/identity.bicep' = {
+  name: 'identity'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    workerIdentityName: '${abbrs.managedIdentityUserAssignedIdentities}worker-${resourceToken}'
+    scalerIdentityName: '${abbrs.managedIdentityUserAssignedIdentities}scaler-${resourceToken}'
+  }
+}
+
+module registry 'modules/registry.bicep' = {
+  name: 'registry'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    name: '${abbrs.containerRegistryRegistries}${resourceToken}'
+    pullPrincipalId: identity.outputs.workerPrincipalId
+  }
+}
+
+module serviceBus 'modules/servicebus.bicep' = {
+  name: 'servicebus'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    namespaceName: '${abbrs.serviceBusNamespaces}${resourceToken}'
+    queueName: queueName
+    workerPrincipalId: identity.outputs.workerPrincipalId
+    scalerPrincipalId: identity.outputs.scalerPrincipalId
+    userPrincipalId: principalId
+    userPrincipalType: principalType
+  }
+}
+
+module cosmos 'modules/cosmos.bicep' = {
+  name: 'cosmos'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    accountName: '${abbrs.documentDBDatabaseAccounts}${resourceToken}'
+    databaseName: databaseName
+    containerName: containerName
+    serverless: cosmosServerless
+    workerPrincipalId: identity.outputs.workerPrincipalId
+    userPrincipalId: principalId
+  }
+}
+
+module telemetryRoles 'modules/telemetry-roles.bicep' = {
+  name: 'telemetry-roles'
+  scope: rg
+  params: {
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    workerPrincipalId: identity.outputs.workerPrincipalId
+  }
+}
+
+module containerAppsEnvironment 'modules/containerapps-env.bicep' = {
+  name: 'containerapps-env'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    name: '${abbrs.appManagedEnvironments}${resourceToken}'
+    logAnalyticsWorkspaceName: monitoring.outputs.logAnalyticsWorkspaceName
+  }
+}
+
+module worker 'modules/worker-app.bicep' = {
+  name: 'worker'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    name: '${abbrs.appContainerApps}worker-${resourceToken}'
+    containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
+    imageName: workerImageName
+    // Using the registry module's output makes the app wait for the whole module, including the
+    // AcrPull assignment: a fresh identity without it makes the first image pull time out.
+    registryLoginServer: registry.outputs.loginServer
+    workerIdentityId: identity.outputs.workerId
+    workerIdentityClientId: identity.outputs.workerClientId
+    scalerIdentityId: identity.outputs.scalerId
+    serviceBusNamespaceName: serviceBus.outputs.namespaceName
+    serviceBusFullyQualifiedNamespace: serviceBus.outputs.fullyQualifiedNamespace
+    // Likewise the Service Bus module (and the scaler's Data Owner assignment) completes first.
+    queueName: serviceBus.outputs.queueName
+    cosmosEndpoint: cosmos.outputs.endpoint
+    cosmosDatabaseName: cosmos.outputs.databaseName
+    cosmosContainerName: cosmos.outputs.containerName
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    minReplicas: workerMinReplicas
+    maxReplicas: workerMaxReplicas
+    messagesPerReplica: workerMessagesPerReplica
+  }
+}
+
+// Outputs become azd environment values (.azure/<env>/.env). Endpoints and names only: no keys,
+// no connection strings (the Application Insights connection string is passed to the app directly).
+output AZURE_LOCATION string = location
+output AZURE_TENANT_ID string = tenant().tenantId
+output AZURE_RESOURCE_GROUP string = rg.name
+output AZURE_CONTAINER_REGISTRY_ENDPOINT string = registry.outputs.loginServer
+output AZURE_CONTAINER_REGISTRY_NAME string = registry.outputs.name
+output AZURE_CONTAINER_APPS_ENVIRONMENT_NAME string = containerAppsEnvironment.outputs.name
+output AZURE_CONTAINER_APPS_ENVIRONMENT_ID string = containerAppsEnvironment.outputs.id
+output SERVICE_WORKER_NAME string = worker.outputs.name
+output SERVICE_WORKER_IMAGE_NAME string = worker.outputs.imageName
+output WORKER_IDENTITY_CLIENT_ID string = identity.outputs.workerClientId
+output SERVICEBUS_NAMESPACE_NAME string = serviceBus.outputs.namespaceName
+output SERVICEBUS_FULLY_QUALIFIED_NAMESPACE string = serviceBus.outputs.fullyQualifiedNamespace
+output SERVICEBUS_QUEUE_NAME string = serviceBus.outputs.queueName
+output COSMOS_ACCOUNT_NAME string = cosmos.outputs.accountName
+output COSMOS_ENDPOINT string = cosmos.outputs.endpoint
+output COSMOS_DATABASE string = cosmos.outputs.databaseName
+output COSMOS_CONTAINER string = cosmos.outputs.containerName
+output APPLICATIONINSIGHTS_NAME string = monitoring.outputs.applicationInsightsName

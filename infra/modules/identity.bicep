@@ -1,0 +1,26 @@
+// Two user-assigned identities: the worker's own (receive, send, Cosmos data, AcrPull, telemetry) and
+// the KEDA scaler's, which needs the Manage claim (Data Owner) to read the queue's message count and is
+// therefore kept apart from the identity the worker code authenticates with.
+param location string
+param tags object
+param workerIdentityName string
+param scalerIdentityName string
+
+resource worker 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = {
+  name: workerIdentityName
+  location: location
+  tags: tags
+}
+
+resource scaler 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = {
+  name: scalerIdentityName
+  location: location
+  tags: tags
+}
+
+output workerId string = worker.id
+output workerName string = worker.name
+output workerPrincipalId string = worker.properties.principalId
+output workerClientId string = worker.properties.clientId
+output scalerId string = scaler.id
+output scalerPrincipalId string = scaler.properties.principalId

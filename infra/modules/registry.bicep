@@ -1,0 +1,43 @@
+// Container registry for the worker image, pulled by the worker identity (no admin user, no passwords).
+param location string
+param tags object
+param name string
+
+@description('Principal id of the identity that pulls images (AcrPull).')
+param pullPrincipalId string
+
+@allowed([
+  'Basic'
+  'Standard'
+  'Premium'
+])
+param sku string = 'Basic'
+
+var acrPullRoleId = '7f951dda-4ed3-4680-a7ca-43fe172d538d'
+
+resource registry 'Microsoft.ContainerRegistry/registries@2023-07-01' = {
+  name: name
+  location: location
+  tags: tags
+  sku: {
+    name: sku
+  }
+  properties: {
+    adminUserEnabled: false
+    publicNetworkAccess: 'Enabled'
+  }
+}
+
+resource acrPull 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(registry.id, pullPrincipalId, acrPullRoleId)
+  scope: registry
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', acrPullRoleId)
+    principalId: pullPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+output name string = registry.name
+output loginServer string = registry.properties.loginServer
+

@@ -1,0 +1,125 @@
+// Service Bus namespace (Standard: duplicate detection needs it) with Entra-only auth, and the orders
+// queue. The worker identity may receive and send on the queue (send is for the demo and dead-letter
+// resubmission); the scaler identity gets Data Owner on the queue because KEDA reads the message count
+// through the management API, which needs the Manage claim.
+param location string
+param tags object
+param namespaceName string
+param queueName string
+param workerPrincipalId string
+param scalerPrincipalId string
+
+@description('Object id of the deploying user; gets send and receive on the queue so the worker and the demo can run from a laptop against Azure. Empty to skip.')
+param userPrincipalId string = ''
+
+@allowed([
+  'User'
+  'ServicePrincipal'
+])
+param userPrincipalType string = 'User'
+
+@description('Peek-lock duration; the worker renews the lock while it works (WORKER_MAX_LOCK_RENEWAL).')
+param lockDuration string = 'PT1M'
+
+@minValue(1)
+@description('Deliveries before Service Bus dead-letters a message.')
+param maxDeliveryCount int = 10
+
+@description('How long Service Bus remembers a MessageId to drop a re-sent duplicate (20 s to 7 days).')
+param duplicateDetectionHistoryTimeWindow string = 'PT10M'
+
+@description('Time-to-live of a message nobody receives; it is then dead-lettered, not dropped.')
+param defaultMessageTimeToLive string = 'P14D'
+
+var dataReceiverRoleId = '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0'
+var dataSenderRoleId = '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39'
+var dataOwnerRoleId = '090c5cfd-751d-490a-894a-3ce6f1109419'
+
+resource sbNamespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
+  name: namespaceName
+  location: location
+  tags: tags
+  sku: {
+    name: 'Standard'
+    tier: 'Standard'
+  }
+  properties: {
+    disableLocalAuth: true
+    minimumTlsVersion: '1.2'
+    publicNetworkAccess: 'Enabled'
+  }
+}
+
+resource queue 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = {
+  parent: sbNamespace
+  name: queueName
+  properties: {
+    // Can only be set when the queue is created.
+    requiresDuplicateDetection: true
+    duplicateDetectionHistoryTimeWindow: duplicateDetectionHistoryTimeWindow
+    lockDuration: lockDuration
+    maxDeliveryCount: maxDeliveryCount
+    deadLetteringOnMessageExpiration: true
+    defaultMessageTimeToLive: defaultMessageTimeToLive
+    requiresSession: false
+    enablePartitioning: false
+    maxSizeInMegabytes: 1024
+  }
+}
+
+resource workerReceiver 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(queue.id, workerPrincipalId, dataReceiverRoleId)
+  scope: queue
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', dataReceiverRoleId)
+    principalId: workerPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+resource workerSender 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(queue.id, workerPrincipalId, dataSenderRoleId)
+  scope: queue
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', dataSenderRoleId)
+    principalId: workerPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+resource scalerOwner 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(queue.id, scalerPrincipalId, dataOwnerRoleId)
+  scope: queue
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', dataOwnerRoleId)
+    principalId: scalerPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+resource userReceiver 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(userPrincipalId)) {
+  name: guid(queue.id, userPrincipalId, dataReceiverRoleId)
+  scope: queue
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', dataReceiverRoleId)
+    principalId: userPrincipalId
+    principalType: userPrincipalType
+  }
+}
+
+resource userSender 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(userPrincipalId)) {
+  name: guid(queue.id, userPrincipalId, dataSenderRoleId)
+  scope: queue
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', dataSenderRoleId)
+    principalId: userPrincipalId
+    principalType: userPrincipalType
+  }
+}
+
+output namespaceName string = sbNamespace.name
+// serviceBusEndpoint is https, two slashes, the host, ':443/'; the SDK wants the host alone. Split on
+// single slashes: tree-sitter-bicep 1.1.0 lexes a string literal that starts with two slashes as a comment.
+output fullyQualifiedNamespace string = split(split(sbNamespace.properties.serviceBusEndpoint, '/')[2], ':')[0]
+output queueName string = queue.name
+

@@ -1,0 +1,243 @@
+// The worker Container App: no ingress (it only pulls from Service Bus), health probes on HEALTH_PORT,
+// KEDA azure-servicebus scaling authenticated with the scaler identity, and every setting the worker
+// reads (infra/worker-env.json) passed as an environment variable.
+param location string
+param tags object
+param name string
+param containerAppsEnvironmentId string
+
+@description('Image to run; empty on the first provision, before azd has built and pushed one.')
+param imageName string = ''
+
+param registryLoginServer string
+param workerIdentityId string
+param workerIdentityClientId string
+param scalerIdentityId string
+param serviceBusNamespaceName string
+param serviceBusFullyQualifiedNamespace string
+param queueName string
+param cosmosEndpoint string
+param cosmosDatabaseName string
+param cosmosContainerName string
+param applicationInsightsName string
+
+@minValue(0)
+param minReplicas int = 0
+
+@minValue(1)
+param maxReplicas int = 10
+
+@minValue(1)
+@description('Active messages per replica before KEDA adds one.')
+param messagesPerReplica int = 20
+
+@description('vCPU per replica (0.25 steps, memory must be 2 GiB per vCPU on Consumption).')
+param cpu string = '0.5'
+param memory string = '1Gi'
+
+@description('Port of GET /health/live and GET /health/ready.')
+param healthPort int = 8080
+
+@allowed([
+  'gateway'
+  'direct'
+])
+@description('Cosmos DB connection mode; gateway (HTTPS) needs no extra outbound ports.')
+param cosmosConnectionMode string = 'gateway'
+
+param maxConcurrentCalls int = 16
+param prefetchCount int = 0
+param maxLockRenewal string = 'PT5M'
+
+@allowed([
+  'message-id'
+  'cloudevents'
+])
+param keyStrategy string = 'message-id'
+
+param maxBodyBytes int = 262144
+param shutdownTimeout string = 'PT30S'
+
+@description('Seconds between SIGTERM and SIGKILL; longer than WORKER_SHUTDOWN_TIMEOUT so in-flight messages settle.')
+param terminationGracePeriodSeconds int = 60
+
+// The placeholder is not the worker: it has no health endpoints, so it gets no probes. azure.yaml
+// provisions again after the first deploy, which adds them with the real image.
+var usePlaceholder = empty(imageName)
+var image = usePlaceholder ? 'mcr.microsoft.com/k8se/quickstart:latest' : imageName
+
+resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
+  name: applicationInsightsName
+}
+
+var probes = [
+  {
+    type: 'Startup'
+    httpGet: {
+      path: '/health/live'
+      port: healthPort
+    }
+    // Up to about 105 s for the JVM, the health server and the first connections.
+    initialDelaySeconds: 5
+    periodSeconds: 10
+    timeoutSeconds: 3
+    failureThreshold: 10
+  }
+  {
+    type: 'Liveness'
+    httpGet: {
+      path: '/health/live'
+      port: healthPort
+    }
+    periodSeconds: 10
+    timeoutSeconds: 3
+    failureThreshold: 3
+  }
+  {
+    type: 'Readiness'
+    httpGet: {
+      path: '/health/ready'
+      port: healthPort
+    }
+    periodSeconds: 10
+    timeoutSeconds: 3
+    failureThreshold: 3
+  }
+]
+
+resource app 'Microsoft.App/containerApps@2025-01-01' = {
+  name: name
+  location: location
+  tags: union(tags, {
+    'azd-service-name': 'worker'
+  })
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${workerIdentityId}': {}
+      '${scalerIdentityId}': {}
+    }
+  }
+  properties: {
+    managedEnvironmentId: containerAppsEnvironmentId
+    workloadProfileName: 'Consumption'
+    configuration: {
+      activeRevisionsMode: 'Single'
+      // No ingress: the worker receives from Service Bus and serves only its own health port.
+      registries: [
+        {
+          server: registryLoginServer
+          identity: workerIdentityId
+        }
+      ]
+      secrets: [
+        {
+          name: 'applicationinsights-connection-string'
+          value: applicationInsights.properties.ConnectionString
+        }
+      ]
+    }
+    template: {
+      terminationGracePeriodSeconds: terminationGracePeriodSeconds
+      containers: [
+        {
+          name: 'worker'
+          image: image
+          resources: {
+            cpu: json(cpu)
+            memory: memory
+          }
+          env: [
+            {
+              name: 'SERVICEBUS_FULLY_QUALIFIED_NAMESPACE'
+              value: serviceBusFullyQualifiedNamespace
+            }
+            {
+              name: 'SERVICEBUS_QUEUE_NAME'
+              value: queueName
+            }
+            {
+              name: 'COSMOS_ENDPOINT'
+              value: cosmosEndpoint
+            }
+            {
+              name: 'COSMOS_DATABASE'
+              value: cosmosDatabaseName
+            }
+            {
+              name: 'COSMOS_CONTAINER'
+              value: cosmosContainerName
+            }
+            {
+              name: 'COSMOS_CONNECTION_MODE'
+              value: cosmosConnectionMode
+            }
+            {
+              name: 'WORKER_MAX_CONCURRENT_CALLS'
+              value: string(maxConcurrentCalls)
+            }
+            {
+              name: 'WORKER_PREFETCH_COUNT'
+              value: string(prefetchCount)
+            }
+            {
+              name: 'WORKER_MAX_LOCK_RENEWAL'
+              value: maxLockRenewal
+            }
+            {
+              name: 'WORKER_KEY_STRATEGY'
+              value: keyStrategy
+            }
+            {
+              name: 'WORKER_MAX_BODY_BYTES'
+              value: string(maxBodyBytes)
+            }
+            {
+              name: 'WORKER_SHUTDOWN_TIMEOUT'
+              value: shutdownTimeout
+            }
+            {
+              name: 'HEALTH_PORT'
+              value: string(healthPort)
+            }
+            {
+              // DefaultAzureCredential picks the worker identity, not the scaler's, by this client id.
+              name: 'AZURE_CLIENT_ID'
+              value: workerIdentityClientId
+            }
+            {
+              name: 'APPLICATIONINSIGHTS_CONNECTION_STRING'
+              secretRef: 'applicationinsights-connection-string'
+            }
+            {
+              name: 'OTEL_SERVICE_NAME'
+              value: 'idemworker'
+            }
+          ]
+          probes: usePlaceholder ? [] : probes
+        }
+      ]
+      scale: {
+        minReplicas: minReplicas
+        maxReplicas: maxReplicas
+        rules: [
+          {
+            name: 'servicebus-queue'
+            custom: {
+              type: 'azure-servicebus'
+              metadata: {
+                queueName: queueName
+                namespace: serviceBusNamespaceName
+                messageCount: string(messagesPerReplica)
+              }
+              identity: scalerIdentityId
+            }
+          }
+        ]
+      }
+    }
+  }
+}
+
+output name string = app.name
+output imageName string = image

@@ -1,0 +1,36 @@
+package io.idemworker.infra;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Broken copies of real files, for proving that a check notices a change. */
+final class Mutations {
+  private Mutations() {}
+
+  /** Replaces the single occurrence of {@code from}; fails if it is absent or ambiguous. */
+  static String replaceOnce(String text, String from, String to) {
+    int first = text.indexOf(from);
+    assertThat(first).as("'%s' occurs in the file", from).isNotNegative();
+    assertThat(text.indexOf(from, first + 1)).as("'%s' occurs once", from).isNegative();
+    return text.substring(0, first) + to + text.substring(first + from.length());
+  }
+
+  /** Removes the lines from the one containing {@code start} through {@code count} lines. */
+  static String removeLines(String text, String start, int count) {
+    String[] lines = text.split("\n", -1);
+    StringBuilder out = new StringBuilder();
+    int removed = 0;
+    boolean found = false;
+    for (String line : lines) {
+      if (!found && line.contains(start)) {
+        found = true;
+      }
+      if (found && removed < count) {
+        removed++;
+        continue;
+      }
+      out.append(line).append('\n');
+    }
+    assertThat(found).as("a line contains '%s'", start).isTrue();
+    return out.toString();
+  }
+}
