@@ -8,15 +8,10 @@ import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.WriteSet;
 import java.math.BigDecimal;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * A valid {@link OrderPlaced} and the documents it becomes, all in partition {@code orderId}:
@@ -89,7 +84,7 @@ final class OrderMessage implements MessageDecoder.ValidMessage {
     for (int i = 0; i < order.lines().size(); i++) {
       OrderLine line = order.lines().get(i);
       ObjectNode document = JSON.objectNode();
-      document.put("id", lineId(order.orderId(), i + 1));
+      document.put("id", OrderDocumentIds.line(order.orderId(), i + 1));
       document.put("orderId", order.orderId());
       document.put("type", "orderLine");
       document.put("lineNumber", i + 1);
@@ -101,10 +96,10 @@ final class OrderMessage implements MessageDecoder.ValidMessage {
     }
 
     ObjectNode event = JSON.objectNode();
-    event.put("id", eventId(key, "OrderAccepted"));
+    event.put("id", OrderDocumentIds.outboxEvent(key));
     event.put("orderId", order.orderId());
     event.put("type", "outbox");
-    event.put("eventType", "OrderAccepted");
+    event.put("eventType", OrderDocumentIds.ORDER_ACCEPTED);
     event.put("status", "pending");
     event.put("causationId", key.value());
     correlationId.ifPresent(id -> event.put("correlationId", id));
@@ -130,27 +125,5 @@ final class OrderMessage implements MessageDecoder.ValidMessage {
       node.put("unitPrice", line.unitPrice());
     }
     return lines;
-  }
-
-  static String lineId(String orderId, int lineNumber) {
-    return orderId + ":line:" + lineNumber;
-  }
-
-  /**
-   * A deterministic event id: a UUID (version 8, RFC 9562) made of the SHA-256 of the event type
-   * and the idempotency key, so every replay of one message yields the same id.
-   */
-  static String eventId(IdempotencyKey key, String eventType) {
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("SHA-256")
-              .digest((eventType + "|" + key.value()).getBytes(StandardCharsets.UTF_8));
-      digest[6] = (byte) ((digest[6] & 0x0f) | 0x80);
-      digest[8] = (byte) ((digest[8] & 0x3f) | 0x80);
-      ByteBuffer bytes = ByteBuffer.wrap(digest, 0, 16);
-      return new UUID(bytes.getLong(), bytes.getLong()).toString();
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
   }
 }

@@ -1,0 +1,312 @@
+package io.idemworker.app;
+
+import com.azure.cosmos.CosmosClient;
+import com.azure.cosmos.CosmosClientBuilder;
+import com.azure.cosmos.CosmosContainer;
+import com.azure.messaging.servicebus.ServiceBusClientBuilder;
+import com.azure.messaging.servicebus.ServiceBusMessage;
+import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import io.idemworker.app.DemoTally.Delivery;
+import io.idemworker.core.EffectStore;
+import io.idemworker.core.IdempotentConsumer;
+import io.idemworker.core.KeyStrategies;
+import io.idemworker.core.Outcome;
+import io.idemworker.core.StoreFailure;
+import io.idemworker.core.WriteSet;
+import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.emulator.cosmos.CosmosEmulator;
+import io.idemworker.emulator.cosmos.Fault;
+import io.idemworker.emulator.cosmos.Operation;
+import io.idemworker.emulator.servicebus.QueueSettings;
+import io.idemworker.emulator.servicebus.ServiceBusEmulator;
+import io.idemworker.orders.OrderDecoder;
+import io.idemworker.servicebus.ProcessorSettings;
+import io.idemworker.servicebus.ServiceBusConnection;
+import io.idemworker.servicebus.ServiceBusWorker;
+import java.io.PrintStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code demo}: the whole pattern on in-process emulators, with a producer that exercises every
+ * path, a summary, and an audit that reads the results back and says PASS or FAIL.
+ */
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs the pattern end to end on in-process Service Bus and Cosmos DB emulators (no Azure,",
+      "no Docker): two competing worker instances, and a producer that sends new orders plus",
+      "every kind of repeat and poison the pattern must absorb. Ends with a summary and an audit",
+      "that reads Cosmos DB and the dead-letter queue back; exits 0 on PASS, 1 on FAIL."
+    })
+final class DemoCommand implements Callable<Integer> {
+  static final String QUEUE = "orders";
+  static final Duration DUPLICATE_WINDOW = Duration.ofSeconds(30);
+  static final int MAX_BODY_BYTES = 64 * 1024;
+  static final String SIMULATED_CRASH = "simulated crash between commit and completion";
+
+  @Option(
+      names = "--orders",
+      defaultValue = "200",
+      description = "How many new orders the producer places (10-5000; default ${DEFAULT-VALUE}).")
+  int orders;
+
+  @Option(
+      names = "--seed",
+      defaultValue = "42",
+      description =
+          "Seed of the scenario; the same seed sends the same messages (default ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(
+      names = "--instances",
+      defaultValue = "2",
+      description = "Competing worker instances (1-8; default ${DEFAULT-VALUE}).")
+  int instances;
+
+  @Option(
+      names = "--concurrency",
+      defaultValue = "8",
+      description = "Concurrent calls per instance (1-64; default ${DEFAULT-VALUE}).")
+  int concurrency;
+
+  @Option(
+      names = "--timeout",
+      defaultValue = "PT90S",
+      description =
+          "How long to wait for each phase to settle (ISO 8601; default ${DEFAULT-VALUE}).")
+  Duration timeout;
+
+  private final PrintStream out;
+
+  DemoCommand() {
+    this(System.out);
+  }
+
+  DemoCommand(PrintStream out) {
+    this.out = out;
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    if (orders < 10
+        || orders > 5000
+        || instances < 1
+        || instances > 8
+        || concurrency < 1
+        || concurrency > 64) {
+      System.err.println(
+          "idemworker demo: --orders must be 10-5000, --instances 1-8, --concurrency 1-64");
+      return 2;
+    }
+    long started = System.nanoTime();
+    DemoScenario scenario = DemoScenario.generate(orders, seed, MAX_BODY_BYTES);
+    AdjustableClock brokerClock = new AdjustableClock();
+    DemoTally tally = new DemoTally();
+    out.printf(
+        "idemworker demo: %d orders, seed %d, %d instances x %d concurrent calls%n",
+        orders, seed, instances, concurrency);
+    try (ServiceBusEmulator serviceBus =
+            ServiceBusEmulator.builder()
+                .port(0)
+                .clock(brokerClock)
+                .queue(
+                    QueueSettings.defaults(QUEUE)
+                        .withRequiresDuplicateDetection(true)
+                        .withDuplicateDetectionHistoryTimeWindow(DUPLICATE_WINDOW)
+                        .withLockDuration(Duration.ofMinutes(5))
+                        .withMaxDeliveryCount(10))
+                .start();
+        CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start();
+        CosmosClient cosmosClient =
+            new CosmosClientBuilder()
+                .endpoint(cosmos.endpoint())
+                .key(cosmos.key())
+                .gatewayMode()
+                .contentResponseOnWriteEnabled(false)
+                .buildClient()) {
+      out.printf("  Service Bus emulator  %s%n", serviceBus.connectionString());
+      out.printf("  Cosmos DB emulator    %s%n%n", cosmos.endpoint());
+      CosmosContainer container =
+          CosmosContainers.ensureExists(cosmosClient, "idemworker", "orders");
+      Set<String> crashPending = ConcurrentHashMap.newKeySet();
+      crashPending.addAll(scenario.crashes);
+      List<ServiceBusWorker> workers = new ArrayList<>();
+      ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor();
+      boolean settled;
+      try (ServiceBusSenderClient sender =
+          new ServiceBusClientBuilder()
+              .connectionString(serviceBus.connectionString())
+              .sender()
+              .queueName(QUEUE)
+              .buildClient()) {
+        for (int i = 1; i <= instances; i++) {
+          workers.add(worker(serviceBus, container, tally, "instance-" + i, crashPending));
+        }
+        workers.forEach(ServiceBusWorker::start);
+        progress.scheduleAtFixedRate(() -> printProgress(tally, started), 1, 1, TimeUnit.SECONDS);
+
+        out.println(
+            "phase 1: new orders, producer retries inside the duplicate-detection window, poison messages");
+        cosmos.faults().inject(Operation.BATCH, Fault.status(503).times(3));
+        List<ServiceBusMessage> batch = new ArrayList<>();
+        for (String orderId : scenario.firstWave) {
+          batch.add(scenario.message(orderId));
+          if (scenario.producerRetries.contains(orderId)) {
+            batch.add(scenario.message(orderId));
+          }
+          if (batch.size() >= 50) {
+            sender.sendMessages(batch);
+            batch.clear();
+          }
+        }
+        scenario.poisons.forEach(poison -> batch.add(poison.message()));
+        sender.sendMessages(batch);
+        batch.clear();
+        int firstWaveExpected = scenario.firstWave.size();
+        settled =
+            tally.awaitQuiet(
+                d ->
+                    processedCount(d) >= firstWaveExpected
+                        && deadLettered(d) >= scenario.poisons.size(),
+                timeout);
+
+        out.printf(
+            "phase 2: %s later (past the window): late resends, key reuse, concurrent copies%n",
+            DUPLICATE_WINDOW);
+        brokerClock.advance(DUPLICATE_WINDOW.plusSeconds(1));
+        cosmos.faults().inject(Operation.BATCH, Fault.latency(Duration.ofMillis(150)));
+        for (String orderId : scenario.lateResends) {
+          batch.add(scenario.message(orderId));
+        }
+        for (String orderId : scenario.conflicts) {
+          batch.add(scenario.conflicting(orderId));
+        }
+        for (String orderId : scenario.concurrentCopies) {
+          batch.add(scenario.message(orderId));
+        }
+        sender.sendMessages(batch);
+        batch.clear();
+        // The second copies must get past the broker's duplicate detection too.
+        brokerClock.advance(DUPLICATE_WINDOW.plusSeconds(1));
+        for (String orderId : scenario.concurrentCopies) {
+          batch.add(scenario.message(orderId));
+        }
+        sender.sendMessages(batch);
+        int expectedOrders = scenario.orders.size();
+        int expectedDuplicates =
+            scenario.crashes.size()
+                + scenario.lateResends.size()
+                + scenario.concurrentCopies.size();
+        int expectedDeadLetters = scenario.poisons.size() + scenario.conflicts.size();
+        settled &=
+            tally.awaitQuiet(
+                d ->
+                    processedCount(d) >= expectedOrders
+                        && duplicates(d) >= expectedDuplicates
+                        && deadLettered(d) >= expectedDeadLetters,
+                timeout);
+        cosmos.faults().clear();
+      } finally {
+        progress.shutdownNow();
+        workers.forEach(worker -> worker.shutdown(Duration.ofSeconds(10)));
+      }
+      out.println();
+      DemoReport report = new DemoReport(out);
+      report.summary(scenario, tally, instances);
+      DemoAudit audit =
+          new DemoAudit(scenario, tally, container, serviceBus.connectionString(), QUEUE);
+      List<DemoAudit.Check> checks = audit.run(settled);
+      report.deadLetterSamples(audit.deadLetters);
+      boolean pass = report.audit(checks);
+      out.printf("%nfinished in %.1f s%n", (System.nanoTime() - started) / 1e9);
+      return pass ? 0 : 1;
+    }
+  }
+
+  private ServiceBusWorker worker(
+      ServiceBusEmulator serviceBus,
+      CosmosContainer container,
+      DemoTally tally,
+      String instance,
+      Set<String> crashPending) {
+    CosmosEffectStore cosmos = new CosmosEffectStore(container, tally.storeListener());
+    EffectStore crashing =
+        new EffectStore() {
+          @Override
+          public WriteResult apply(WriteSet writeSet) {
+            WriteResult result = cosmos.apply(writeSet);
+            if (result instanceof Applied && crashPending.remove(writeSet.partitionKey())) {
+              // The batch committed, then the worker "crashed": it never learns, never completes.
+              return new Failed(new StoreFailure(StoreFailure.Kind.TRANSIENT, 0, SIMULATED_CRASH));
+            }
+            return result;
+          }
+
+          @Override
+          public LookupResult findAnchor(String partitionKey, String anchorId) {
+            return cosmos.findAnchor(partitionKey, anchorId);
+          }
+        };
+    IdempotentConsumer consumer =
+        new IdempotentConsumer(
+            KeyStrategies.messageId(),
+            new OrderDecoder(true),
+            crashing,
+            Clock.systemUTC(),
+            MAX_BODY_BYTES);
+    return new ServiceBusWorker(
+        new ServiceBusConnection.ConnectionString(serviceBus.connectionString()),
+        ProcessorSettings.defaults(QUEUE)
+            .withMaxConcurrentCalls(concurrency)
+            .withMaxRetryBackoff(Duration.ofMillis(200)),
+        consumer,
+        cosmos,
+        tally.observer(instance),
+        Clock.systemUTC());
+  }
+
+  private void printProgress(DemoTally tally, long started) {
+    List<Delivery> d = tally.deliveries();
+    out.printf(
+        "  [%5.1f s] delivered %d · orders created %d · duplicates %d · dead-lettered %d · retried %d%n",
+        (System.nanoTime() - started) / 1e9,
+        d.size(),
+        processedCount(d),
+        duplicates(d),
+        deadLettered(d),
+        d.stream().filter(x -> x.outcome() instanceof Outcome.Retry).count());
+  }
+
+  /** Orders created: processed deliveries plus the simulated crashes, which committed first. */
+  static long processedCount(List<Delivery> d) {
+    return d.stream()
+        .filter(x -> x.outcome() instanceof Outcome.Processed || crashedAfterCommit(x))
+        .count();
+  }
+
+  static boolean crashedAfterCommit(Delivery d) {
+    return d.outcome() instanceof Outcome.Retry retry
+        && retry.description().contains(SIMULATED_CRASH);
+  }
+
+  static long duplicates(List<Delivery> d) {
+    return d.stream().filter(x -> x.outcome() instanceof Outcome.Duplicate).count();
+  }
+
+  static long deadLettered(List<Delivery> d) {
+    return d.stream().filter(x -> x.outcome() instanceof Outcome.DeadLettered).count();
+  }
+}

@@ -1,0 +1,194 @@
+package io.idemworker.app;
+
+import com.azure.core.util.BinaryData;
+import com.azure.messaging.servicebus.ServiceBusMessage;
+import io.idemworker.core.DeadLetterReason;
+import io.idemworker.servicebus.OrderMessages;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * What the demo's producer sends, generated from a seed so that a run can be repeated: new orders,
+ * and the misbehaviours the pattern must absorb.
+ */
+final class DemoScenario {
+  private static final String[] CURRENCIES = {"EUR", "USD", "GBP", "CHF", "SEK"};
+
+  /** A message the demo expects to be dead-lettered, with the reason it expects. */
+  record Poison(
+      String label, String orderId, DeadLetterReason expected, ServiceBusMessage message) {}
+
+  final long seed;
+
+  /** orderId → original body, for every order that must be created. */
+  final Map<String, String> orders = new LinkedHashMap<>();
+
+  /** Orders sent once normally in phase 1. */
+  final List<String> firstWave = new ArrayList<>();
+
+  /** Orders the producer re-sends at once, as after a lost acknowledgement (inside the window). */
+  final List<String> producerRetries = new ArrayList<>();
+
+  /** Orders whose first processing "crashes" between commit and completion. */
+  final List<String> crashes = new ArrayList<>();
+
+  /** Orders the producer re-sends after the duplicate-detection window. */
+  final List<String> lateResends = new ArrayList<>();
+
+  /** Orders whose id is re-sent with other content after the window. */
+  final List<String> conflicts = new ArrayList<>();
+
+  /** New orders sent twice, the copies processed at the same time by the two instances. */
+  final List<String> concurrentCopies = new ArrayList<>();
+
+  final List<Poison> poisons = new ArrayList<>();
+
+  private DemoScenario(long seed) {
+    this.seed = seed;
+  }
+
+  static DemoScenario generate(int orderCount, long seed, int maxBodyBytes) {
+    DemoScenario s = new DemoScenario(seed);
+    Random random = new Random(seed);
+    String prefix = "ord-" + seed + "-";
+    for (int i = 1; i <= orderCount; i++) {
+      String orderId = prefix + i;
+      s.orders.put(orderId, body(orderId, random, i));
+      s.firstWave.add(orderId);
+    }
+    List<String> shuffled = new ArrayList<>(s.firstWave);
+    Collections.shuffle(shuffled, random);
+    int tenth = Math.max(1, orderCount / 10);
+    int twentieth = Math.max(1, orderCount / 20);
+    int cursor = 0;
+    s.producerRetries.addAll(shuffled.subList(cursor, cursor += tenth));
+    s.crashes.addAll(shuffled.subList(cursor, cursor += twentieth));
+    s.lateResends.addAll(shuffled.subList(cursor, cursor += tenth));
+    s.conflicts.addAll(shuffled.subList(cursor, cursor += Math.max(2, orderCount / 40)));
+    for (int i = 1; i <= twentieth; i++) {
+      String orderId = prefix + "pair-" + i;
+      s.orders.put(orderId, body(orderId, random, orderCount + i));
+      s.concurrentCopies.add(orderId);
+    }
+    s.addPoisons(prefix, random, maxBodyBytes);
+    return s;
+  }
+
+  ServiceBusMessage message(String orderId) {
+    return OrderMessages.orderPlaced(orderId, orders.get(orderId), "demo-" + orderId);
+  }
+
+  /** The same order id with other content: another customer. */
+  ServiceBusMessage conflicting(String orderId) {
+    String original = orders.get(orderId);
+    String other =
+        original.replaceFirst("\"customerId\":\"[^\"]*\"", "\"customerId\":\"cust-other\"");
+    return OrderMessages.orderPlaced(orderId, other, "demo-conflict-" + orderId);
+  }
+
+  private void addPoisons(String prefix, Random random, int maxBodyBytes) {
+    String p = prefix + "poison-";
+    ServiceBusMessage noId =
+        new ServiceBusMessage(BinaryData.fromString(body(p + 1, random, 1)))
+            .setContentType("application/json")
+            .setSubject("OrderPlaced");
+    poisons.add(
+        new Poison(
+            "no MessageId (the broker assigns its own)",
+            p + 1,
+            DeadLetterReason.MESSAGE_ID_MISMATCH,
+            noId));
+    poisons.add(
+        new Poison(
+            "MessageId differs from orderId",
+            p + 2,
+            DeadLetterReason.MESSAGE_ID_MISMATCH,
+            OrderMessages.orderPlaced(p + "2-other", body(p + 2, random, 2), "demo-poison")));
+    poisons.add(
+        new Poison(
+            "body is not JSON",
+            p + 3,
+            DeadLetterReason.UNREADABLE_BODY,
+            OrderMessages.orderPlaced(
+                p + 3, "{\"orderId\": \"" + p + "3\", lines: oops", "demo-poison")));
+    poisons.add(
+        new Poison(
+            "unknown currency",
+            p + 4,
+            DeadLetterReason.SCHEMA_VIOLATION,
+            OrderMessages.orderPlaced(
+                p + 4,
+                body(p + 4, random, 4)
+                    .replaceFirst("\"currency\":\"[A-Z]{3}\"", "\"currency\":\"XYZ\""),
+                "demo-poison")));
+    poisons.add(
+        new Poison(
+            "no lines",
+            p + 5,
+            DeadLetterReason.SCHEMA_VIOLATION,
+            OrderMessages.orderPlaced(
+                p + 5,
+                body(p + 5, random, 5).replaceFirst("\"lines\":\\[.*\\]", "\"lines\":[]"),
+                "demo-poison")));
+    poisons.add(
+        new Poison(
+            "negative quantity",
+            p + 6,
+            DeadLetterReason.SCHEMA_VIOLATION,
+            OrderMessages.orderPlaced(
+                p + 6,
+                body(p + 6, random, 6).replaceFirst("\"quantity\":\\d+", "\"quantity\":-3"),
+                "demo-poison")));
+    String padding = "x".repeat(maxBodyBytes);
+    poisons.add(
+        new Poison(
+            "body larger than WORKER_MAX_BODY_BYTES",
+            p + 7,
+            DeadLetterReason.BODY_TOO_LARGE,
+            OrderMessages.orderPlaced(
+                p + 7,
+                body(p + 7, random, 7).replaceFirst("\\}$", ",\"note\":\"" + padding + "\"}"),
+                "demo-poison")));
+    ServiceBusMessage wrongSubject =
+        OrderMessages.orderPlaced(p + 8, body(p + 8, random, 8), "demo-poison");
+    wrongSubject.setSubject("OrderCancelled");
+    poisons.add(
+        new Poison(
+            "subject is not OrderPlaced",
+            p + 8,
+            DeadLetterReason.UNSUPPORTED_MESSAGE,
+            wrongSubject));
+  }
+
+  private static String body(String orderId, Random random, int n) {
+    StringBuilder lines = new StringBuilder();
+    int count = 1 + random.nextInt(4);
+    for (int i = 0; i < count; i++) {
+      BigDecimal price = BigDecimal.valueOf(random.nextInt(20_000), 2);
+      lines
+          .append(i == 0 ? "" : ",")
+          .append(
+              String.format(
+                  Locale.ROOT,
+                  "{\"sku\":\"SKU-%d\",\"quantity\":%d,\"unitPrice\":%s}",
+                  random.nextInt(500),
+                  1 + random.nextInt(5),
+                  price.toPlainString()));
+    }
+    return String.format(
+        Locale.ROOT,
+        "{\"orderId\":\"%s\",\"customerId\":\"cust-%d\",\"currency\":\"%s\",\"placedAt\":\"%s\",\"lines\":[%s]}",
+        orderId,
+        random.nextInt(1000),
+        CURRENCIES[random.nextInt(CURRENCIES.length)],
+        Instant.parse("2026-11-30T10:00:00Z").plusSeconds(60L * n),
+        lines);
+  }
+}
