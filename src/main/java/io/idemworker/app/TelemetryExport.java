@@ -3,12 +3,16 @@ package io.idemworker.app;
 import com.azure.monitor.opentelemetry.autoconfigure.AzureMonitorAutoConfigure;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.context.Context;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdkBuilder;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.resources.Resource;
+import io.opentelemetry.sdk.trace.ReadWriteSpan;
+import io.opentelemetry.sdk.trace.ReadableSpan;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.SpanProcessor;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -87,7 +91,11 @@ sealed interface TelemetryExport {
                       Attributes.of(
                           AttributeKey.stringKey("service.name"), serviceName(environment))));
       return OpenTelemetrySdk.builder()
-          .setTracerProvider(SdkTracerProvider.builder().setResource(resource).build())
+          .setTracerProvider(
+              SdkTracerProvider.builder()
+                  .setResource(resource)
+                  .addSpanProcessor(DropSpans.INSTANCE)
+                  .build())
           .setMeterProvider(SdkMeterProvider.builder().setResource(resource).build())
           .build();
     }
@@ -95,6 +103,35 @@ sealed interface TelemetryExport {
     @Override
     public String describe() {
       return "none (in-process counts only)";
+    }
+
+    /**
+     * Ends spans without exporting them. Without any processor the SDK hands out a no-op tracer
+     * whose spans have no ids, and the outcome log would lose its trace id.
+     */
+    private enum DropSpans implements SpanProcessor {
+      INSTANCE;
+
+      @Override
+      public void onStart(Context parentContext, ReadWriteSpan span) {}
+
+      @Override
+      public boolean isStartRequired() {
+        return false;
+      }
+
+      @Override
+      public void onEnd(ReadableSpan span) {}
+
+      @Override
+      public boolean isEndRequired() {
+        return false;
+      }
+
+      @Override
+      public String toString() {
+        return "DropSpans";
+      }
     }
   }
 

@@ -5,9 +5,13 @@ import static io.idemworker.app.Deliveries.processed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.idemworker.core.DeliveryObserver;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class TelemetryExportTest {
@@ -22,7 +26,7 @@ class TelemetryExportTest {
     assertThat(export).isInstanceOf(TelemetryExport.None.class);
     try (OpenTelemetrySdk sdk = export.openTelemetry(Map.of())) {
       assertThat(sdk.getSdkTracerProvider().toString())
-          .contains("spanProcessor=NoopSpanProcessor")
+          .contains("spanProcessor=DropSpans")
           .doesNotContainIgnoringCase("exporter");
       assertThat(sdk.getSdkMeterProvider().toString())
           .contains("metricReaders=[]")
@@ -92,13 +96,21 @@ class TelemetryExportTest {
   }
 
   @Test
-  void telemetryFromAnEmptyEnvironment_countsInProcess_andCloses() {
+  void telemetryFromAnEmptyEnvironment_countsAndTracesInProcess_andCloses() {
     Telemetry telemetry = Telemetry.fromEnvironment(Map.of());
 
-    telemetry.observer().start(order("ord-1")).finish(processed("ord-1"), Duration.ZERO, true);
+    AtomicReference<SpanContext> span = new AtomicReference<>();
+    DeliveryObserver inside =
+        message -> (outcome, elapsed, settled) -> span.set(Span.current().getSpanContext());
+
+    telemetry
+        .observer(inside)
+        .start(order("ord-1"))
+        .finish(processed("ord-1"), Duration.ZERO, true);
 
     assertThat(telemetry.export()).isInstanceOf(TelemetryExport.None.class);
     assertThat(telemetry.counts().processed()).isEqualTo(1);
+    assertThat(span.get().isValid()).as("spans have ids for the outcome log").isTrue();
     telemetry.close();
     telemetry.close();
   }

@@ -3,6 +3,7 @@ package io.idemworker.app;
 import static io.idemworker.app.Deliveries.deadLettered;
 import static io.idemworker.app.Deliveries.order;
 import static io.idemworker.app.Deliveries.processed;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.idemworker.core.DeadLetterReason;
@@ -19,6 +20,8 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -130,6 +133,32 @@ class TelemetryTracingTest {
     assertThat(atStart.get()).isEqualTo(span.getSpanContext());
     assertThat(atFinish.get()).isEqualTo(span.getSpanContext());
     assertThat(Span.current().getSpanContext().isValid()).isFalse();
+  }
+
+  @Test
+  void finishOnAnotherThread_endsTheSpan_withoutDisturbingThatThreadsContext() throws Exception {
+    ExecutorService starter = Executors.newSingleThreadExecutor();
+    ExecutorService finisher = Executors.newSingleThreadExecutor();
+    try {
+      DeliveryObserver.Observation observation =
+          starter.submit(() -> telemetry.observer().start(order("ord-1"))).get(10, SECONDS);
+
+      SpanContext afterFinish =
+          finisher
+              .submit(
+                  () -> {
+                    observation.finish(processed("ord-1"), Duration.ZERO, true);
+                    return Span.current().getSpanContext();
+                  })
+              .get(10, SECONDS);
+
+      assertThat(spans.getFinishedSpanItems()).hasSize(1);
+      assertThat(afterFinish.isValid()).isFalse();
+      assertThat(telemetry.counts().unbalanced()).isZero();
+    } finally {
+      starter.shutdownNow();
+      finisher.shutdownNow();
+    }
   }
 
   private SpanData process(Map<String, Object> properties) {
