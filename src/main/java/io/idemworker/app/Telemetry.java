@@ -98,11 +98,16 @@ final class Telemetry implements AutoCloseable {
   private static final AttributeKey<Long> MESSAGING_DELIVERY_COUNT =
       AttributeKey.longKey("messaging.servicebus.message.delivery_count");
   private static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
-  static final AttributeKey<String> SPAN_OUTCOME = AttributeKey.stringKey("idemworker.outcome");
-  static final AttributeKey<String> SPAN_REASON = AttributeKey.stringKey("idemworker.reason");
-  static final AttributeKey<String> SPAN_ORDER_ID = AttributeKey.stringKey("idemworker.order_id");
-  static final AttributeKey<String> SPAN_KEY = AttributeKey.stringKey("idemworker.idempotency_key");
-  static final AttributeKey<Boolean> SPAN_SETTLED = AttributeKey.booleanKey("idemworker.settled");
+  private static final AttributeKey<String> SPAN_OUTCOME =
+      AttributeKey.stringKey("idemworker.outcome");
+  private static final AttributeKey<String> SPAN_REASON =
+      AttributeKey.stringKey("idemworker.reason");
+  private static final AttributeKey<String> SPAN_ORDER_ID =
+      AttributeKey.stringKey("idemworker.order_id");
+  private static final AttributeKey<String> SPAN_KEY =
+      AttributeKey.stringKey("idemworker.idempotency_key");
+  private static final AttributeKey<Boolean> SPAN_SETTLED =
+      AttributeKey.booleanKey("idemworker.settled");
 
   private final TelemetryExport export;
   private final Optional<OpenTelemetrySdk> owned;
@@ -334,6 +339,15 @@ final class Telemetry implements AutoCloseable {
   }
 
   private Span startSpan(IncomingMessage message) {
+    try {
+      return buildSpan(message).startSpan();
+    } catch (RuntimeException e) {
+      log.warn("starting a message span failed; the message is counted but not traced", e);
+      return Span.getInvalid();
+    }
+  }
+
+  private SpanBuilder buildSpan(IncomingMessage message) {
     Context parent =
         W3CTraceContextPropagator.getInstance()
             .extract(Context.root(), message.applicationProperties(), PropertiesGetter.INSTANCE);
@@ -349,7 +363,7 @@ final class Telemetry implements AutoCloseable {
             .setAttribute(MESSAGING_DELIVERY_COUNT, message.deliveryCount());
     message.messageId().ifPresent(id -> builder.setAttribute(MESSAGING_MESSAGE_ID, id));
     message.correlationId().ifPresent(id -> builder.setAttribute(MESSAGING_CONVERSATION_ID, id));
-    return builder.startSpan();
+    return builder;
   }
 
   private static DeliveryObserver.Observation startInside(

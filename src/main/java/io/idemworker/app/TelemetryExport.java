@@ -67,8 +67,11 @@ sealed interface TelemetryExport {
    * Builds an SDK that exports here. The caller owns it and must shut it down. Fails with {@link
    * IllegalArgumentException} naming the variable when a value cannot be used.
    *
-   * @param environment the environment variables; its {@code OTEL_*} entries configure the SDK's
-   *     autoconfiguration (protocol, headers, timeouts, resource attributes, export interval)
+   * @param environment the environment variables. For OTLP and Azure Monitor its {@code OTEL_*}
+   *     entries configure the SDK's autoconfiguration (protocol, headers, timeouts, resource
+   *     attributes, export interval) and win over the process's own environment and system
+   *     properties, which that autoconfiguration also reads for anything the map leaves out; for
+   *     none only {@code OTEL_SERVICE_NAME} is read
    * @return the SDK; no global state is set and no shutdown hook is registered
    */
   OpenTelemetrySdk openTelemetry(Map<String, String> environment);
