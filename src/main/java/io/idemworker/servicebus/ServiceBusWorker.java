@@ -16,6 +16,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -50,7 +51,9 @@ public final class ServiceBusWorker implements AutoCloseable {
       new AtomicReference<>(
           new WorkerStatus(WorkerStatus.State.CREATED, Optional.of("not started")));
   private final Object inFlightLock = new Object();
+  private final CountDownLatch closing = new CountDownLatch(1);
   private int inFlight;
+  private boolean draining;
 
   /**
    * Builds the worker; nothing connects until {@link #start}.
@@ -117,6 +120,11 @@ public final class ServiceBusWorker implements AutoCloseable {
    * then closes the connection; deliveries still unsettled then are released by the broker and
    * redelivered (and take the duplicate path if their effect had committed).
    *
+   * <p>The processor is not stopped first: stopping it interrupts the handlers, which would turn a
+   * graceful drain into a crash between commit and completion. Instead, deliveries that arrive
+   * during the drain are held unsettled (so the processor asks for no more) and released when the
+   * connection closes.
+   *
    * @param timeout how long to wait for in-flight deliveries
    * @return true when every in-flight delivery was settled in time
    */
@@ -127,10 +135,11 @@ public final class ServiceBusWorker implements AutoCloseable {
       return true;
     }
     supervisor.shutdownNow();
-    if (processor.isRunning()) {
-      processor.stop();
+    synchronized (inFlightLock) {
+      draining = true;
     }
     boolean drained = awaitIdle(timeout);
+    closing.countDown();
     processor.close();
     LOG.info("worker stopped; in-flight deliveries drained: {}", drained);
     return drained;
@@ -161,8 +170,16 @@ public final class ServiceBusWorker implements AutoCloseable {
   }
 
   private void onMessage(ServiceBusReceivedMessageContext context) {
+    boolean hold;
     synchronized (inFlightLock) {
-      inFlight++;
+      hold = draining;
+      if (!hold) {
+        inFlight++;
+      }
+    }
+    if (hold) {
+      holdUntilClosed();
+      return;
     }
     try {
       long start = System.nanoTime();
@@ -216,6 +233,15 @@ public final class ServiceBusWorker implements AutoCloseable {
           received.getMessageId(),
           e.getClass().getSimpleName());
       return false;
+    }
+  }
+
+  /** A delivery that arrived during the drain stays unsettled; the closing link releases it. */
+  private void holdUntilClosed() {
+    try {
+      closing.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

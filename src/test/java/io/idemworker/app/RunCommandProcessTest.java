@@ -1,0 +1,261 @@
+package io.idemworker.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.azure.cosmos.CosmosContainer;
+import com.azure.cosmos.CosmosException;
+import com.azure.cosmos.models.PartitionKey;
+import com.azure.messaging.servicebus.ServiceBusMessage;
+import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.emulator.cosmos.Fault;
+import io.idemworker.emulator.cosmos.Operation;
+import io.idemworker.orders.Orders;
+import io.idemworker.servicebus.OrderMessages;
+import io.idemworker.testing.Emulators;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The {@code run} command as a real process: configured by environment variables, healthy on its
+ * port, and stopped by SIGTERM in the middle of a load without losing or doubling an order.
+ */
+class RunCommandProcessTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration WAIT = Duration.ofSeconds(90);
+
+  private final List<JsonNode> outcomeLines = new CopyOnWriteArrayList<>();
+  private Process process;
+  private Thread stdoutReader;
+
+  @AfterEach
+  void cleanUp() {
+    Emulators.cosmos().faults().clear();
+    if (process != null) {
+      process.destroyForcibly();
+    }
+  }
+
+  @Test
+  void sigtermDuringLoad_drainsExitsZeroAndNoOrderIsLostOrDoubled() throws Exception {
+    String queue = Emulators.newQueue(settings -> settings);
+    String database = "run-" + UUID.randomUUID().toString().substring(0, 8);
+    int healthPort = freePort();
+    List<String> orderIds = new ArrayList<>();
+    try (ServiceBusSenderClient sender = Emulators.sender(queue)) {
+      List<ServiceBusMessage> batch = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        String orderId = "ord-" + UUID.randomUUID().toString().substring(0, 12);
+        orderIds.add(orderId);
+        batch.add(OrderMessages.orderPlaced(orderId, Orders.body(orderId, "cust-1"), "c"));
+        if (batch.size() == 100) {
+          sender.sendMessages(batch);
+          batch.clear();
+        }
+      }
+    }
+    // Slow writes keep deliveries in flight when the signal arrives.
+    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.latency(Duration.ofMillis(40)));
+
+    process = start(queue, database, healthPort);
+    awaitReady(healthPort);
+    awaitOutcomeLines(50);
+    // SIGTERM through the handle: Process.destroy() would also close our end of its stdout.
+    process.toHandle().destroy();
+    boolean exited = process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+    assertThat(exited).as("exited after SIGTERM").isTrue();
+    assertThat(process.exitValue()).isZero();
+    stdoutReader.join(WAIT.toMillis());
+    Set<String> processedByFirst = processedOrderIds();
+    assertThat(processedByFirst).isNotEmpty().hasSizeLessThan(orderIds.size());
+
+    outcomeLines.clear();
+    process = start(queue, database, freePort());
+    awaitOutcomeLines(orderIds.size() - processedByFirst.size());
+    process.toHandle().destroy();
+    assertThat(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    stdoutReader.join(WAIT.toMillis());
+    Set<String> processedBySecond = processedOrderIds();
+
+    Set<String> both = new HashSet<>(processedByFirst);
+    both.retainAll(processedBySecond);
+    assertThat(both).as("orders created twice").isEmpty();
+    CosmosContainer container =
+        CosmosContainers.ensureExists(Emulators.cosmosClient(), database, "orders");
+    for (String orderId : orderIds) {
+      assertThat(exists(container, orderId)).as(orderId + " in Cosmos DB").isTrue();
+    }
+    Set<String> all = new HashSet<>(processedByFirst);
+    all.addAll(processedBySecond);
+    assertThat(all)
+        .as("every order created by exactly one of the two runs")
+        .hasSize(orderIds.size());
+  }
+
+  @Test
+  void badConfiguration_exitsTwoNamingEachVariable() throws Exception {
+    Map<String, String> env = new HashMap<>();
+    env.put("COSMOS_ENDPOINT", "http://not-https");
+    env.put("WORKER_MAX_CONCURRENT_CALLS", "many");
+    process = command(env).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+
+    assertThat(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).isEqualTo(2);
+    assertThat(output)
+        .contains("SERVICEBUS_CONNECTION_STRING or SERVICEBUS_FULLY_QUALIFIED_NAMESPACE")
+        .contains("COSMOS_ENDPOINT: must be an https URL")
+        .contains("WORKER_MAX_CONCURRENT_CALLS: must be an integer from 1 to 1000");
+  }
+
+  private Set<String> processedOrderIds() {
+    Set<String> ids = new HashSet<>();
+    for (JsonNode line : outcomeLines) {
+      if ("processed".equals(line.path("outcome").asText())) {
+        assertThat(ids.add(line.path("orderId").asText()))
+            .as("processed twice in one run: " + line)
+            .isTrue();
+      }
+    }
+    return ids;
+  }
+
+  private static boolean exists(CosmosContainer container, String orderId) {
+    try {
+      container.readItem(orderId, new PartitionKey(orderId), ObjectNode.class);
+      return true;
+    } catch (CosmosException e) {
+      if (e.getStatusCode() == 404) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  private ProcessBuilder command(Map<String, String> env) {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    String logback =
+        Path.of(new File(getClass().getResource("/logback.xml").getPath()).getPath()).toString();
+    ProcessBuilder builder =
+        new ProcessBuilder(
+            java,
+            "-Xmx512m",
+            "-Dlogback.configurationFile=" + logback,
+            "-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true",
+            "-DCOSMOS.DISABLE_IMDS_ACCESS=true",
+            "-cp",
+            System.getProperty("java.class.path"),
+            Main.class.getName(),
+            "run");
+    builder.environment().clear();
+    builder.environment().putAll(env);
+    return builder;
+  }
+
+  private Process start(String queue, String database, int healthPort) throws IOException {
+    Map<String, String> env = new HashMap<>();
+    env.put("SERVICEBUS_CONNECTION_STRING", Emulators.serviceBus().connectionString());
+    env.put("SERVICEBUS_QUEUE_NAME", queue);
+    env.put("COSMOS_ENDPOINT", Emulators.cosmos().endpoint());
+    env.put("COSMOS_KEY", Emulators.cosmos().key());
+    env.put("COSMOS_DATABASE", database);
+    env.put("COSMOS_CREATE_CONTAINER", "true");
+    env.put("WORKER_MAX_CONCURRENT_CALLS", "8");
+    env.put("WORKER_SHUTDOWN_TIMEOUT", "PT20S");
+    env.put("HEALTH_PORT", Integer.toString(healthPort));
+    Process started = command(env).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader lines =
+                  new BufferedReader(
+                      new InputStreamReader(started.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = lines.readLine()) != null) {
+                  if (line.startsWith("{")) {
+                    JsonNode node = JSON.readTree(line);
+                    synchronized (outcomeLines) {
+                      outcomeLines.add(node);
+                      outcomeLines.notifyAll();
+                    }
+                  }
+                }
+              } catch (IOException e) {
+                // the process ended
+              }
+            },
+            "child-stdout");
+    reader.setDaemon(true);
+    reader.start();
+    stdoutReader = reader;
+    return started;
+  }
+
+  private void awaitOutcomeLines(int count) throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    synchronized (outcomeLines) {
+      while (outcomeLines.size() < count) {
+        long left = deadline - System.nanoTime();
+        assertThat(left)
+            .as("waiting for " + count + " outcome lines, saw " + outcomeLines.size())
+            .isPositive();
+        assertThat(process.isAlive()).as("worker process alive").isTrue();
+        TimeUnit.NANOSECONDS.timedWait(outcomeLines, Math.min(left, 500_000_000L));
+      }
+    }
+  }
+
+  private void awaitReady(int port) throws Exception {
+    HttpClient client = HttpClient.newHttpClient();
+    HttpRequest ready =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/ready"))
+            .timeout(Duration.ofSeconds(2))
+            .build();
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      assertThat(process.isAlive()).as("worker process alive").isTrue();
+      try {
+        if (client.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+          return;
+        }
+      } catch (IOException e) {
+        // not listening yet
+      }
+      assertThat(System.nanoTime()).as("ready within " + WAIT).isLessThan(deadline);
+      synchronized (this) {
+        wait(100);
+      }
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}
