@@ -191,10 +191,9 @@ final class AmqpConnection implements Runnable {
       long next = transport.tick(System.nanoTime() / 1_000_000);
       processEvents();
       boolean outputClosed = !write();
-      if (outputClosed && (inputClosed || transport.capacity() < 0)) {
-        return;
-      }
-      if (outputClosed) {
+      if (outputClosed || (inputClosed && transport.pending() <= 0)) {
+        // Either proton finished its output, or the peer is gone (or sent garbage) and whatever
+        // proton had to say (a close frame with the error) has been written.
         return;
       }
       key.interestOps(
@@ -692,6 +691,15 @@ final class AmqpConnection implements Runnable {
       selector.close();
     } catch (IOException e) {
       LOG.debug("closing selector failed", e);
+    }
+    try {
+      // Drain unread input so that the peer sees an orderly close (FIN), not a reset.
+      ByteBuffer discard = ByteBuffer.wrap(scratch);
+      while (channel.isOpen() && !channel.isBlocking() && channel.read(discard) > 0) {
+        discard.clear();
+      }
+    } catch (IOException e) {
+      LOG.debug("draining socket failed", e);
     }
     try {
       channel.close();
