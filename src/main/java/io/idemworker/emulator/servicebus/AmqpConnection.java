@@ -180,7 +180,11 @@ final class AmqpConnection implements Runnable {
     while (!stop) {
       Runnable task;
       while ((task = tasks.poll()) != null) {
-        task.run();
+        try {
+          task.run();
+        } catch (RuntimeException e) {
+          LOG.warn("connection {}: task failed", remote, e);
+        }
       }
       if (pumpRequested.getAndSet(false)) {
         for (Consumer c : new ArrayList<>(consumers.values())) {
@@ -452,7 +456,7 @@ final class AmqpConnection implements Runnable {
     if (s.getLocalState() != EndpointState.ACTIVE || s.getRemoteState() != EndpointState.ACTIVE) {
       return;
     }
-    int credit = s.getCredit() - s.getQueued();
+    int credit = s.getCredit();
     if (credit > 0) {
       List<Snapshot> messages = c.store.take(credit, c, c.receiveAndDelete);
       for (Snapshot m : messages) {
@@ -499,7 +503,7 @@ final class AmqpConnection implements Runnable {
   }
 
   private void settle(Consumer c, Delivery d, UUID token, DeliveryState state) {
-    if (d.isSettled()) {
+    if (d.isSettled() || d.getLink().getLocalState() == EndpointState.CLOSED) {
       return;
     }
     Settled result;

@@ -11,8 +11,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -46,7 +46,7 @@ public final class ServiceBusEmulator implements AutoCloseable {
   private final Duration housekeepingInterval;
   private final Broker broker;
   private final Faults faults = new Faults(this);
-  private final Set<AmqpConnection> connections = ConcurrentHashMap.newKeySet();
+  private final Map<AmqpConnection, Thread> connections = new ConcurrentHashMap<>();
   private final AtomicInteger connectionIds = new AtomicInteger();
   private final Object lifecycle = new Object();
   private ServerSocketChannel server;
@@ -198,12 +198,17 @@ public final class ServiceBusEmulator implements AutoCloseable {
         timer.shutdownNow();
       }
     }
+    List<Thread> threads = new ArrayList<>(connections.values());
     if (acceptor != null) {
-      try {
-        acceptor.join(5000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      threads.add(acceptor);
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    try {
+      for (Thread t : threads) {
+        t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
     LOG.info("Service Bus emulator stopped");
   }
@@ -213,7 +218,7 @@ public final class ServiceBusEmulator implements AutoCloseable {
   }
 
   void dropConnections() {
-    List<AmqpConnection> all = new ArrayList<>(connections);
+    List<AmqpConnection> all = new ArrayList<>(connections.keySet());
     for (AmqpConnection c : all) {
       c.abort();
     }
@@ -249,12 +254,12 @@ public final class ServiceBusEmulator implements AutoCloseable {
             new AmqpConnection(
                 socket, broker, timer, faults::dispositionDelay, () -> connections.remove(self[0]));
         self[0] = c;
-        connections.add(c);
+        Thread t = new Thread(c, THREAD_NAME_PREFIX + "conn-" + connectionIds.incrementAndGet());
+        t.setDaemon(true);
+        connections.put(c, t);
         if (closed) {
           c.abort();
         }
-        Thread t = new Thread(c, THREAD_NAME_PREFIX + "conn-" + connectionIds.incrementAndGet());
-        t.setDaemon(true);
         t.start();
       } catch (IOException | RuntimeException e) {
         LOG.warn("cannot serve connection", e);
