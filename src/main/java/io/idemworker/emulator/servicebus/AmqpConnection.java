@@ -325,7 +325,11 @@ final class AmqpConnection implements Runnable {
       }
       case TRANSPORT_ERROR -> {
         ErrorCondition c = event.getTransport().getCondition();
-        LOG.warn("connection {} transport error: {}", remote, c);
+        if (c != null && "connection aborted".equals(c.getDescription())) {
+          LOG.debug("connection {} closed by the peer without an AMQP close", remote);
+        } else {
+          LOG.warn("connection {} transport error: {}", remote, c);
+        }
       }
       default -> {}
     }
