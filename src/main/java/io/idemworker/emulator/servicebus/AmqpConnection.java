@@ -365,7 +365,7 @@ final class AmqpConnection implements Runnable {
         return;
       }
       Optional<EntityStore> store = broker.resolve(address);
-      if (store.isEmpty() || address.toLowerCase().contains("$deadletterqueue")) {
+      if (store.isEmpty() || Broker.normalise(address).endsWith(Broker.DEAD_LETTER_SUFFIX)) {
         refuse(link, address);
         return;
       }

@@ -457,11 +457,13 @@ final class EntityStore {
   }
 
   private void moveToDeadLetter(StoredMessage sm, String reason, String description) {
-    remove(sm);
     if (deadLetter == null) {
-      LOG.info("{}: sequence number {} dropped: no dead-letter subqueue", path, sm.sequenceNumber);
+      // A dead-letter subqueue has none of its own: the message stays where it is.
+      LOG.info("{}: sequence number {} is already dead-lettered; kept", path, sm.sequenceNumber);
+      makeAvailable(sm);
       return;
     }
+    remove(sm);
     Message m = sm.message;
     Map<String, Object> props = new HashMap<>();
     if (m.getApplicationProperties() != null && m.getApplicationProperties().getValue() != null) {
