@@ -25,8 +25,19 @@ final class RawAmqpClient implements AutoCloseable {
   private final Socket socket = new Socket();
   private final InputStream in;
   private final OutputStream out;
+  private long bytesRead;
 
   RawAmqpClient(int port) throws IOException {
+    this(port, 0);
+  }
+
+  /**
+   * Connects and opens a connection and a session.
+   *
+   * @param idleTimeoutMillis the idle timeout this client announces (0 = none); the client itself
+   *     never sends heartbeats
+   */
+  RawAmqpClient(int port, int idleTimeoutMillis) throws IOException {
     socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
     socket.setTcpNoDelay(true);
     socket.setSoTimeout(50);
@@ -35,6 +46,7 @@ final class RawAmqpClient implements AutoCloseable {
     Sasl sasl = transport.sasl();
     sasl.client();
     sasl.setMechanisms("ANONYMOUS");
+    transport.setIdleTimeout(idleTimeoutMillis);
     transport.bind(connection);
     connection.setHostname("localhost");
     connection.setContainer("raw-test-client");
@@ -57,6 +69,7 @@ final class RawAmqpClient implements AutoCloseable {
         if (n < 0) {
           transport.close_tail();
         } else {
+          bytesRead += n;
           int off = 0;
           while (off < n) {
             ByteBuffer tail = transport.tail();
@@ -71,6 +84,11 @@ final class RawAmqpClient implements AutoCloseable {
       }
       flush();
     }
+  }
+
+  /** Bytes received from the server so far. */
+  long bytesRead() {
+    return bytesRead;
   }
 
   private void flush() throws IOException {

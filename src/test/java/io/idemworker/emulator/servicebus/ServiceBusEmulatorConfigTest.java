@@ -60,6 +60,17 @@ class ServiceBusEmulatorConfigTest {
   }
 
   @Test
+  void createQueue_isIdempotentAndKeepsTheFirstSettings() {
+    try (ServiceBusEmulator emulator = ServiceBusEmulator.builder().build()) {
+      emulator.createQueue(QueueSettings.defaults("jobs").withMaxDeliveryCount(2));
+      emulator.createQueue(QueueSettings.defaults("JOBS").withMaxDeliveryCount(7));
+
+      assertThat(emulator.broker().resolve("jobs").orElseThrow().settings().maxDeliveryCount())
+          .isEqualTo(2);
+    }
+  }
+
+  @Test
   void badField_isNamedInTheError() {
     String json = SAMPLE.replace("\"MaxDeliveryCount\":3", "\"MaxDeliveryCount\":0");
 

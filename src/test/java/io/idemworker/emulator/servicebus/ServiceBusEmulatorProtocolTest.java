@@ -110,4 +110,17 @@ class ServiceBusEmulatorProtocolTest {
       assertThat(r.getRemoteCondition().getCondition().toString()).isEqualTo("amqp:not-found");
     }
   }
+
+  @Test
+  void idleConnection_getsHeartbeatsWhenThePeerAsksForThem() throws Exception {
+    try (RawAmqpClient client = new RawAmqpClient(fx.emulator.port(), 1000)) {
+      client.pumpUntil(() -> client.connection.getRemoteState() == EndpointState.ACTIVE, WAIT);
+      long afterOpen = client.bytesRead();
+
+      // an empty frame is 8 bytes; the server owes one every 500 ms
+      client.pumpUntil(() -> client.bytesRead() >= afterOpen + 16, WAIT);
+
+      assertThat(client.connection.getRemoteState()).isEqualTo(EndpointState.ACTIVE);
+    }
+  }
 }
