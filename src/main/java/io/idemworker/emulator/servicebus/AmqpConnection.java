@@ -145,9 +145,18 @@ final class AmqpConnection implements Runnable {
     }
   }
 
-  /** Closes the socket abruptly, as a dropped network would. */
+  /**
+   * Closes the socket abruptly, as a dropped network would. The socket is closed before this
+   * returns, so nothing the peer sends afterwards takes effect; the connection thread then releases
+   * the connection's locks and ends.
+   */
   void abort() {
     stop = true;
+    try {
+      channel.close();
+    } catch (IOException e) {
+      LOG.debug("closing socket of {} failed", remote, e);
+    }
     wake();
   }
 
@@ -212,6 +221,9 @@ final class AmqpConnection implements Runnable {
         selector.selectNow();
       }
       selector.selectedKeys().clear();
+      if (stop) {
+        return;
+      }
       if (!inputClosed) {
         inputClosed = !read();
       }

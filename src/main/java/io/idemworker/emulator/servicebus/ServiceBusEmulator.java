@@ -217,10 +217,21 @@ public final class ServiceBusEmulator implements AutoCloseable {
     return broker;
   }
 
+  /** Aborts every connection and waits (at most 5 s) until their locks have been released. */
   void dropConnections() {
-    List<AmqpConnection> all = new ArrayList<>(connections.keySet());
-    for (AmqpConnection c : all) {
+    Map<AmqpConnection, Thread> all = new java.util.HashMap<>(connections);
+    for (AmqpConnection c : all.keySet()) {
       c.abort();
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    try {
+      for (Thread t : all.values()) {
+        if (t != Thread.currentThread()) {
+          t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
     if (!all.isEmpty()) {
       LOG.info("dropped {} connections", all.size());

@@ -129,4 +129,37 @@ class ServiceBusEmulatorProcessorTest {
     assertThat(deliveries).hasValue(1);
     assertThat(maxDeliveryCount).hasValue(0);
   }
+
+  @Test
+  void connectionsDroppedWhileProcessing_messageIsRedeliveredToTheProcessor() throws Exception {
+    emulator = ServiceBusEmulator.builder().queue(QueueSettings.defaults("orders")).start();
+    try (ServiceBusSenderClient sender =
+        Clients.builder(emulator).sender().queueName("orders").buildClient()) {
+      sender.sendMessage(new ServiceBusMessage("m").setMessageId("m"));
+    }
+    List<Long> deliveryCounts = new java.util.concurrent.CopyOnWriteArrayList<>();
+    CountDownLatch completed = new CountDownLatch(1);
+    processor(
+            "orders",
+            4,
+            Duration.ofMinutes(5),
+            ctx -> {
+              deliveryCounts.add(ctx.getMessage().getDeliveryCount());
+              if (deliveryCounts.size() == 1) {
+                emulator.faults().dropConnections();
+                try {
+                  ctx.complete();
+                } catch (RuntimeException expected) {
+                  // the link is gone: the completion cannot be acknowledged
+                }
+                return;
+              }
+              ctx.complete();
+              completed.countDown();
+            })
+        .start();
+
+    assertThat(completed.await(90, TimeUnit.SECONDS)).as("redelivered and completed").isTrue();
+    assertThat(deliveryCounts).startsWith(0L).contains(1L);
+  }
 }
