@@ -31,6 +31,7 @@ import org.apache.qpid.proton.amqp.messaging.Rejected;
 import org.apache.qpid.proton.amqp.messaging.Released;
 import org.apache.qpid.proton.amqp.messaging.Source;
 import org.apache.qpid.proton.amqp.messaging.Target;
+import org.apache.qpid.proton.amqp.transaction.Coordinator;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
 import org.apache.qpid.proton.amqp.transport.DeliveryState;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
@@ -67,6 +68,7 @@ final class AmqpConnection implements Runnable {
       Symbol.valueOf("amqp:link:message-size-exceeded");
   private static final Symbol LOCK_LOST = Symbol.valueOf(ManagementNode.LOCK_LOST);
   private static final Symbol DEAD_LETTER = Symbol.valueOf("com.microsoft:dead-letter");
+  private static final Symbol SESSION_FILTER = Symbol.valueOf("com.microsoft:session-filter");
   private static final Object OVERSIZE = new Object();
 
   private enum Node {
@@ -355,6 +357,16 @@ final class AmqpConnection implements Runnable {
     link.setTarget(link.getRemoteTarget());
     link.setSenderSettleMode(link.getRemoteSenderSettleMode());
     link.setReceiverSettleMode(link.getRemoteReceiverSettleMode());
+    if (link.getRemoteTarget() instanceof Coordinator) {
+      refuseUnsupported(link, "Transactions");
+      return;
+    }
+    if (link.getRemoteSource() instanceof Source source
+        && source.getFilter() != null
+        && source.getFilter().containsKey(SESSION_FILTER)) {
+      refuseUnsupported(link, "Sessions");
+      return;
+    }
     if (link instanceof Receiver r) {
       String address = address(r.getRemoteTarget());
       if ("$cbs".equalsIgnoreCase(address)) {
@@ -418,16 +430,29 @@ final class AmqpConnection implements Runnable {
 
   private void refuse(Link link, String address) {
     LOG.warn("connection {}: attach to unknown entity '{}' refused", remote, address);
+    refuse(
+        link,
+        new ErrorCondition(
+            AmqpError.NOT_FOUND, "The messaging entity '" + address + "' could not be found."));
+  }
+
+  private void refuse(Link link, ErrorCondition condition) {
     if (link instanceof Sender) {
       link.setSource(null);
     } else {
       link.setTarget(null);
     }
-    link.setCondition(
-        new ErrorCondition(
-            AmqpError.NOT_FOUND, "The messaging entity '" + address + "' could not be found."));
+    link.setCondition(condition);
     link.open();
     link.close();
+  }
+
+  private void refuseUnsupported(Link link, String feature) {
+    LOG.warn("connection {}: link '{}' refused: {} not supported", remote, link.getName(), feature);
+    refuse(
+        link,
+        new ErrorCondition(
+            AmqpError.NOT_IMPLEMENTED, feature + " are not supported by this emulator."));
   }
 
   private static String address(Object terminus) {

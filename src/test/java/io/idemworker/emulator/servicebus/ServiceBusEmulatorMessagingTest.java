@@ -279,6 +279,26 @@ class ServiceBusEmulatorMessagingTest {
   }
 
   @Test
+  void sessionReceiver_isRefusedAsNotImplemented() {
+    com.azure.messaging.servicebus.ServiceBusSessionReceiverClient sessions =
+        Clients.builder(fx.emulator).sessionReceiver().queueName("orders").buildClient();
+    try {
+      assertThatThrownBy(() -> sessions.acceptSession("s1"))
+          .hasStackTraceContaining("Sessions are not supported");
+    } finally {
+      sessions.close();
+    }
+  }
+
+  @Test
+  void transaction_isRefusedAsNotImplemented() {
+    ServiceBusSenderClient sender = fx.sender("orders");
+
+    assertThatThrownBy(sender::createTransaction)
+        .hasStackTraceContaining("Transactions are not supported");
+  }
+
+  @Test
   void oversizeMessage_isRefused() {
     ServiceBusSenderClient sender = fx.sender("orders");
 
