@@ -42,8 +42,10 @@
  * Topics and subscriptions (and rules), sessions (session-enabled queues, session state and locks),
  * transactions, auto-forwarding ({@code ForwardTo}), TLS, authorisation (every token and key is
  * accepted), partitioned entities, message size quotas per tier other than 256 KiB, persistence,
- * and the HTTP administration API ({@code ServiceBusAdministrationClient}). Unsupported management
- * operations answer status 501 {@code amqp:not-implemented}; a {@code Config.json} that asks for
- * topics, sessions or forwarding is refused with a message naming the field.
+ * and the HTTP administration API ({@code ServiceBusAdministrationClient}). Session receivers (a
+ * {@code com.microsoft:session-filter} on attach) and transaction coordinator links are refused
+ * with {@code amqp:not-implemented}; unsupported management operations answer status 501 {@code
+ * amqp:not-implemented}; a {@code Config.json} that asks for topics, sessions or forwarding is
+ * refused with a message naming the field.
  */
 package io.idemworker.emulator.servicebus;
