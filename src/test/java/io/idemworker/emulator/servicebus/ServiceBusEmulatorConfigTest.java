@@ -120,6 +120,7 @@ class ServiceBusEmulatorConfigTest {
     assertThat(ok.defaultMessageTimeToLive()).isEqualTo(Duration.ofDays(14));
 
     assertThatThrownBy(() -> QueueSettings.defaults(" ")).hasMessageContaining("name");
+    assertThatThrownBy(() -> QueueSettings.defaults("$cbs")).hasMessageContaining("name");
     assertThatThrownBy(() -> ok.withLockDuration(Duration.ZERO))
         .hasMessageContaining("lockDuration");
     assertThatThrownBy(() -> ok.withMaxDeliveryCount(0)).hasMessageContaining("maxDeliveryCount");

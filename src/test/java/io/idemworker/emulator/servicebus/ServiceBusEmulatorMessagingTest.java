@@ -248,6 +248,17 @@ class ServiceBusEmulatorMessagingTest {
   }
 
   @Test
+  void queueCreatedAtRuntime_withAPathName_isUsable() {
+    fx.emulator.createQueue(QueueSettings.defaults("shop/orders"));
+
+    fx.sender("shop/orders").sendMessage(new ServiceBusMessage("nested"));
+
+    assertThat(receive(fx.receiveAndDeleteReceiver("shop/orders"), 1))
+        .extracting(m -> m.getBody().toString())
+        .containsExactly("nested");
+  }
+
+  @Test
   void propertiesToModify_onAbandon_areVisibleOnRedelivery() {
     fx.sender("orders").sendMessage(new ServiceBusMessage("m"));
     ServiceBusReceiverClient receiver = fx.receiver("orders");
