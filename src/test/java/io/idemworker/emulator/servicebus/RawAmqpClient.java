@@ -26,6 +26,7 @@ final class RawAmqpClient implements AutoCloseable {
   private final InputStream in;
   private final OutputStream out;
   private long bytesRead;
+  private boolean closedByPeer;
 
   RawAmqpClient(int port) throws IOException {
     this(port, 0);
@@ -67,7 +68,9 @@ final class RawAmqpClient implements AutoCloseable {
       try {
         int n = in.read(buf);
         if (n < 0) {
+          closedByPeer = true;
           transport.close_tail();
+          return;
         } else {
           bytesRead += n;
           int off = 0;
@@ -84,6 +87,17 @@ final class RawAmqpClient implements AutoCloseable {
       }
       flush();
     }
+  }
+
+  /** Writes raw bytes on the socket, bypassing proton-j. */
+  void writeRaw(byte[] bytes) throws IOException {
+    out.write(bytes);
+    out.flush();
+  }
+
+  /** Whether the server closed the socket. */
+  boolean socketClosed() {
+    return closedByPeer;
   }
 
   /** Bytes received from the server so far. */

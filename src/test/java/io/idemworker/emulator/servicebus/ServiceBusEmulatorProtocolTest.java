@@ -123,4 +123,24 @@ class ServiceBusEmulatorProtocolTest {
       assertThat(client.connection.getRemoteState()).isEqualTo(EndpointState.ACTIVE);
     }
   }
+
+  @Test
+  void malformedFrameAfterOpen_closesTheConnectionWithAFramingError() throws Exception {
+    try (RawAmqpClient client = new RawAmqpClient(fx.emulator.port())) {
+      client.pumpUntil(() -> client.connection.getRemoteState() == EndpointState.ACTIVE, WAIT);
+
+      // a frame header announcing 16 bytes with an offset (doff) of 1, i.e. inside the header
+      client.writeRaw(new byte[] {0, 0, 0, 16, 1, 0, 0, 0, 9, 9, 9, 9, 9, 9, 9, 9});
+      client.pumpUntil(
+          () -> client.socketClosed() || client.connection.getRemoteState() == EndpointState.CLOSED,
+          WAIT);
+
+      System.out.println(
+          "remote state "
+              + client.connection.getRemoteState()
+              + " condition "
+              + client.connection.getRemoteCondition());
+    }
+    fx.sender("orders").sendMessage(new ServiceBusMessage("still up"));
+  }
 }
