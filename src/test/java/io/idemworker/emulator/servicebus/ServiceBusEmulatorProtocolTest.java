@@ -135,12 +135,11 @@ class ServiceBusEmulatorProtocolTest {
           () -> client.socketClosed() || client.connection.getRemoteState() == EndpointState.CLOSED,
           WAIT);
 
-      System.out.println(
-          "remote state "
-              + client.connection.getRemoteState()
-              + " condition "
-              + client.connection.getRemoteCondition());
+      assertThat(client.connection.getRemoteState()).isEqualTo(EndpointState.CLOSED);
+      assertThat(client.connection.getRemoteCondition().getCondition().toString())
+          .isEqualTo("amqp:connection:framing-error");
     }
     fx.sender("orders").sendMessage(new ServiceBusMessage("still up"));
+    assertThat(fx.receiver("orders").peekMessages(1)).hasSize(1);
   }
 }
