@@ -141,7 +141,7 @@ final class EntityStore {
         continue;
       }
       Instant scheduled = scheduledTime(m);
-      StoredMessage sm = newMessage(m, now, 0);
+      StoredMessage sm = newMessage(m, now, scheduled);
       seqs[n++] = sm.sequenceNumber;
       if (scheduled != null && scheduled.isAfter(now)) {
         scheduleInternal(sm, scheduled);
@@ -170,7 +170,7 @@ final class EntityStore {
         m.setMessageId(UUID.randomUUID().toString().replace("-", ""));
       }
       Instant scheduled = scheduledTime(m);
-      StoredMessage sm = newMessage(m, now, 0);
+      StoredMessage sm = newMessage(m, now, scheduled);
       seqs[i] = sm.sequenceNumber;
       if (scheduled != null && scheduled.isAfter(now)) {
         scheduleInternal(sm, scheduled);
@@ -210,7 +210,8 @@ final class EntityStore {
     return v instanceof Date d ? d.toInstant() : null;
   }
 
-  private StoredMessage newMessage(Message m, Instant now, int deliveryCount) {
+  /** A new message; its time-to-live runs from its (scheduled) enqueue time. */
+  private StoredMessage newMessage(Message m, Instant now, Instant scheduled) {
     long ttl = settings.defaultMessageTimeToLive().toMillis();
     if (m.getHeader() != null && m.getHeader().getTtl() != null) {
       long own = m.getHeader().getTtl().longValue();
@@ -218,9 +219,10 @@ final class EntityStore {
         ttl = Math.min(ttl, own);
       }
     }
-    Instant expiresAt = saturatedPlus(now, ttl);
+    Instant base = scheduled != null && scheduled.isAfter(now) ? scheduled : now;
+    Instant expiresAt = saturatedPlus(base, ttl);
     return new StoredMessage(
-        sequence.incrementAndGet(), m, now, expiresAt, Math.min(ttl, 0xFFFFFFFFL), deliveryCount);
+        sequence.incrementAndGet(), m, now, expiresAt, Math.min(ttl, 0xFFFFFFFFL), 0);
   }
 
   private static Instant saturatedPlus(Instant t, long millis) {
@@ -255,7 +257,7 @@ final class EntityStore {
     sm.state = State.AVAILABLE;
     all.put(sm.sequenceNumber, sm);
     available.put(sm.sequenceNumber, sm);
-    if (sm.expiresAt != Instant.MAX) {
+    if (!Instant.MAX.equals(sm.expiresAt)) {
       ttlIndex.add(sm);
     }
   }
