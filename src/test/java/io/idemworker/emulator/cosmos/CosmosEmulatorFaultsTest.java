@@ -81,8 +81,11 @@ class CosmosEmulatorFaultsTest {
     emulator.faults().inject(Operation.REPLACE, Fault.status(408).times(1));
 
     CosmosException unavailable = cosmosError(() -> container.upsertItem(order(id, id)));
+    CosmosException timeout =
+        cosmosError(() -> container.replaceItem(order(id, id), id, new PartitionKey(id), null));
 
     assertThat(unavailable.getStatusCode()).isEqualTo(503);
+    assertThat(timeout.getStatusCode()).isEqualTo(408);
     assertThat(
             cosmosError(() -> container.readItem(id, new PartitionKey(id), ObjectNode.class))
                 .getStatusCode())
