@@ -8,8 +8,13 @@ import com.azure.cosmos.models.CosmosItemRequestOptions;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -88,23 +93,65 @@ class CosmosEmulatorBenchmark {
 
   private Result run(String name, int from, int count, IntFunction<Mono<?>> op) {
     emulator.stats().reset();
+    Map<Boolean, Long> cpuBefore = cpuByServerSide();
     long start = System.nanoTime();
     Flux.range(from, count).flatMap(op::apply, CONCURRENCY).blockLast(Duration.ofMinutes(5));
     double seconds = (System.nanoTime() - start) / 1e9;
-    return new Result(name, count, count / seconds, emulator.stats().totalRequestCharge() / count);
+    Map<Boolean, Long> cpuAfter = cpuByServerSide();
+    long serverNanos = cpuAfter.get(true) - cpuBefore.getOrDefault(true, 0L);
+    long otherNanos = cpuAfter.get(false) - cpuBefore.getOrDefault(false, 0L);
+    return new Result(
+        name,
+        count,
+        count / seconds,
+        emulator.stats().totalRequestCharge() / count,
+        serverNanos / 1e3 / count,
+        otherNanos / 1e3 / count);
   }
 
-  private record Result(String name, int ops, double opsPerSecond, double ruPerOp) {
+  /**
+   * CPU time of live threads, split into the emulator's (request threads and the JDK server's
+   * dispatcher) and everything else (client, test). Threads that died in between are not counted.
+   */
+  private static Map<Boolean, Long> cpuByServerSide() {
+    ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    Map<Boolean, Long> cpu = new HashMap<>(Map.of(true, 0L, false, 0L));
+    for (ThreadInfo info : mx.getThreadInfo(mx.getAllThreadIds())) {
+      if (info == null) {
+        continue;
+      }
+      long nanos = mx.getThreadCpuTime(info.getThreadId());
+      if (nanos < 0) {
+        continue;
+      }
+      String threadName = info.getThreadName();
+      boolean server =
+          threadName.startsWith("cosmos-emulator-") || threadName.startsWith("HTTP-Dispatcher");
+      cpu.merge(server, nanos, Long::sum);
+    }
+    return cpu;
+  }
+
+  private record Result(
+      String name,
+      int ops,
+      double opsPerSecond,
+      double ruPerOp,
+      double serverCpuMicrosPerOp,
+      double otherCpuMicrosPerOp) {
     @Override
     public String toString() {
       return String.format(
           Locale.ROOT,
-          "BENCH %-6s %6d ops at %d concurrent: %8.0f ops/s, %.2f RU/op",
+          "BENCH %-6s %6d ops at %d concurrent: %8.0f ops/s, %.2f RU/op,"
+              + " CPU per op: emulator %.0f us, client+test %.0f us",
           name,
           ops,
           CONCURRENCY,
           opsPerSecond,
-          ruPerOp);
+          ruPerOp,
+          serverCpuMicrosPerOp,
+          otherCpuMicrosPerOp);
     }
   }
 }
