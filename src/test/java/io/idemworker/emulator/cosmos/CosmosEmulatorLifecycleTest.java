@@ -67,14 +67,6 @@ class CosmosEmulatorLifecycleTest {
   }
 
   @Test
-  void tcpNoDelay_isSwitchedOnForTheJdkServer() {
-    try (CosmosEmulator emulator = CosmosEmulator.builder().start()) {
-      assertThat(emulator.port()).isPositive();
-      assertThat(System.getProperty("sun.net.httpserver.nodelay")).isEqualTo("true");
-    }
-  }
-
-  @Test
   void notStarted_hasNoPort_andCloseIsIdempotent() {
     CosmosEmulator emulator = CosmosEmulator.builder().build();
 
