@@ -1,6 +1,5 @@
 package io.idemworker.emulator.cosmos;
 
-import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -11,7 +10,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -41,7 +39,6 @@ final class HttpsListener implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HttpsListener.class);
   private static final int MAX_LINE = 16 * 1024;
   private static final int MAX_HEADERS = 200;
-  private static final Duration IDLE_TIMEOUT = Duration.ofMinutes(10);
   private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME;
 
   private final ServerSocket serverSocket;
@@ -88,7 +85,6 @@ final class HttpsListener implements AutoCloseable {
       }
       try {
         socket.setTcpNoDelay(true);
-        socket.setSoTimeout((int) IDLE_TIMEOUT.toMillis());
         open.add(socket);
         connections.execute(() -> serve(socket));
       } catch (IOException | RuntimeException e) {
@@ -99,7 +95,7 @@ final class HttpsListener implements AutoCloseable {
 
   private void serve(Socket socket) {
     try (socket) {
-      InputStream in = new BufferedInputStream(socket.getInputStream(), 32 * 1024);
+      Input in = new Input(socket.getInputStream());
       OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 32 * 1024);
       while (!closed) {
         HttpRequest request;
@@ -129,7 +125,7 @@ final class HttpsListener implements AutoCloseable {
   }
 
   /** Reads one request; null at a clean end of stream before a request line. */
-  private HttpRequest read(InputStream in, OutputStream out) throws IOException {
+  private HttpRequest read(Input in, OutputStream out) throws IOException {
     String line = readLine(in, true);
     if (line == null) {
       return null;
@@ -176,10 +172,7 @@ final class HttpsListener implements AutoCloseable {
       if (length > maxBodyBytes) {
         throw new BadRequest(413, "Request size is too large");
       }
-      body = in.readNBytes((int) length);
-      if (body.length != length) {
-        throw new EOFException();
-      }
+      body = in.readExactly((int) length);
     }
     String target = parts[1];
     if (target.startsWith("http://") || target.startsWith("https://")) {
@@ -191,7 +184,7 @@ final class HttpsListener implements AutoCloseable {
     return new HttpRequest(parts[0].toUpperCase(Locale.ROOT), path, headers, body);
   }
 
-  private byte[] readChunked(InputStream in) throws IOException {
+  private byte[] readChunked(Input in) throws IOException {
     java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
     while (true) {
       String sizeLine = readLine(in, false);
@@ -211,38 +204,14 @@ final class HttpsListener implements AutoCloseable {
         }
         return buf.toByteArray();
       }
-      byte[] chunk = in.readNBytes(size);
-      if (chunk.length != size) {
-        throw new EOFException();
-      }
-      buf.write(chunk);
+      buf.write(in.readExactly(size));
       readLine(in, false);
     }
   }
 
   /** An ASCII line without its CRLF; null at end of stream only if {@code eofAllowed}. */
-  private static String readLine(InputStream in, boolean eofAllowed) throws IOException {
-    StringBuilder sb = new StringBuilder(64);
-    while (true) {
-      int b = in.read();
-      if (b < 0) {
-        if (eofAllowed && sb.length() == 0) {
-          return null;
-        }
-        throw new EOFException();
-      }
-      if (b == '\n') {
-        int len = sb.length();
-        if (len > 0 && sb.charAt(len - 1) == '\r') {
-          sb.setLength(len - 1);
-        }
-        return sb.toString();
-      }
-      if (sb.length() >= MAX_LINE) {
-        throw new BadRequest("Request line or header too long");
-      }
-      sb.append((char) b);
-    }
+  private static String readLine(Input in, boolean eofAllowed) throws IOException {
+    return in.readLine(eofAllowed);
   }
 
   private static void write(OutputStream out, HttpReply reply, boolean keepAlive)
@@ -251,7 +220,7 @@ final class HttpsListener implements AutoCloseable {
     byte[] body = noBody || reply.body == null ? new byte[0] : reply.body;
     StringBuilder head = new StringBuilder(512);
     head.append("HTTP/1.1 ").append(reply.status).append(' ').append(reason(reply.status));
-    head.append("\r\nDate: ").append(HTTP_DATE.format(ZonedDateTime.now(ZoneOffset.UTC)));
+    head.append("\r\nDate: ").append(httpDate());
     for (Map.Entry<String, String> h : reply.headers.entrySet()) {
       head.append("\r\n").append(h.getKey()).append(": ").append(h.getValue());
     }
@@ -265,6 +234,19 @@ final class HttpsListener implements AutoCloseable {
     out.write(head.toString().getBytes(StandardCharsets.UTF_8));
     out.write(body);
     out.flush();
+  }
+
+  private static volatile String[] cachedDate = {"", ""};
+
+  /** The Date header value, formatted at most once a second. */
+  private static String httpDate() {
+    String[] cached = cachedDate;
+    String second = Long.toString(System.currentTimeMillis() / 1000);
+    if (!second.equals(cached[0])) {
+      cached = new String[] {second, HTTP_DATE.format(ZonedDateTime.now(ZoneOffset.UTC))};
+      cachedDate = cached;
+    }
+    return cached[1];
   }
 
   private static String reason(int status) {
@@ -318,6 +300,72 @@ final class HttpsListener implements AutoCloseable {
       t.setDaemon(true);
       return t;
     };
+  }
+
+  /** A buffered reader of one connection; not thread-safe, no per-byte locking. */
+  private static final class Input {
+    private final InputStream in;
+    private final byte[] buf = new byte[32 * 1024];
+    private int pos;
+    private int limit;
+
+    Input(InputStream in) {
+      this.in = in;
+    }
+
+    private boolean fill() throws IOException {
+      int n = in.read(buf, 0, buf.length);
+      if (n <= 0) {
+        return false;
+      }
+      pos = 0;
+      limit = n;
+      return true;
+    }
+
+    String readLine(boolean eofAllowed) throws IOException {
+      StringBuilder spill = null;
+      while (true) {
+        if (pos == limit && !fill()) {
+          if (eofAllowed && spill == null) {
+            return null;
+          }
+          throw new EOFException();
+        }
+        int start = pos;
+        while (pos < limit && buf[pos] != '\n') {
+          pos++;
+        }
+        if (pos < limit) {
+          int end = pos++;
+          String part = new String(buf, start, end - start, StandardCharsets.ISO_8859_1);
+          String line = spill == null ? part : spill.append(part).toString();
+          return line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
+        }
+        if (spill == null) {
+          spill = new StringBuilder();
+        }
+        spill.append(new String(buf, start, pos - start, StandardCharsets.ISO_8859_1));
+        if (spill.length() > MAX_LINE) {
+          throw new BadRequest("Request line or header too long");
+        }
+      }
+    }
+
+    byte[] readExactly(int n) throws IOException {
+      byte[] out = new byte[n];
+      int have = Math.min(n, limit - pos);
+      System.arraycopy(buf, pos, out, 0, have);
+      pos += have;
+      while (have < n) {
+        int r = in.read(out, have, n - have);
+        if (r < 0) {
+          throw new EOFException();
+        }
+        have += r;
+      }
+      return out;
+    }
   }
 
   /** A request we refuse to parse further; answered, then the connection is closed. */
