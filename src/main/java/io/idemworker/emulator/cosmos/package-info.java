@@ -21,10 +21,11 @@
  * checks for localhost/127.0.0.1) or a trust store holding {@link
  * io.idemworker.emulator.cosmos.CosmosEmulator#certificate()} (see {@link
  * io.idemworker.emulator.cosmos.CosmosEmulator#writeTrustStore}); and {@code
- * -DCOSMOS.DISABLE_IMDS_ACCESS=true} so the client does not probe the Azure metadata address.
- * Loading {@code CosmosEmulator} sets {@code sun.net.httpserver.nodelay=true} unless already set,
- * because the JDK server reads it once and without it answers wait on delayed ACKs; set it yourself
- * if another JDK {@code HttpServer} may start first in the same JVM.
+ * -DCOSMOS.DISABLE_IMDS_ACCESS=true} so the client does not probe the Azure metadata address. The
+ * server is a small HTTP/1.1 implementation over blocking TLS sockets (thread per connection) that
+ * sets TCP_NODELAY on every socket itself, so no system property is needed on the emulator side.
+ * Its acceptor thread is not a daemon: a plain {@code main} keeps serving until {@link
+ * io.idemworker.emulator.cosmos.CosmosEmulator#close()}.
  *
  * <h2>What it serves</h2>
  *
