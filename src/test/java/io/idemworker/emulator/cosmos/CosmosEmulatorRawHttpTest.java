@@ -78,7 +78,7 @@ class CosmosEmulatorRawHttpTest {
       String type,
       String link,
       String key,
-      String body,
+      Object body,
       String... headers)
       throws Exception {
     String date = DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC));
@@ -103,11 +103,7 @@ class CosmosEmulatorRawHttpTest {
             .header(
                 "Authorization",
                 URLEncoder.encode("type=master&ver=1.0&sig=" + sig, StandardCharsets.UTF_8))
-            .method(
-                method,
-                body == null
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofString(body));
+            .method(method, publisher(body));
     for (int i = 0; i < headers.length; i += 2) {
       b.header(headers[i], headers[i + 1]);
     }
@@ -116,6 +112,26 @@ class CosmosEmulatorRawHttpTest {
 
   private HttpResponse<String> send(
       String method, String path, String type, String link, String body, String... headers)
+      throws Exception {
+    return sendWithKey(method, path, type, link, emulator.key(), body, headers);
+  }
+
+  private static HttpRequest.BodyPublisher publisher(Object body) {
+    if (body instanceof HttpRequest.BodyPublisher p) {
+      return p;
+    }
+    return body == null
+        ? HttpRequest.BodyPublishers.noBody()
+        : HttpRequest.BodyPublishers.ofString((String) body);
+  }
+
+  private HttpResponse<String> sendBody(
+      String method,
+      String path,
+      String type,
+      String link,
+      HttpRequest.BodyPublisher body,
+      String... headers)
       throws Exception {
     return sendWithKey(method, path, type, link, emulator.key(), body, headers);
   }
@@ -268,6 +284,43 @@ class CosmosEmulatorRawHttpTest {
     assertThat(json(ranges).get("PartitionKeyRanges").get(0).get("maxExclusive").asText())
         .isEqualTo("FF");
     assertThat(unchanged.statusCode()).isEqualTo(304);
+  }
+
+  @Test
+  void itemsResolveByRid() throws Exception {
+    var created =
+        client
+            .getDatabase("db")
+            .getContainer("c")
+            .createItem(CosmosEmulatorSyncClientTest.order("by-rid", "p"))
+            .getItem();
+    String self = created.get("_self").asText();
+    String docRid = created.get("_rid").asText();
+
+    HttpResponse<String> r = send("GET", self, "docs", docRid.toLowerCase(Locale.ROOT), null);
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(json(r).get("id").asText()).isEqualTo("by-rid");
+    assertThat(r.headers().firstValue("etag")).contains(created.get("_etag").asText());
+  }
+
+  @Test
+  void chunkedRequestBody_isAccepted() throws Exception {
+    HttpRequest.BodyPublisher chunked =
+        HttpRequest.BodyPublishers.fromPublisher(
+            HttpRequest.BodyPublishers.ofString("{\"id\":\"chunky\",\"orderId\":\"p\"}"));
+
+    HttpResponse<String> r =
+        sendBody(
+            "POST",
+            "dbs/db/colls/c/docs",
+            "docs",
+            "dbs/db/colls/c",
+            chunked,
+            "x-ms-documentdb-partitionkey",
+            "[\"p\"]");
+
+    assertThat(r.statusCode()).isEqualTo(201);
   }
 
   @Test
