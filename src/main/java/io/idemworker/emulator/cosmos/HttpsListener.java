@@ -21,7 +21,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
@@ -80,6 +82,8 @@ final class HttpsListener implements AutoCloseable {
       } catch (IOException e) {
         if (!closed) {
           LOG.warn("accept failed on port {}", port(), e);
+          // back off so that a persistent failure (e.g. out of file descriptors) does not spin
+          LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
         }
         continue;
       }
