@@ -96,8 +96,6 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     return route(method, segs, request, request.body());
   }
 
-  // ---- routing
-
   static Operation classify(String method, List<String> segs, HttpRequest h) {
     int n = segs.size();
     boolean dbsColls =
@@ -233,8 +231,6 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
         : unknownPath(segs);
   }
 
-  // ---- items
-
   private HttpReply readItem(Container c, HttpRequest h, String itemId, boolean byRid) {
     String pk;
     String id = itemId;
@@ -339,8 +335,6 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
         .header("x-ms-alt-content-path", c.altContentPath);
   }
 
-  // ---- batch
-
   private HttpReply batch(Container c, HttpRequest h, byte[] body) {
     if (body.length > MAX_DOCUMENT_BYTES) {
       throw new CosmosError(413, "Request size is too large: a batch may carry at most 2 MB.");
@@ -442,8 +436,6 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     return withSession(reply, c, r.lsn());
   }
 
-  // ---- metadata
-
   private ObjectNode account() {
     String ep = endpoint.get();
     ObjectNode n = mapper.createObjectNode();
@@ -536,8 +528,6 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     return json(200, n).header("etag", etag);
   }
 
-  // ---- auth, faults
-
   private void authorize(String method, List<String> segs, HttpRequest h) {
     int n = segs.size();
     String resourceType;
@@ -596,8 +586,6 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     }
     return reply;
   }
-
-  // ---- plumbing
 
   private HttpReply error(CosmosError e) {
     ObjectNode body = mapper.createObjectNode();
