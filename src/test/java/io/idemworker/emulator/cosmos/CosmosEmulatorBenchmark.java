@@ -98,6 +98,7 @@ class CosmosEmulatorBenchmark {
     Flux.range(from, count).flatMap(op::apply, CONCURRENCY).blockLast(Duration.ofMinutes(5));
     double seconds = (System.nanoTime() - start) / 1e9;
     Map<Boolean, Long> cpuAfter = cpuByServerSide();
+    long requests = emulator.stats().totalRequests();
     long serverNanos = cpuAfter.get(true) - cpuBefore.getOrDefault(true, 0L);
     long otherNanos = cpuAfter.get(false) - cpuBefore.getOrDefault(false, 0L);
     return new Result(
@@ -105,6 +106,7 @@ class CosmosEmulatorBenchmark {
         count,
         count / seconds,
         emulator.stats().totalRequestCharge() / count,
+        (double) requests / count,
         serverNanos / 1e3 / count,
         otherNanos / 1e3 / count);
   }
@@ -137,19 +139,21 @@ class CosmosEmulatorBenchmark {
       int ops,
       double opsPerSecond,
       double ruPerOp,
+      double requestsPerOp,
       double serverCpuMicrosPerOp,
       double otherCpuMicrosPerOp) {
     @Override
     public String toString() {
       return String.format(
           Locale.ROOT,
-          "BENCH %-6s %6d ops at %d concurrent: %8.0f ops/s, %.2f RU/op,"
+          "BENCH %-6s %6d ops at %d concurrent: %8.0f ops/s, %.2f RU/op, %.2f requests/op,"
               + " CPU per op: emulator %.0f us, client+test %.0f us",
           name,
           ops,
           CONCURRENCY,
           opsPerSecond,
           ruPerOp,
+          requestsPerOp,
           serverCpuMicrosPerOp,
           otherCpuMicrosPerOp);
     }
