@@ -21,7 +21,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Life cycle: {@link #builder()} → {@link Builder#start()} (or {@link Builder#build()} then
  * {@link #start()}) → {@link #close()}. Once started it is safe for use from any thread. Closing
- * stops the server, the purge thread and the request threads; stored data is lost.
+ * stops the listener, its connection threads and the purge thread, cutting in-flight requests; the
+ * data stays in memory with the object, and a closed emulator may be started again (a new
+ * certificate, and a new port if the port was 0).
  */
 public final class CosmosEmulator implements AutoCloseable {
   /** The well-known key of Microsoft's Cosmos DB emulator; the default master key. */
