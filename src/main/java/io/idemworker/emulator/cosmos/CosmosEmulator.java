@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -68,7 +69,8 @@ public final class CosmosEmulator implements AutoCloseable {
       if (server != null) {
         return this;
       }
-      tls = TlsMaterial.generate(clock.instant());
+      // Real time, not the injected clock: clients check the validity period against their own.
+      tls = TlsMaterial.generate(Instant.now());
       try {
         HttpsListener listener =
             new HttpsListener(

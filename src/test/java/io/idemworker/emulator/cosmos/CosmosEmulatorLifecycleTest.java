@@ -67,6 +67,14 @@ class CosmosEmulatorLifecycleTest {
   }
 
   @Test
+  void certificateIsValidNow_evenWhenTheInjectedClockIsElsewhere() throws Exception {
+    MutableClock future = new MutableClock(java.time.Instant.parse("2090-01-01T00:00:00Z"));
+    try (CosmosEmulator emulator = CosmosEmulator.builder().clock(future).start()) {
+      emulator.certificate().checkValidity();
+    }
+  }
+
+  @Test
   void notStarted_hasNoPort_andCloseIsIdempotent() {
     CosmosEmulator emulator = CosmosEmulator.builder().build();
 
