@@ -34,6 +34,10 @@ class CosmosEmulatorBenchmark {
   private static final int CONCURRENCY = 32;
   private static final int WARMUP = 3_000;
   private static final int MEASURED = Integer.getInteger("bench.ops", 20_000);
+
+  /** Creates/s the test demands; {@code -Dbench.floor=0} only reports (e.g. on a busy machine). */
+  private static final int FLOOR = Integer.getInteger("bench.floor", 2_000);
+
   private static final String PADDING = "x".repeat(700);
 
   private CosmosEmulator emulator;
@@ -71,7 +75,7 @@ class CosmosEmulatorBenchmark {
 
     System.out.println(creates);
     System.out.println(reads);
-    assertThat(creates.opsPerSecond).isGreaterThan(2_000);
+    assertThat(creates.opsPerSecond).isGreaterThanOrEqualTo(FLOOR);
   }
 
   private Mono<?> create(int i) {
