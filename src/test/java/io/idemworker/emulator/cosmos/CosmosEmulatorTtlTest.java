@@ -134,6 +134,27 @@ class CosmosEmulatorTtlTest {
   }
 
   @Test
+  void switchingTtlOnByReplacingTheContainer_appliesToExistingItems() {
+    var db = client.getDatabase("db");
+    db.createContainerIfNotExists(Clients.containerProps("later", null));
+    CosmosContainer later = db.getContainer("later");
+    String id = unique();
+    later.createItem(order(id, id));
+    clock.advance(Duration.ofSeconds(30));
+
+    // The SDK replaces by the properties' self link, so start from what the service returned.
+    var props = later.read().getProperties();
+    props.setDefaultTimeToLiveInSeconds(20);
+    later.replace(props);
+
+    assertThat(later.read().getProperties().getDefaultTimeToLiveInSeconds()).isEqualTo(20);
+    assertThat(
+            cosmosError(() -> later.readItem(id, new PartitionKey(id), ObjectNode.class))
+                .getStatusCode())
+        .isEqualTo(404);
+  }
+
+  @Test
   void purge_removesExpiredItemsFromTheStore() {
     String id = unique();
     tenSeconds.createItem(order(id, id));
