@@ -1,23 +1,19 @@
 package io.idemworker.emulator.cosmos;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An in-process Azure Cosmos DB (NoSQL) emulator: an HTTPS server on loopback that serves the
@@ -26,22 +22,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Life cycle: {@link #builder()} → {@link Builder#start()} (or {@link Builder#build()} then
  * {@link #start()}) → {@link #close()}. Once started it is safe for use from any thread. Closing
- * stops the server, the purge thread and the request threads; stored data is lost.
+ * stops the listener, its connection threads and the purge thread, cutting in-flight requests; the
+ * data stays in memory with the object, and a closed emulator may be started again (a new
+ * certificate, and a new port if the port was 0).
  */
 public final class CosmosEmulator implements AutoCloseable {
   /** The well-known key of Microsoft's Cosmos DB emulator; the default master key. */
   public static final String WELL_KNOWN_KEY =
       "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
-
-  static final String NODELAY_PROPERTY = "sun.net.httpserver.nodelay";
-
-  static {
-    // The JDK server reads this once, when its first instance is made; without it every answer
-    // waits on the peer's delayed ACK (about 25 ms a request).
-    if (System.getProperty(NODELAY_PROPERTY) == null) {
-      System.setProperty(NODELAY_PROPERTY, "true");
-    }
-  }
 
   private final int requestedPort;
   private final Clock clock;
@@ -52,8 +40,7 @@ public final class CosmosEmulator implements AutoCloseable {
   private final Store store;
   private final ObjectMapper mapper = new ObjectMapper();
   private final Object lifecycle = new Object();
-  private HttpsServer server;
-  private ExecutorService requestThreads;
+  private HttpsListener server;
   private ScheduledExecutorService purger;
   private TlsMaterial tls;
   private volatile int port = -1;
@@ -82,27 +69,27 @@ public final class CosmosEmulator implements AutoCloseable {
       if (server != null) {
         return this;
       }
-      tls = TlsMaterial.generate(clock.instant());
+      // Real time, not the injected clock: clients check the validity period against their own.
+      tls = TlsMaterial.generate(Instant.now());
       try {
-        HttpsServer s =
-            HttpsServer.create(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), requestedPort), 512);
-        s.setHttpsConfigurator(new HttpsConfigurator(tls.sslContext()));
-        s.createContext(
-            "/",
-            new CosmosHandler(
-                store, new MasterKeyAuth(key), faults, stats, mapper, this::endpoint));
-        requestThreads = Executors.newCachedThreadPool(daemonThreads("cosmos-emulator-"));
-        s.setExecutor(requestThreads);
-        s.start();
-        server = s;
-        port = s.getAddress().getPort();
+        HttpsListener listener =
+            new HttpsListener(
+                tls.sslContext(),
+                InetAddress.getLoopbackAddress(),
+                requestedPort,
+                CosmosHandler.MAX_BODY_BYTES,
+                new CosmosHandler(
+                    store, new MasterKeyAuth(key), faults, stats, mapper, this::endpoint));
+        listener.start();
+        server = listener;
+        port = listener.port();
       } catch (IOException e) {
-        requestThreads = shutdown(requestThreads);
         throw new UncheckedIOException(
             "cannot start the Cosmos emulator on port " + requestedPort, e);
       }
-      purger = Executors.newSingleThreadScheduledExecutor(daemonThreads("cosmos-emulator-ttl-"));
+      purger =
+          Executors.newSingleThreadScheduledExecutor(
+              HttpsListener.daemonThreads("cosmos-emulator-ttl-"));
       long every = Math.max(1, purgeInterval.toMillis());
       purger.scheduleWithFixedDelay(store::purgeExpired, every, every, TimeUnit.MILLISECONDS);
       return this;
@@ -190,9 +177,8 @@ public final class CosmosEmulator implements AutoCloseable {
       if (server == null) {
         return;
       }
-      server.stop(0);
+      server.close();
       server = null;
-      requestThreads = shutdown(requestThreads);
       purger = shutdown(purger);
     }
   }
@@ -202,15 +188,6 @@ public final class CosmosEmulator implements AutoCloseable {
       executor.shutdownNow();
     }
     return null;
-  }
-
-  private static ThreadFactory daemonThreads(String prefix) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, prefix + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
   }
 
   /** Configures an emulator. Not thread-safe. */

@@ -5,24 +5,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.Headers;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,11 +26,11 @@ import org.slf4j.LoggerFactory;
  * authorised, then meets the injected faults, then is served; any failure becomes an error answer
  * in the service's shape, and no input can stop the server.
  */
-final class CosmosHandler implements HttpHandler {
+final class CosmosHandler implements Function<HttpRequest, HttpReply> {
   private static final Logger LOG = LoggerFactory.getLogger(CosmosHandler.class);
   static final int MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
   static final int MAX_BATCH_OPERATIONS = 100;
-  private static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
+  static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
   private static final Set<String> UNIMPLEMENTED_CHILDREN =
       Set.of(
           "sprocs",
@@ -75,43 +69,34 @@ final class CosmosHandler implements HttpHandler {
   }
 
   @Override
-  public void handle(HttpExchange exchange) throws IOException {
+  public HttpReply apply(HttpRequest request) {
+    HttpReply reply;
     try {
-      Reply reply;
-      try {
-        reply = process(exchange);
-      } catch (CosmosError e) {
-        reply = error(e);
-      } catch (RuntimeException e) {
-        LOG.warn(
-            "emulator failed on {} {}", exchange.getRequestMethod(), exchange.getRequestURI(), e);
-        reply = error(new CosmosError(500, "The emulator failed: " + e));
-      }
-      send(exchange, reply);
-    } finally {
-      exchange.close();
+      reply = process(request);
+    } catch (CosmosError e) {
+      reply = error(e);
+    } catch (RuntimeException e) {
+      LOG.warn("emulator failed on {} {}", request.method(), request.rawPath(), e);
+      reply = error(new CosmosError(500, "The emulator failed: " + e));
     }
+    return finish(request, reply);
   }
 
-  private Reply process(HttpExchange exchange) {
-    Headers h = exchange.getRequestHeaders();
-    String method = exchange.getRequestMethod().toUpperCase(Locale.ROOT);
-    List<String> segs = segments(exchange.getRequestURI().getRawPath());
-    Operation op = classify(method, segs, h);
+  private HttpReply process(HttpRequest request) {
+    String method = request.method();
+    List<String> segs = segments(request.rawPath());
+    Operation op = classify(method, segs, request);
     stats.record(op);
-    byte[] body = readBody(exchange);
-    authorize(method, segs, h);
+    authorize(method, segs, request);
     Faults.Outcome outcome = faults.onRequest(op);
     pause(outcome.latency());
     if (outcome.failure().isPresent()) {
       return faultReply(outcome.failure().get(), op);
     }
-    return route(method, segs, h, body);
+    return route(method, segs, request, request.body());
   }
 
-  // ---- routing
-
-  static Operation classify(String method, List<String> segs, Headers h) {
+  static Operation classify(String method, List<String> segs, HttpRequest h) {
     int n = segs.size();
     boolean dbsColls =
         n >= 1 && segs.get(0).equals("dbs") && (n < 3 || segs.get(2).equals("colls"));
@@ -148,7 +133,7 @@ final class CosmosHandler implements HttpHandler {
     return Operation.UNSUPPORTED;
   }
 
-  private Reply route(String method, List<String> segs, Headers h, byte[] body) {
+  private HttpReply route(String method, List<String> segs, HttpRequest h, byte[] body) {
     int n = segs.size();
     if (n == 0) {
       requireMethod(method, "GET");
@@ -176,7 +161,7 @@ final class CosmosHandler implements HttpHandler {
         case "GET" -> json(200, store.databaseJson(db)).header("etag", db.etag);
         case "DELETE" -> {
           store.deleteDatabase(db);
-          yield new Reply(204, null, RequestCharges.METADATA);
+          yield new HttpReply(204, null, RequestCharges.METADATA);
         }
         default -> throw methodNotAllowed(method);
       };
@@ -201,7 +186,7 @@ final class CosmosHandler implements HttpHandler {
         case "PUT" -> containerReply(200, store.replaceContainer(c, parseObject(body)));
         case "DELETE" -> {
           store.deleteContainer(c);
-          yield new Reply(204, null, RequestCharges.METADATA);
+          yield new HttpReply(204, null, RequestCharges.METADATA);
         }
         default -> throw methodNotAllowed(method);
       };
@@ -246,9 +231,7 @@ final class CosmosHandler implements HttpHandler {
         : unknownPath(segs);
   }
 
-  // ---- items
-
-  private Reply readItem(Container c, Headers h, String itemId, boolean byRid) {
+  private HttpReply readItem(Container c, HttpRequest h, String itemId, boolean byRid) {
     String pk;
     String id = itemId;
     if (byRid) {
@@ -275,7 +258,7 @@ final class CosmosHandler implements HttpHandler {
     return byRid ? c.byRid(itemId).id() : itemId;
   }
 
-  private Reply deleteItem(Container c, Headers h, String itemId, boolean byRid) {
+  private HttpReply deleteItem(Container c, HttpRequest h, String itemId, boolean byRid) {
     String pk;
     String id = itemId;
     if (byRid) {
@@ -290,7 +273,8 @@ final class CosmosHandler implements HttpHandler {
     return single(c, pk, op, false);
   }
 
-  private Reply writeItem(Container c, Headers h, byte[] body, Container.Kind kind, String urlId) {
+  private HttpReply writeItem(
+      Container c, HttpRequest h, byte[] body, Container.Kind kind, String urlId) {
     if (body.length > MAX_DOCUMENT_BYTES) {
       throw new CosmosError(413, "Request size is too large");
     }
@@ -316,7 +300,7 @@ final class CosmosHandler implements HttpHandler {
     }
   }
 
-  private Reply single(Container c, String pk, Container.ItemOp op, boolean minimal) {
+  private HttpReply single(Container c, String pk, Container.ItemOp op, boolean minimal) {
     Container.Results r;
     try {
       r = c.execute(pk, List.of(op), false);
@@ -332,17 +316,17 @@ final class CosmosHandler implements HttpHandler {
     return new ItemFailure(e, c, charge);
   }
 
-  private Reply itemReply(
+  private HttpReply itemReply(
       Container c, int status, StoredItem item, double charge, long lsn, boolean minimal) {
     byte[] body = item == null || minimal ? null : item.json();
-    Reply reply = new Reply(status, body, charge);
+    HttpReply reply = new HttpReply(status, body, charge);
     if (item != null) {
       reply.header("etag", item.etag());
     }
     return withSession(reply, c, lsn);
   }
 
-  private static Reply withSession(Reply reply, Container c, long lsn) {
+  private static HttpReply withSession(HttpReply reply, Container c, long lsn) {
     return reply
         .header("x-ms-session-token", "0:-1#" + lsn)
         .header("lsn", Long.toString(lsn))
@@ -351,9 +335,7 @@ final class CosmosHandler implements HttpHandler {
         .header("x-ms-alt-content-path", c.altContentPath);
   }
 
-  // ---- batch
-
-  private Reply batch(Container c, Headers h, byte[] body) {
+  private HttpReply batch(Container c, HttpRequest h, byte[] body) {
     if (body.length > MAX_DOCUMENT_BYTES) {
       throw new CosmosError(413, "Request size is too large: a batch may carry at most 2 MB.");
     }
@@ -429,7 +411,7 @@ final class CosmosHandler implements HttpHandler {
     return new Container.ItemOp(kind, id, doc, ifMatch);
   }
 
-  private Reply batchReply(Container c, Container.Results r, boolean minimal) {
+  private HttpReply batchReply(Container c, Container.Results r, boolean minimal) {
     ArrayNode out = mapper.createArrayNode();
     double total = 0;
     for (Container.OpResult result : r.results()) {
@@ -448,12 +430,11 @@ final class CosmosHandler implements HttpHandler {
         }
       }
     }
-    Reply reply = new Reply(r.committed() ? 200 : 207, bytes(out), RequestCharges.round(total));
+    HttpReply reply =
+        new HttpReply(r.committed() ? 200 : 207, bytes(out), RequestCharges.round(total));
     reply.header("Content-Type", "application/json");
     return withSession(reply, c, r.lsn());
   }
-
-  // ---- metadata
 
   private ObjectNode account() {
     String ep = endpoint.get();
@@ -514,7 +495,7 @@ final class CosmosHandler implements HttpHandler {
     return n;
   }
 
-  private Reply containerReply(int status, Container c) {
+  private HttpReply containerReply(int status, Container c) {
     ObjectNode props = c.properties();
     return json(status, props)
         .header("etag", props.path("_etag").asText())
@@ -522,10 +503,10 @@ final class CosmosHandler implements HttpHandler {
         .header("x-ms-content-path", c.database.rid);
   }
 
-  private Reply partitionKeyRanges(Container c, Headers h) {
+  private HttpReply partitionKeyRanges(Container c, HttpRequest h) {
     String etag = "\"" + c.rid + "-1\"";
     if (etag.equals(h.getFirst("If-None-Match"))) {
-      return new Reply(304, null, RequestCharges.METADATA).header("etag", etag);
+      return new HttpReply(304, null, RequestCharges.METADATA).header("etag", etag);
     }
     ObjectNode n = mapper.createObjectNode();
     n.put("_rid", c.rid);
@@ -547,9 +528,7 @@ final class CosmosHandler implements HttpHandler {
     return json(200, n).header("etag", etag);
   }
 
-  // ---- auth, faults
-
-  private void authorize(String method, List<String> segs, Headers h) {
+  private void authorize(String method, List<String> segs, HttpRequest h) {
     int n = segs.size();
     String resourceType;
     String nameLink;
@@ -592,7 +571,7 @@ final class CosmosHandler implements HttpHandler {
     }
   }
 
-  private Reply faultReply(Fault fault, Operation op) {
+  private HttpReply faultReply(Fault fault, Operation op) {
     int status = fault.statusCode();
     String message =
         status == 429
@@ -601,26 +580,25 @@ final class CosmosHandler implements HttpHandler {
                 + op
                 + ")"
             : "Fault injected by the emulator for " + op + ": " + status;
-    Reply reply = error(new CosmosError(status, fault.subStatusCode(), message));
+    HttpReply reply = error(new CosmosError(status, fault.subStatusCode(), message));
     if (fault.retryAfterDelay() != null) {
       reply.header("x-ms-retry-after-ms", Long.toString(fault.retryAfterDelay().toMillis()));
     }
     return reply;
   }
 
-  // ---- plumbing
-
-  private Reply error(CosmosError e) {
+  private HttpReply error(CosmosError e) {
     ObjectNode body = mapper.createObjectNode();
     body.put("code", e.code);
     body.put("message", e.getMessage());
     double charge = 0;
-    Reply reply;
+    HttpReply reply;
     if (e instanceof ItemFailure f) {
       charge = f.charge;
-      reply = withSession(new Reply(e.status, bytes(body), charge), f.container, f.container.lsn());
+      reply =
+          withSession(new HttpReply(e.status, bytes(body), charge), f.container, f.container.lsn());
     } else {
-      reply = new Reply(e.status, bytes(body), charge);
+      reply = new HttpReply(e.status, bytes(body), charge);
     }
     reply.header("Content-Type", "application/json");
     if (e.subStatus != 0) {
@@ -629,52 +607,17 @@ final class CosmosHandler implements HttpHandler {
     return reply;
   }
 
-  private void send(HttpExchange exchange, Reply reply) throws IOException {
-    Headers out = exchange.getResponseHeaders();
-    String activity = exchange.getRequestHeaders().getFirst("x-ms-activity-id");
-    out.set("x-ms-activity-id", activity != null ? activity : randomUuid());
-    out.set("x-ms-request-charge", Double.toString(reply.charge));
-    out.set("x-ms-serviceversion", "version=2.14.0.0");
-    out.set("x-ms-gatewayversion", "version=2.14.0");
+  private HttpReply finish(HttpRequest request, HttpReply reply) {
+    String activity = request.getFirst("x-ms-activity-id");
+    reply.headers.putIfAbsent("x-ms-activity-id", activity != null ? activity : randomUuid());
+    reply.headers.put("x-ms-request-charge", Double.toString(reply.charge));
+    reply.headers.putIfAbsent("x-ms-serviceversion", "version=2.14.0.0");
+    reply.headers.putIfAbsent("x-ms-gatewayversion", "version=2.14.0");
     if (reply.body != null) {
-      out.set("Content-Type", "application/json");
-    }
-    for (Map.Entry<String, String> e : reply.headers.entrySet()) {
-      out.set(e.getKey(), e.getValue());
+      reply.headers.putIfAbsent("Content-Type", "application/json");
     }
     stats.charge(reply.charge);
-    boolean empty =
-        reply.body == null || reply.body.length == 0 || reply.status == 204 || reply.status == 304;
-    exchange.sendResponseHeaders(reply.status, empty ? -1 : reply.body.length);
-    if (!empty) {
-      try (OutputStream os = exchange.getResponseBody()) {
-        os.write(reply.body);
-      }
-    }
-  }
-
-  private static byte[] readBody(HttpExchange exchange) {
-    String length = exchange.getRequestHeaders().getFirst("Content-Length");
-    if (length != null) {
-      long declared;
-      try {
-        declared = Long.parseLong(length.trim());
-      } catch (NumberFormatException e) {
-        throw CosmosError.badRequest("Invalid Content-Length " + length);
-      }
-      if (declared > MAX_BODY_BYTES) {
-        throw new CosmosError(413, "Request size is too large");
-      }
-    }
-    try (InputStream in = exchange.getRequestBody()) {
-      byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
-      if (body.length > MAX_BODY_BYTES) {
-        throw new CosmosError(413, "Request size is too large");
-      }
-      return body;
-    } catch (IOException e) {
-      throw CosmosError.badRequest("Cannot read the request body: " + e.getMessage());
-    }
+    return reply;
   }
 
   private JsonNode parse(byte[] body) {
@@ -706,8 +649,8 @@ final class CosmosHandler implements HttpHandler {
     }
   }
 
-  private Reply json(int status, JsonNode node) {
-    return new Reply(status, bytes(node), RequestCharges.METADATA);
+  private HttpReply json(int status, JsonNode node) {
+    return new HttpReply(status, bytes(node), RequestCharges.METADATA);
   }
 
   static List<String> segments(String rawPath) {
@@ -745,18 +688,18 @@ final class CosmosHandler implements HttpHandler {
     return out.toString(StandardCharsets.UTF_8);
   }
 
-  private static boolean isTrue(Headers h, String name) {
+  private static boolean isTrue(HttpRequest h, String name) {
     return "true".equalsIgnoreCase(h.getFirst(name));
   }
 
-  private static boolean isQuery(Headers h) {
+  private static boolean isQuery(HttpRequest h) {
     String contentType = Optional.ofNullable(h.getFirst("Content-Type")).orElse("");
     return isTrue(h, "x-ms-documentdb-isquery")
         || isTrue(h, "x-ms-cosmos-is-query-plan-request")
         || contentType.startsWith("application/query+json");
   }
 
-  private static boolean minimal(Headers h) {
+  private static boolean minimal(HttpRequest h) {
     String prefer = h.getFirst("Prefer");
     return prefer != null && prefer.toLowerCase(Locale.ROOT).contains("return=minimal");
   }
@@ -793,25 +736,6 @@ final class CosmosHandler implements HttpHandler {
       super(cause.status, cause.subStatus, cause.getMessage());
       this.container = container;
       this.charge = charge;
-    }
-  }
-
-  /** A response under construction. */
-  static final class Reply {
-    final int status;
-    final byte[] body;
-    final double charge;
-    final Map<String, String> headers = new LinkedHashMap<>();
-
-    Reply(int status, byte[] body, double charge) {
-      this.status = status;
-      this.body = body;
-      this.charge = charge;
-    }
-
-    Reply header(String name, String value) {
-      headers.put(name, value);
-      return this;
     }
   }
 }

@@ -73,7 +73,14 @@ public final class Faults {
     Fault failure = null;
     List<Armed> spent = new ArrayList<>();
     for (Armed a : faults) {
-      if (!a.fires()) {
+      if (!a.due()) {
+        continue;
+      }
+      // A status fault that cannot answer (an earlier one does) is not used up.
+      if (failure != null && a.fault.failsRequest()) {
+        continue;
+      }
+      if (!a.consume()) {
         continue;
       }
       if (a.spent()) {
@@ -103,10 +110,12 @@ public final class Faults {
       this.remaining = new AtomicInteger(times);
     }
 
-    boolean fires() {
-      if (countdown.get() > 0 && countdown.decrementAndGet() > 0) {
-        return false;
-      }
+    /** Counts this request towards an n-th fault; true once the n-th request is reached. */
+    boolean due() {
+      return countdown.get() <= 0 || countdown.decrementAndGet() <= 0;
+    }
+
+    boolean consume() {
       if (remaining.get() == Fault.UNLIMITED) {
         return true;
       }

@@ -31,6 +31,7 @@ import org.apache.qpid.proton.amqp.messaging.Rejected;
 import org.apache.qpid.proton.amqp.messaging.Released;
 import org.apache.qpid.proton.amqp.messaging.Source;
 import org.apache.qpid.proton.amqp.messaging.Target;
+import org.apache.qpid.proton.amqp.transaction.Coordinator;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
 import org.apache.qpid.proton.amqp.transport.DeliveryState;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
@@ -67,6 +68,7 @@ final class AmqpConnection implements Runnable {
       Symbol.valueOf("amqp:link:message-size-exceeded");
   private static final Symbol LOCK_LOST = Symbol.valueOf(ManagementNode.LOCK_LOST);
   private static final Symbol DEAD_LETTER = Symbol.valueOf("com.microsoft:dead-letter");
+  private static final Symbol SESSION_FILTER = Symbol.valueOf("com.microsoft:session-filter");
   private static final Object OVERSIZE = new Object();
 
   private enum Node {
@@ -145,9 +147,18 @@ final class AmqpConnection implements Runnable {
     }
   }
 
-  /** Closes the socket abruptly, as a dropped network would. */
+  /**
+   * Closes the socket abruptly, as a dropped network would. The socket is closed before this
+   * returns, so nothing the peer sends afterwards takes effect; the connection thread then releases
+   * the connection's locks and ends.
+   */
   void abort() {
     stop = true;
+    try {
+      channel.close();
+    } catch (IOException e) {
+      LOG.debug("closing socket of {} failed", remote, e);
+    }
     wake();
   }
 
@@ -180,7 +191,11 @@ final class AmqpConnection implements Runnable {
     while (!stop) {
       Runnable task;
       while ((task = tasks.poll()) != null) {
-        task.run();
+        try {
+          task.run();
+        } catch (RuntimeException e) {
+          LOG.warn("connection {}: task failed", remote, e);
+        }
       }
       if (pumpRequested.getAndSet(false)) {
         for (Consumer c : new ArrayList<>(consumers.values())) {
@@ -191,10 +206,9 @@ final class AmqpConnection implements Runnable {
       long next = transport.tick(System.nanoTime() / 1_000_000);
       processEvents();
       boolean outputClosed = !write();
-      if (outputClosed && (inputClosed || transport.capacity() < 0)) {
-        return;
-      }
-      if (outputClosed) {
+      if (outputClosed || (inputClosed && transport.pending() <= 0)) {
+        // Either proton finished its output, or the peer is gone (or sent garbage) and whatever
+        // proton had to say (a close frame with the error) has been written.
         return;
       }
       key.interestOps(
@@ -209,6 +223,9 @@ final class AmqpConnection implements Runnable {
         selector.selectNow();
       }
       selector.selectedKeys().clear();
+      if (stop) {
+        return;
+      }
       if (!inputClosed) {
         inputClosed = !read();
       }
@@ -322,7 +339,11 @@ final class AmqpConnection implements Runnable {
       }
       case TRANSPORT_ERROR -> {
         ErrorCondition c = event.getTransport().getCondition();
-        LOG.warn("connection {} transport error: {}", remote, c);
+        if (c != null && "connection aborted".equals(c.getDescription())) {
+          LOG.debug("connection {} closed by the peer without an AMQP close", remote);
+        } else {
+          LOG.warn("connection {} transport error: {}", remote, c);
+        }
       }
       default -> {}
     }
@@ -336,6 +357,16 @@ final class AmqpConnection implements Runnable {
     link.setTarget(link.getRemoteTarget());
     link.setSenderSettleMode(link.getRemoteSenderSettleMode());
     link.setReceiverSettleMode(link.getRemoteReceiverSettleMode());
+    if (link.getRemoteTarget() instanceof Coordinator) {
+      refuseUnsupported(link, "Transactions");
+      return;
+    }
+    if (link.getRemoteSource() instanceof Source source
+        && source.getFilter() != null
+        && source.getFilter().containsKey(SESSION_FILTER)) {
+      refuseUnsupported(link, "Sessions");
+      return;
+    }
     if (link instanceof Receiver r) {
       String address = address(r.getRemoteTarget());
       if ("$cbs".equalsIgnoreCase(address)) {
@@ -358,7 +389,7 @@ final class AmqpConnection implements Runnable {
         return;
       }
       Optional<EntityStore> store = broker.resolve(address);
-      if (store.isEmpty() || address.toLowerCase().contains("$deadletterqueue")) {
+      if (store.isEmpty() || Broker.normalise(address).endsWith(Broker.DEAD_LETTER_SUFFIX)) {
         refuse(link, address);
         return;
       }
@@ -399,16 +430,29 @@ final class AmqpConnection implements Runnable {
 
   private void refuse(Link link, String address) {
     LOG.warn("connection {}: attach to unknown entity '{}' refused", remote, address);
+    refuse(
+        link,
+        new ErrorCondition(
+            AmqpError.NOT_FOUND, "The messaging entity '" + address + "' could not be found."));
+  }
+
+  private void refuse(Link link, ErrorCondition condition) {
     if (link instanceof Sender) {
       link.setSource(null);
     } else {
       link.setTarget(null);
     }
-    link.setCondition(
-        new ErrorCondition(
-            AmqpError.NOT_FOUND, "The messaging entity '" + address + "' could not be found."));
+    link.setCondition(condition);
     link.open();
     link.close();
+  }
+
+  private void refuseUnsupported(Link link, String feature) {
+    LOG.warn("connection {}: link '{}' refused: {} not supported", remote, link.getName(), feature);
+    refuse(
+        link,
+        new ErrorCondition(
+            AmqpError.NOT_IMPLEMENTED, feature + " are not supported by this emulator."));
   }
 
   private static String address(Object terminus) {
@@ -453,7 +497,7 @@ final class AmqpConnection implements Runnable {
     if (s.getLocalState() != EndpointState.ACTIVE || s.getRemoteState() != EndpointState.ACTIVE) {
       return;
     }
-    int credit = s.getCredit() - s.getQueued();
+    int credit = s.getCredit();
     if (credit > 0) {
       List<Snapshot> messages = c.store.take(credit, c, c.receiveAndDelete);
       for (Snapshot m : messages) {
@@ -500,7 +544,7 @@ final class AmqpConnection implements Runnable {
   }
 
   private void settle(Consumer c, Delivery d, UUID token, DeliveryState state) {
-    if (d.isSettled()) {
+    if (d.isSettled() || d.getLink().getLocalState() == EndpointState.CLOSED) {
       return;
     }
     Settled result;
@@ -692,6 +736,15 @@ final class AmqpConnection implements Runnable {
       selector.close();
     } catch (IOException e) {
       LOG.debug("closing selector failed", e);
+    }
+    try {
+      // Drain unread input so that the peer sees an orderly close (FIN), not a reset.
+      ByteBuffer discard = ByteBuffer.wrap(scratch);
+      while (channel.isOpen() && !channel.isBlocking() && channel.read(discard) > 0) {
+        discard.clear();
+      }
+    } catch (IOException e) {
+      LOG.debug("draining socket failed", e);
     }
     try {
       channel.close();

@@ -6,6 +6,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Date;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -16,6 +17,7 @@ import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.atomic.AtomicLong;
@@ -55,8 +57,14 @@ final class EntityStore {
   private final TreeMap<Long, StoredMessage> all = new TreeMap<>();
   private final TreeMap<Long, StoredMessage> available = new TreeMap<>();
   private final Map<UUID, StoredMessage> locked = new HashMap<>();
-  private final PriorityQueue<Deadline> lockDeadlines = deadlines();
-  private final PriorityQueue<Deadline> ttlDeadlines = deadlines();
+  private final TreeSet<StoredMessage> lockIndex =
+      new TreeSet<>(
+          Comparator.comparing((StoredMessage m) -> m.lockedUntil)
+              .thenComparingLong(m -> m.sequenceNumber));
+  private final TreeSet<StoredMessage> ttlIndex =
+      new TreeSet<>(
+          Comparator.comparing((StoredMessage m) -> m.expiresAt)
+              .thenComparingLong(m -> m.sequenceNumber));
   private final PriorityQueue<Deadline> scheduleDeadlines = deadlines();
   private final LinkedHashMap<String, Instant> seenIds = new LinkedHashMap<>();
   private final Set<Runnable> listeners = new CopyOnWriteArraySet<>();
@@ -133,7 +141,7 @@ final class EntityStore {
         continue;
       }
       Instant scheduled = scheduledTime(m);
-      StoredMessage sm = newMessage(m, now, 0);
+      StoredMessage sm = newMessage(m, now, scheduled);
       seqs[n++] = sm.sequenceNumber;
       if (scheduled != null && scheduled.isAfter(now)) {
         scheduleInternal(sm, scheduled);
@@ -162,7 +170,7 @@ final class EntityStore {
         m.setMessageId(UUID.randomUUID().toString().replace("-", ""));
       }
       Instant scheduled = scheduledTime(m);
-      StoredMessage sm = newMessage(m, now, 0);
+      StoredMessage sm = newMessage(m, now, scheduled);
       seqs[i] = sm.sequenceNumber;
       if (scheduled != null && scheduled.isAfter(now)) {
         scheduleInternal(sm, scheduled);
@@ -202,7 +210,8 @@ final class EntityStore {
     return v instanceof Date d ? d.toInstant() : null;
   }
 
-  private StoredMessage newMessage(Message m, Instant now, int deliveryCount) {
+  /** A new message; its time-to-live runs from its (scheduled) enqueue time. */
+  private StoredMessage newMessage(Message m, Instant now, Instant scheduled) {
     long ttl = settings.defaultMessageTimeToLive().toMillis();
     if (m.getHeader() != null && m.getHeader().getTtl() != null) {
       long own = m.getHeader().getTtl().longValue();
@@ -210,9 +219,10 @@ final class EntityStore {
         ttl = Math.min(ttl, own);
       }
     }
-    Instant expiresAt = saturatedPlus(now, ttl);
+    Instant base = scheduled != null && scheduled.isAfter(now) ? scheduled : now;
+    Instant expiresAt = saturatedPlus(base, ttl);
     return new StoredMessage(
-        sequence.incrementAndGet(), m, now, expiresAt, Math.min(ttl, 0xFFFFFFFFL), deliveryCount);
+        sequence.incrementAndGet(), m, now, expiresAt, Math.min(ttl, 0xFFFFFFFFL), 0);
   }
 
   private static Instant saturatedPlus(Instant t, long millis) {
@@ -243,25 +253,32 @@ final class EntityStore {
   }
 
   private void makeAvailable(StoredMessage sm) {
+    unlock(sm);
     sm.state = State.AVAILABLE;
-    sm.lockToken = null;
-    sm.lockedUntil = null;
-    sm.lockOwner = null;
     all.put(sm.sequenceNumber, sm);
     available.put(sm.sequenceNumber, sm);
-    if (sm.expiresAt != Instant.MAX) {
-      ttlDeadlines.add(new Deadline(sm.expiresAt, sm.sequenceNumber, sm));
+    if (!Instant.MAX.equals(sm.expiresAt)) {
+      ttlIndex.add(sm);
     }
   }
 
   private void remove(StoredMessage sm) {
+    unlock(sm);
     all.remove(sm.sequenceNumber);
     available.remove(sm.sequenceNumber);
+    ttlIndex.remove(sm);
+    sm.state = State.GONE;
+  }
+
+  /** Drops the message's lock, if any, from every index. */
+  private void unlock(StoredMessage sm) {
     if (sm.lockToken != null) {
       locked.remove(sm.lockToken);
+      lockIndex.remove(sm);
     }
-    sm.state = State.GONE;
     sm.lockToken = null;
+    sm.lockedUntil = null;
+    sm.lockOwner = null;
   }
 
   /**
@@ -287,8 +304,7 @@ final class EntityStore {
         continue;
       }
       if (receiveAndDelete) {
-        sm.state = State.GONE;
-        all.remove(sm.sequenceNumber);
+        remove(sm);
         out.add(sm.snapshot());
       } else {
         lock(sm, owner, now);
@@ -304,7 +320,7 @@ final class EntityStore {
     sm.lockOwner = owner;
     sm.lockedUntil = now.plus(settings.lockDuration());
     locked.put(sm.lockToken, sm);
-    lockDeadlines.add(new Deadline(sm.lockedUntil, sm.sequenceNumber, sm.lockToken));
+    lockIndex.add(sm);
   }
 
   private StoredMessage liveLock(UUID token) {
@@ -340,7 +356,6 @@ final class EntityStore {
       return Settled.LOCK_LOST;
     }
     modify(sm, propertiesToModify);
-    locked.remove(token);
     redeliverOrDeadLetter(sm);
     signal();
     return Settled.OK;
@@ -352,10 +367,7 @@ final class EntityStore {
       return Settled.LOCK_LOST;
     }
     modify(sm, propertiesToModify);
-    locked.remove(token);
-    sm.lockToken = null;
-    sm.lockOwner = null;
-    sm.lockedUntil = null;
+    unlock(sm);
     sm.state = State.DEFERRED;
     return Settled.OK;
   }
@@ -377,7 +389,6 @@ final class EntityStore {
     if (sm == null) {
       return Settled.LOCK_LOST;
     }
-    locked.remove(token);
     makeAvailable(sm);
     signal();
     return Settled.OK;
@@ -389,8 +400,9 @@ final class EntityStore {
     if (sm == null) {
       return Optional.empty();
     }
+    lockIndex.remove(sm);
     sm.lockedUntil = clock.instant().plus(settings.lockDuration());
-    lockDeadlines.add(new Deadline(sm.lockedUntil, sm.sequenceNumber, token));
+    lockIndex.add(sm);
     return Optional.of(sm.lockedUntil);
   }
 
@@ -403,7 +415,6 @@ final class EntityStore {
     for (UUID token : tokens) {
       StoredMessage sm = locked.get(token);
       if (sm != null && sm.lockOwner == owner) {
-        locked.remove(token);
         redeliverOrDeadLetter(sm);
         any = true;
       }
@@ -427,11 +438,11 @@ final class EntityStore {
 
   private void unlockExpired(StoredMessage sm) {
     LOG.debug("{}: lock on sequence number {} expired", path, sm.sequenceNumber);
-    locked.remove(sm.lockToken);
     redeliverOrDeadLetter(sm);
   }
 
   private void redeliverOrDeadLetter(StoredMessage sm) {
+    unlock(sm);
     sm.deliveryCount++;
     if (deadLetter != null && sm.deliveryCount >= settings.maxDeliveryCount()) {
       moveToDeadLetter(
@@ -448,11 +459,13 @@ final class EntityStore {
   }
 
   private void moveToDeadLetter(StoredMessage sm, String reason, String description) {
-    remove(sm);
     if (deadLetter == null) {
-      LOG.info("{}: sequence number {} dropped: no dead-letter subqueue", path, sm.sequenceNumber);
+      // A dead-letter subqueue has none of its own: the message stays where it is.
+      LOG.info("{}: sequence number {} is already dead-lettered; kept", path, sm.sequenceNumber);
+      makeAvailable(sm);
       return;
     }
+    remove(sm);
     Message m = sm.message;
     Map<String, Object> props = new HashMap<>();
     if (m.getApplicationProperties() != null && m.getApplicationProperties().getValue() != null) {
@@ -540,15 +553,12 @@ final class EntityStore {
   synchronized void sweep() {
     Instant now = clock.instant();
     boolean any = false;
-    Deadline d;
-    while ((d = lockDeadlines.peek()) != null && !d.at.isAfter(now)) {
-      lockDeadlines.poll();
-      StoredMessage sm = locked.get((UUID) d.ref);
-      if (sm != null && !sm.lockedUntil.isAfter(now)) {
-        unlockExpired(sm);
-        any = true;
-      }
+    StoredMessage head;
+    while (!lockIndex.isEmpty() && !(head = lockIndex.first()).lockedUntil.isAfter(now)) {
+      unlockExpired(head);
+      any = true;
     }
+    Deadline d;
     while ((d = scheduleDeadlines.peek()) != null && !d.at.isAfter(now)) {
       scheduleDeadlines.poll();
       StoredMessage sm = (StoredMessage) d.ref;
@@ -558,13 +568,17 @@ final class EntityStore {
         any = true;
       }
     }
-    while ((d = ttlDeadlines.peek()) != null && !d.at.isAfter(now)) {
-      ttlDeadlines.poll();
-      StoredMessage sm = (StoredMessage) d.ref;
+    List<StoredMessage> due = new ArrayList<>();
+    for (StoredMessage sm : ttlIndex) {
+      if (sm.expiresAt.isAfter(now)) {
+        break;
+      }
+      // Locked messages expire when their lock ends; scheduled ones once enqueued.
       if (sm.state == State.AVAILABLE || sm.state == State.DEFERRED) {
-        expire(sm);
+        due.add(sm);
       }
     }
+    due.forEach(this::expire);
     if (any) {
       signal();
     }
@@ -580,7 +594,8 @@ final class EntityStore {
 
   /** Milliseconds until the next lock expiry, for tests and diagnostics. */
   synchronized Optional<Duration> nextLockExpiry() {
-    Deadline d = lockDeadlines.peek();
-    return d == null ? Optional.empty() : Optional.of(Duration.between(clock.instant(), d.at));
+    return lockIndex.isEmpty()
+        ? Optional.empty()
+        : Optional.of(Duration.between(clock.instant(), lockIndex.first().lockedUntil));
   }
 }

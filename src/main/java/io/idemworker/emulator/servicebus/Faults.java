@@ -18,8 +18,9 @@ public final class Faults {
 
   /**
    * Closes every client connection abruptly (TCP close without an AMQP close frame), as a network
-   * failure would. Locks held by those connections return to their queues. The listener stays open,
-   * so clients reconnect.
+   * failure would. When it returns, nothing more is read from those sockets and the locks they held
+   * are back on their queues (delivery count + 1), unless a connection thread failed to stop within
+   * 5 seconds. The listener stays open, so clients reconnect.
    */
   public void dropConnections() {
     emulator.dropConnections();

@@ -34,9 +34,9 @@ public record QueueSettings(
     if (name == null || name.isBlank()) {
       throw new IllegalArgumentException("name must not be blank");
     }
-    if (name.contains("/") || name.startsWith("$")) {
+    if (name.startsWith("/") || name.endsWith("/") || name.startsWith("$")) {
       throw new IllegalArgumentException(
-          "name must not contain '/' or start with '$' but was '" + name + "'");
+          "name must not start or end with '/' or start with '$' but was '" + name + "'");
     }
     requirePositive("lockDuration", lockDuration);
     if (maxDeliveryCount < 1) {

@@ -11,8 +11,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -46,7 +46,7 @@ public final class ServiceBusEmulator implements AutoCloseable {
   private final Duration housekeepingInterval;
   private final Broker broker;
   private final Faults faults = new Faults(this);
-  private final Set<AmqpConnection> connections = ConcurrentHashMap.newKeySet();
+  private final Map<AmqpConnection, Thread> connections = new ConcurrentHashMap<>();
   private final AtomicInteger connectionIds = new AtomicInteger();
   private final Object lifecycle = new Object();
   private ServerSocketChannel server;
@@ -198,12 +198,17 @@ public final class ServiceBusEmulator implements AutoCloseable {
         timer.shutdownNow();
       }
     }
+    List<Thread> threads = new ArrayList<>(connections.values());
     if (acceptor != null) {
-      try {
-        acceptor.join(5000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      threads.add(acceptor);
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    try {
+      for (Thread t : threads) {
+        t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
     LOG.info("Service Bus emulator stopped");
   }
@@ -212,10 +217,21 @@ public final class ServiceBusEmulator implements AutoCloseable {
     return broker;
   }
 
+  /** Aborts every connection and waits (at most 5 s) until their locks have been released. */
   void dropConnections() {
-    List<AmqpConnection> all = new ArrayList<>(connections);
-    for (AmqpConnection c : all) {
+    Map<AmqpConnection, Thread> all = new java.util.HashMap<>(connections);
+    for (AmqpConnection c : all.keySet()) {
       c.abort();
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    try {
+      for (Thread t : all.values()) {
+        if (t != Thread.currentThread()) {
+          t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
     if (!all.isEmpty()) {
       LOG.info("dropped {} connections", all.size());
@@ -249,12 +265,12 @@ public final class ServiceBusEmulator implements AutoCloseable {
             new AmqpConnection(
                 socket, broker, timer, faults::dispositionDelay, () -> connections.remove(self[0]));
         self[0] = c;
-        connections.add(c);
+        Thread t = new Thread(c, THREAD_NAME_PREFIX + "conn-" + connectionIds.incrementAndGet());
+        t.setDaemon(true);
+        connections.put(c, t);
         if (closed) {
           c.abort();
         }
-        Thread t = new Thread(c, THREAD_NAME_PREFIX + "conn-" + connectionIds.incrementAndGet());
-        t.setDaemon(true);
         t.start();
       } catch (IOException | RuntimeException e) {
         LOG.warn("cannot serve connection", e);

@@ -495,6 +495,27 @@ class CosmosEmulatorSyncClientTest {
   }
 
   @Test
+  void containerRecreatedUnderSameName_isUsableBySameClient() {
+    var db = client.getDatabase("orders-db");
+    db.createContainerIfNotExists(Clients.containerProps("recreated", null));
+    CosmosContainer first = db.getContainer("recreated");
+    first.createItem(order("old", "p"));
+    first.delete();
+
+    db.createContainer(Clients.containerProps("recreated", null));
+    CosmosContainer second = db.getContainer("recreated");
+    var created = second.createItem(order("new", "p"));
+
+    assertThat(created.getStatusCode()).isEqualTo(201);
+    assertThat(
+            cosmosError(() -> second.readItem("old", new PartitionKey("p"), ObjectNode.class))
+                .getStatusCode())
+        .isEqualTo(404);
+    assertThat(second.readItem("new", new PartitionKey("p"), ObjectNode.class).getStatusCode())
+        .isEqualTo(200);
+  }
+
+  @Test
   void databaseLifecycle_readAndDelete() {
     client.createDatabaseIfNotExists("scratch-db");
     assertThat(client.getDatabase("scratch-db").read().getProperties().getId())

@@ -248,6 +248,17 @@ class ServiceBusEmulatorMessagingTest {
   }
 
   @Test
+  void queueCreatedAtRuntime_withAPathName_isUsable() {
+    fx.emulator.createQueue(QueueSettings.defaults("shop/orders"));
+
+    fx.sender("shop/orders").sendMessage(new ServiceBusMessage("nested"));
+
+    assertThat(receive(fx.receiveAndDeleteReceiver("shop/orders"), 1))
+        .extracting(m -> m.getBody().toString())
+        .containsExactly("nested");
+  }
+
+  @Test
   void propertiesToModify_onAbandon_areVisibleOnRedelivery() {
     fx.sender("orders").sendMessage(new ServiceBusMessage("m"));
     ServiceBusReceiverClient receiver = fx.receiver("orders");
@@ -276,6 +287,26 @@ class ServiceBusEmulatorMessagingTest {
     assertThatThrownBy(() -> receiver.receiveMessages(1, Duration.ofSeconds(10)).stream().toList())
         .isInstanceOf(RuntimeException.class)
         .hasMessageContaining("terminated");
+  }
+
+  @Test
+  void sessionReceiver_isRefusedAsNotImplemented() {
+    com.azure.messaging.servicebus.ServiceBusSessionReceiverClient sessions =
+        Clients.builder(fx.emulator).sessionReceiver().queueName("orders").buildClient();
+    try {
+      assertThatThrownBy(() -> sessions.acceptSession("s1"))
+          .hasStackTraceContaining("Sessions are not supported");
+    } finally {
+      sessions.close();
+    }
+  }
+
+  @Test
+  void transaction_isRefusedAsNotImplemented() {
+    ServiceBusSenderClient sender = fx.sender("orders");
+
+    assertThatThrownBy(sender::createTransaction)
+        .hasStackTraceContaining("Transactions are not supported");
   }
 
   @Test

@@ -207,4 +207,21 @@ class ServiceBusEmulatorTimeTest {
     assertThat(dead.getDeadLetterReason()).isEqualTo("TTLExpiredException");
     assertThat(fx.receiver("orders").peekMessages(10)).isEmpty();
   }
+
+  @Test
+  void scheduledMessage_timeToLiveRunsFromItsEnqueueTime() {
+    fx =
+        new EmulatorFixture(
+            QueueSettings.defaults("orders").withDefaultMessageTimeToLive(Duration.ofMinutes(1)));
+    fx.sender("orders")
+        .scheduleMessage(
+            new ServiceBusMessage("later").setMessageId("later"),
+            fx.clock.instant().plus(Duration.ofMinutes(2)).atOffset(java.time.ZoneOffset.UTC));
+    ServiceBusReceiverClient receiver = fx.receiver("orders");
+
+    fx.advance(Duration.ofSeconds(150));
+    assertThat(receive(receiver, 1))
+        .extracting(ServiceBusReceivedMessage::getMessageId)
+        .containsExactly("later");
+  }
 }

@@ -1,0 +1,51 @@
+/**
+ * An in-process Azure Service Bus emulator: an AMQP 1.0 server on Apache Qpid proton-j that the
+ * real {@code azure-messaging-servicebus} client talks to as if it were a namespace.
+ *
+ * <h2>Contract</h2>
+ *
+ * <ul>
+ *   <li>{@link io.idemworker.emulator.servicebus.ServiceBusEmulator} listens on plain TCP (loopback
+ *       by default, port 0 = any free port) and hands out a connection string with {@code
+ *       UseDevelopmentEmulator=true}. It is thread-safe; {@code close()} stops every thread it
+ *       started.
+ *   <li>Queues are {@link io.idemworker.emulator.servicebus.QueueSettings}, given to the builder,
+ *       read from a Microsoft emulator {@code Config.json} by {@link
+ *       io.idemworker.emulator.servicebus.ServiceBusEmulatorConfig#load(java.nio.file.Path)}, or
+ *       created at runtime. Names are case-insensitive; each queue has a {@code $deadletterqueue}.
+ *   <li>All broker time (enqueued time, lock expiry, time-to-live, duplicate window, scheduled
+ *       enqueue) comes from the injected {@link java.time.Clock}; housekeeping applies it every 100
+ *       ms of wall-clock time and {@code evaluateExpiries()} applies it at once. Heartbeats use the
+ *       wall clock.
+ *   <li>{@link io.idemworker.emulator.servicebus.Faults} injects failures: dropped connections,
+ *       lost locks, delayed dispositions.
+ *   <li>Nothing is persisted: the namespace lives as long as the emulator object.
+ * </ul>
+ *
+ * <h2>Implemented</h2>
+ *
+ * SASL ANONYMOUS; {@code $cbs} put-token (any token accepted); heartbeats; many concurrent
+ * connections, one thread each; sending single messages and batches (format 0x80013700) with a 256
+ * KiB max-message-size announced on attach and enforced ({@code amqp:link:message-size-exceeded});
+ * sequence numbers, enqueued time, broker-assigned message-ids; duplicate detection; PEEK_LOCK and
+ * RECEIVE_AND_DELETE receivers with credit and drain; 16-byte lock tokens in .NET GUID byte order;
+ * complete, abandon (with properties to modify), dead-letter (reason, description), defer, release;
+ * lock expiry, MaxDeliveryCount and TTL expiry with dead-lettering ({@code
+ * MaxDeliveryCountExceeded}, {@code TTLExpiredException}); {@code com.microsoft:message-lock-lost}
+ * for late settlement; locks released when a link or connection closes; management operations
+ * renew-lock, update-disposition, peek-message, schedule-message, cancel-scheduled-message and
+ * receive-by-sequence-number; unknown entities refused with {@code amqp:not-found}; malformed input
+ * closes only the offending connection.
+ *
+ * <h2>Not implemented</h2>
+ *
+ * Topics and subscriptions (and rules), sessions (session-enabled queues, session state and locks),
+ * transactions, auto-forwarding ({@code ForwardTo}), TLS, authorisation (every token and key is
+ * accepted), partitioned entities, message size quotas per tier other than 256 KiB, persistence,
+ * and the HTTP administration API ({@code ServiceBusAdministrationClient}). Session receivers (a
+ * {@code com.microsoft:session-filter} on attach) and transaction coordinator links are refused
+ * with {@code amqp:not-implemented}; unsupported management operations answer status 501 {@code
+ * amqp:not-implemented}; a {@code Config.json} that asks for topics, sessions or forwarding is
+ * refused with a message naming the field.
+ */
+package io.idemworker.emulator.servicebus;

@@ -1,0 +1,72 @@
+package io.idemworker.emulator.cosmos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Fault bookkeeping without HTTP. */
+class FaultsTest {
+  private final Faults faults = new Faults();
+
+  private List<Integer> statuses(Operation op, int requests) {
+    List<Integer> out = new ArrayList<>();
+    for (int i = 0; i < requests; i++) {
+      out.add(faults.onRequest(op).failure().map(Fault::statusCode).orElse(0));
+    }
+    return out;
+  }
+
+  @Test
+  void limitedFault_firesThatManyTimesThenDisarms() {
+    faults.inject(Operation.CREATE, Fault.status(429).times(2));
+
+    assertThat(statuses(Operation.CREATE, 4)).containsExactly(429, 429, 0, 0);
+  }
+
+  @Test
+  void unlimitedFault_staysUntilCleared() {
+    faults.inject(Operation.READ, Fault.status(403));
+
+    assertThat(statuses(Operation.READ, 3)).containsExactly(403, 403, 403);
+    faults.clear(Operation.READ);
+    assertThat(statuses(Operation.READ, 1)).containsExactly(0);
+  }
+
+  @Test
+  void failNth_failsExactlyTheNthRequest() {
+    faults.failNth(Operation.BATCH, 3, Fault.status(503));
+
+    assertThat(statuses(Operation.BATCH, 5)).containsExactly(0, 0, 503, 0, 0);
+  }
+
+  @Test
+  void faultsOfOneOperation_doNotTouchAnother() {
+    faults.inject(Operation.DELETE, Fault.status(503));
+
+    assertThat(statuses(Operation.CREATE, 2)).containsExactly(0, 0);
+  }
+
+  @Test
+  void latencies_addUp_andDoNotFailTheRequest() {
+    faults.inject(Operation.READ, Fault.latency(Duration.ofMillis(5)));
+    faults.inject(Operation.READ, Fault.latency(Duration.ofMillis(7)).times(1));
+
+    Faults.Outcome first = faults.onRequest(Operation.READ);
+    Faults.Outcome second = faults.onRequest(Operation.READ);
+
+    assertThat(first.latency()).isEqualTo(Duration.ofMillis(12));
+    assertThat(first.failure()).isEmpty();
+    assertThat(second.latency()).isEqualTo(Duration.ofMillis(5));
+  }
+
+  @Test
+  void throttleDefaults_areSubStatus3200AndARetryAfter() {
+    Fault f = Fault.status(429);
+
+    assertThat(f.subStatusCode()).isEqualTo(3200);
+    assertThat(f.retryAfterDelay()).isPositive();
+  }
+}
