@@ -36,6 +36,7 @@ final class DemoAudit {
 
   private final DemoScenario scenario;
   private final DemoTally tally;
+  private final TelemetryCounts metrics;
   private final CosmosContainer container;
   private final String connectionString;
   private final String queue;
@@ -44,11 +45,13 @@ final class DemoAudit {
   DemoAudit(
       DemoScenario scenario,
       DemoTally tally,
+      TelemetryCounts metrics,
       CosmosContainer container,
       String connectionString,
       String queue) {
     this.scenario = scenario;
     this.tally = tally;
+    this.metrics = metrics;
     this.container = container;
     this.connectionString = connectionString;
     this.queue = queue;
@@ -68,6 +71,7 @@ final class DemoAudit {
     checks.add(conflictsKeptOriginals());
     checks.add(poisonDeadLettered(deliveries));
     checks.add(balance(deliveries));
+    checks.add(metricsBalance(deliveries));
     return checks;
   }
 
@@ -222,6 +226,29 @@ final class DemoAudit {
             + " retried",
         sum == deliveries.size(),
         "");
+  }
+
+  private Check metricsBalance(List<Delivery> deliveries) {
+    long finished =
+        metrics.processed()
+            + metrics.duplicates()
+            + metrics.deadLetteredTotal()
+            + metrics.retriedTotal();
+    boolean pass =
+        metrics.received() == deliveries.size()
+            && finished == metrics.received()
+            && metrics.processed()
+                == deliveries.stream().filter(d -> d.outcome() instanceof Outcome.Processed).count()
+            && metrics.duplicates() == DemoCommand.duplicates(deliveries)
+            && metrics.deadLetteredTotal() == DemoCommand.deadLettered(deliveries);
+    return new Check(
+        "OpenTelemetry counters balance: received "
+            + metrics.received()
+            + " = sum of outcomes "
+            + finished
+            + ", matching the deliveries the demo saw",
+        pass,
+        pass ? "" : "metrics " + metrics + " vs " + deliveries.size() + " deliveries");
   }
 
   private void readDeadLetterQueue() {

@@ -15,6 +15,7 @@ import io.idemworker.core.StoreFailure;
 import io.idemworker.core.WriteSet;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
@@ -115,6 +116,7 @@ final class DemoCommand implements Callable<Integer> {
     DemoScenario scenario = DemoScenario.generate(orders, seed, MAX_BODY_BYTES);
     AdjustableClock brokerClock = new AdjustableClock();
     DemoTally tally = new DemoTally();
+    Telemetry telemetry = Telemetry.fromEnvironment(System.getenv());
     out.printf(
         "idemworker demo: %d orders, seed %d, %d instances x %d concurrent calls%n",
         orders, seed, instances, concurrency);
@@ -153,7 +155,8 @@ final class DemoCommand implements Callable<Integer> {
               .queueName(QUEUE)
               .buildClient()) {
         for (int i = 1; i <= instances; i++) {
-          workers.add(worker(serviceBus, container, tally, "instance-" + i, crashPending));
+          workers.add(
+              worker(serviceBus, container, tally, telemetry, "instance-" + i, crashPending));
         }
         workers.forEach(ServiceBusWorker::start);
         progress.scheduleAtFixedRate(() -> printProgress(tally, started), 1, 1, TimeUnit.SECONDS);
@@ -232,6 +235,7 @@ final class DemoCommand implements Callable<Integer> {
       report.deadLetterSamples(audit.deadLetters);
       boolean pass = report.audit(checks);
       out.printf("%nfinished in %.1f s%n", (System.nanoTime() - started) / 1e9);
+      telemetry.close();
       return pass ? 0 : 1;
     }
   }
@@ -240,9 +244,18 @@ final class DemoCommand implements Callable<Integer> {
       ServiceBusEmulator serviceBus,
       CosmosContainer container,
       DemoTally tally,
+      Telemetry telemetry,
       String instance,
       Set<String> crashPending) {
-    CosmosEffectStore cosmos = new CosmosEffectStore(container, tally.storeListener());
+    StoreCallListener demoCosts = tally.storeListener();
+    StoreCallListener metrics = telemetry.storeListener();
+    CosmosEffectStore cosmos =
+        new CosmosEffectStore(
+            container,
+            (operation, status, charge, latency) -> {
+              demoCosts.onCall(operation, status, charge, latency);
+              metrics.onCall(operation, status, charge, latency);
+            });
     EffectStore crashing =
         new EffectStore() {
           @Override
@@ -274,7 +287,7 @@ final class DemoCommand implements Callable<Integer> {
             .withMaxRetryBackoff(Duration.ofMillis(200)),
         consumer,
         cosmos,
-        tally.observer(instance),
+        telemetry.observer(tally.observer(instance)),
         Clock.systemUTC());
   }
 

@@ -13,7 +13,12 @@ import picocli.CommandLine.Command;
       "",
       "Start with 'demo': it runs the whole pattern on in-process emulators, no Azure needed."
     },
-    subcommands = {DemoCommand.class, RunCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      DemoCommand.class,
+      RunCommand.class,
+      EmulatorsCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class Main {
   private Main() {}
 

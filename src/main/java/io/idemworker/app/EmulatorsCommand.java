@@ -1,0 +1,128 @@
+package io.idemworker.app;
+
+import io.idemworker.emulator.cosmos.CosmosEmulator;
+import io.idemworker.emulator.servicebus.QueueSettings;
+import io.idemworker.emulator.servicebus.ServiceBusEmulator;
+import io.idemworker.emulator.servicebus.ServiceBusEmulatorConfig;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code emulators}: both in-process emulators, stand-alone, for any program on this machine. */
+@Command(
+    name = "emulators",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Starts the in-process Service Bus (AMQP, plain TCP) and Cosmos DB (HTTPS gateway)",
+      "emulators on loopback and prints how to reach them; runs until interrupted (Ctrl+C).",
+      "Any Azure SDK can use them: Service Bus with the printed connection string, Cosmos DB in",
+      "gateway mode with the printed endpoint and key and the SDK's emulator certificate setting.",
+      "Data lives in memory only."
+    })
+final class EmulatorsCommand implements Callable<Integer> {
+  static final Path DEFAULT_CONFIG = Path.of("local", "servicebus", "Config.json");
+
+  @Option(
+      names = "--servicebus-port",
+      defaultValue = "5672",
+      description = "AMQP port; 0 picks a free one (default ${DEFAULT-VALUE}).")
+  int serviceBusPort;
+
+  @Option(
+      names = "--cosmos-port",
+      defaultValue = "8081",
+      description = "HTTPS port; 0 picks a free one (default ${DEFAULT-VALUE}).")
+  int cosmosPort;
+
+  @Option(
+      names = "--config",
+      description = {
+        "Service Bus queues, in the official emulator's Config.json format (default:",
+        "local/servicebus/Config.json when present, else one queue 'orders' with duplicate",
+        "detection on)."
+      })
+  Path config;
+
+  @Option(
+      names = "--cosmos-key",
+      description =
+          "Account key the Cosmos emulator accepts (default: the well-known emulator key).")
+  String cosmosKey;
+
+  private final PrintStream out;
+  private final CountDownLatch stop;
+
+  EmulatorsCommand() {
+    this(System.out, new CountDownLatch(1));
+  }
+
+  EmulatorsCommand(PrintStream out, CountDownLatch stop) {
+    this.out = out;
+    this.stop = stop;
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    List<QueueSettings> queues;
+    try {
+      queues = queues();
+    } catch (IllegalArgumentException e) {
+      System.err.println("idemworker emulators: --config: " + e.getMessage());
+      return 2;
+    }
+    ServiceBusEmulator.Builder serviceBusBuilder =
+        ServiceBusEmulator.builder().port(serviceBusPort);
+    queues.forEach(serviceBusBuilder::queue);
+    CosmosEmulator.Builder cosmosBuilder = CosmosEmulator.builder().port(cosmosPort);
+    if (cosmosKey != null) {
+      cosmosBuilder.key(cosmosKey);
+    }
+    try (ServiceBusEmulator serviceBus = serviceBusBuilder.start();
+        CosmosEmulator cosmos = cosmosBuilder.start()) {
+      Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "emulators-stop"));
+      out.println("Service Bus emulator (AMQP on 127.0.0.1:" + serviceBus.port() + ")");
+      out.println("  SERVICEBUS_CONNECTION_STRING=\"" + serviceBus.connectionString() + "\"");
+      queues.forEach(q -> out.println("  queue " + q.name() + describe(q)));
+      out.println("Cosmos DB emulator (HTTPS gateway on 127.0.0.1:" + cosmos.port() + ")");
+      out.println("  COSMOS_ENDPOINT=" + cosmos.endpoint());
+      out.println("  COSMOS_KEY=\"" + cosmos.key() + "\"");
+      out.println("  Java clients: -DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true,");
+      out.println(
+          "  gateway mode; other SDKs: trust the self-signed certificate or disable checks.");
+      out.println("Running; Ctrl+C stops both.");
+      out.flush();
+      stop.await();
+    }
+    return 0;
+  }
+
+  private List<QueueSettings> queues() {
+    if (config != null) {
+      return ServiceBusEmulatorConfig.load(config);
+    }
+    if (Files.isRegularFile(DEFAULT_CONFIG)) {
+      return ServiceBusEmulatorConfig.load(DEFAULT_CONFIG);
+    }
+    return List.of(
+        QueueSettings.defaults("orders")
+            .withRequiresDuplicateDetection(true)
+            .withDuplicateDetectionHistoryTimeWindow(Duration.ofMinutes(10)));
+  }
+
+  private static String describe(QueueSettings q) {
+    return " (lock "
+        + q.lockDuration()
+        + ", max deliveries "
+        + q.maxDeliveryCount()
+        + (q.requiresDuplicateDetection()
+            ? ", duplicate detection " + q.duplicateDetectionHistoryTimeWindow()
+            : ", no duplicate detection")
+        + ")";
+  }
+}
