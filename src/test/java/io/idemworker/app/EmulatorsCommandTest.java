@@ -1,0 +1,111 @@
+package io.idemworker.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.azure.cosmos.CosmosClient;
+import com.azure.cosmos.CosmosClientBuilder;
+import com.azure.messaging.servicebus.ServiceBusClientBuilder;
+import com.azure.messaging.servicebus.ServiceBusMessage;
+import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
+import com.azure.messaging.servicebus.ServiceBusReceiverClient;
+import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class EmulatorsCommandTest {
+
+  @Test
+  void standAloneEmulators_printSettingsThatRealClientsCanUse() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    CountDownLatch stop = new CountDownLatch(1);
+    EmulatorsCommand command =
+        new EmulatorsCommand(new PrintStream(bytes, true, StandardCharsets.UTF_8), stop);
+    CompletableFuture<Integer> exit =
+        CompletableFuture.supplyAsync(
+            () ->
+                new CommandLine(command)
+                    .execute(
+                        "--servicebus-port",
+                        "0",
+                        "--cosmos-port",
+                        "0",
+                        "--config",
+                        Path.of("local", "servicebus", "Config.json").toString()));
+    String output = awaitOutput(bytes, "Running;");
+
+    String connectionString = group(output, "SERVICEBUS_CONNECTION_STRING=\"([^\"]+)\"");
+    String endpoint = group(output, "COSMOS_ENDPOINT=(\\S+)");
+    String key = group(output, "COSMOS_KEY=\"([^\"]+)\"");
+    try (ServiceBusSenderClient sender =
+            new ServiceBusClientBuilder()
+                .connectionString(connectionString)
+                .sender()
+                .queueName("orders")
+                .buildClient();
+        ServiceBusReceiverClient receiver =
+            new ServiceBusClientBuilder()
+                .connectionString(connectionString)
+                .receiver()
+                .queueName("orders")
+                .buildClient();
+        CosmosClient cosmos =
+            new CosmosClientBuilder().endpoint(endpoint).key(key).gatewayMode().buildClient()) {
+      sender.sendMessage(new ServiceBusMessage("hello").setMessageId("m-1"));
+      ServiceBusReceivedMessage received =
+          receiver.receiveMessages(1, Duration.ofSeconds(30)).stream().findFirst().orElseThrow();
+      assertThat(received.getMessageId()).isEqualTo("m-1");
+      assertThat(cosmos.createDatabaseIfNotExists("stand-alone").getStatusCode()).isEqualTo(201);
+    }
+    stop.countDown();
+
+    assertThat(exit.get(30, TimeUnit.SECONDS)).isZero();
+  }
+
+  @Test
+  void badConfigFile_exitsTwoNamingTheProblem(@TempDir Path dir) throws Exception {
+    Path config = Files.writeString(dir.resolve("Config.json"), "{\"UserConfig\":{}}");
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+    int exit =
+        new CommandLine(
+                new EmulatorsCommand(
+                    new PrintStream(bytes, true, StandardCharsets.UTF_8), new CountDownLatch(1)))
+            .execute("--servicebus-port", "0", "--cosmos-port", "0", "--config", config.toString());
+
+    assertThat(exit).isEqualTo(2);
+  }
+
+  private static String awaitOutput(ByteArrayOutputStream bytes, String marker)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      String output = bytes.toString(StandardCharsets.UTF_8);
+      if (output.contains(marker)) {
+        return output;
+      }
+      synchronized (bytes) {
+        bytes.wait(50);
+      }
+    }
+    throw new AssertionError(
+        "the emulators did not start: " + bytes.toString(StandardCharsets.UTF_8));
+  }
+
+  private static String group(String output, String regex) {
+    Matcher matcher = Pattern.compile(regex).matcher(output);
+    assertThat(matcher.find()).as(regex + " in " + output).isTrue();
+    return matcher.group(1);
+  }
+}
