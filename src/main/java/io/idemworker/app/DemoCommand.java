@@ -47,10 +47,9 @@ import picocli.CommandLine.Option;
     name = "demo",
     mixinStandardHelpOptions = true,
     description = {
-      "Runs the pattern end to end on in-process Service Bus and Cosmos DB emulators (no Azure,",
-      "no Docker): two competing worker instances, and a producer that sends new orders plus",
-      "every kind of repeat and poison the pattern must absorb. Ends with a summary and an audit",
-      "that reads Cosmos DB and the dead-letter queue back; exits 0 on PASS, 1 on FAIL."
+      "Runs the whole pattern on in-process emulators and audits the result.",
+      "",
+      "Starts in-process Service Bus and Cosmos DB emulators (no Azure, no Docker), two competing worker instances, and a producer that sends new orders plus every kind of repeat and poison the pattern must absorb. Ends with a summary and an audit that reads Cosmos DB and the dead-letter queue back; exits 0 on PASS, 1 on FAIL."
     })
 final class DemoCommand implements Callable<Integer> {
   static final String QUEUE = "orders";

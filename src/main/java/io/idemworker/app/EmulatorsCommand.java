@@ -19,11 +19,9 @@ import picocli.CommandLine.Option;
     name = "emulators",
     mixinStandardHelpOptions = true,
     description = {
-      "Starts the in-process Service Bus (AMQP, plain TCP) and Cosmos DB (HTTPS gateway)",
-      "emulators on loopback and prints how to reach them; runs until interrupted (Ctrl+C).",
-      "Any Azure SDK can use them: Service Bus with the printed connection string, Cosmos DB in",
-      "gateway mode with the printed endpoint and key and the SDK's emulator certificate setting.",
-      "Data lives in memory only."
+      "Starts both in-process emulators stand-alone.",
+      "",
+      "Starts the Service Bus (AMQP, plain TCP) and Cosmos DB (HTTPS gateway) emulators on loopback, prints how to reach them, and runs until interrupted (Ctrl+C). Any Azure SDK can use them: Service Bus with the printed connection string, Cosmos DB in gateway mode with the printed endpoint and key and the SDK's emulator certificate setting. Data lives in memory only."
     })
 final class EmulatorsCommand implements Callable<Integer> {
   static final Path DEFAULT_CONFIG = Path.of("local", "servicebus", "Config.json");

@@ -51,6 +51,25 @@ public final class Main {
   }
 
   static CommandLine commandLine() {
-    return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+    CommandLine commandLine = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+    java.util.List<String> footer = new java.util.ArrayList<>();
+    footer.add("");
+    footer.add("Environment variables:");
+    for (WorkerConfig.Variable variable : WorkerConfig.VARIABLES) {
+      footer.add(
+          String.format(
+              "  %-38s %s%s",
+              variable.name(),
+              variable.allowed(),
+              variable.defaultValue() == null ? "" : " (default " + variable.defaultValue() + ")"));
+    }
+    commandLine
+        .getSubcommands()
+        .get("run")
+        .getCommandSpec()
+        .usageMessage()
+        .width(120)
+        .footer(footer.toArray(new String[0]));
+    return commandLine;
   }
 }

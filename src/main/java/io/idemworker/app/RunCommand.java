@@ -21,12 +21,9 @@ import picocli.CommandLine.Command;
     name = "run",
     mixinStandardHelpOptions = true,
     description = {
-      "Runs the worker: takes OrderPlaced messages from a Service Bus queue and writes each order",
-      "to Cosmos DB exactly once. Configured by environment variables (see the README's",
-      "configuration reference); every bad variable is reported at start-up and the exit code is",
-      "2. Serves GET /health/live and /health/ready on HEALTH_PORT. Stops cleanly on SIGTERM:",
-      "stops taking messages, drains in-flight ones within WORKER_SHUTDOWN_TIMEOUT, flushes",
-      "telemetry, exits 0."
+      "Runs the worker against Service Bus and Cosmos DB.",
+      "",
+      "Takes OrderPlaced messages from a Service Bus queue and writes each order to Cosmos DB exactly once. Configured by environment variables (see the README's configuration reference); every bad variable is reported at start-up and the exit code is 2. Serves GET /health/live and /health/ready on HEALTH_PORT. Stops cleanly on SIGTERM: stops taking messages, drains in-flight ones within WORKER_SHUTDOWN_TIMEOUT, flushes telemetry, exits 0."
     })
 final class RunCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
