@@ -118,6 +118,33 @@ class RunCommandProcessTest {
   }
 
   @Test
+  void forbiddenCosmos_turnsReadinessOffWithoutDeadLetteringAndBackOnWhenLifted() throws Exception {
+    String queue = Emulators.newQueue(settings -> settings);
+    String database = "ready-" + UUID.randomUUID().toString().substring(0, 8);
+    int healthPort = freePort();
+    process = start(queue, database, healthPort);
+    awaitReady(healthPort);
+    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(403));
+    Emulators.cosmos().faults().inject(Operation.READ, Fault.status(403));
+    String orderId = "ord-" + UUID.randomUUID().toString().substring(0, 12);
+
+    try (ServiceBusSenderClient sender = Emulators.sender(queue)) {
+      sender.sendMessage(OrderMessages.orderPlaced(orderId, Orders.body(orderId, "c"), "c"));
+    }
+    HttpResponse<String> notReady = awaitReadiness(healthPort, 503);
+    Emulators.cosmos().faults().clear();
+    awaitReadiness(healthPort, 200);
+    awaitOutcomeLines(2);
+
+    assertThat(notReady.body()).contains("PAUSED").contains("403");
+    assertThat(outcomeLines)
+        .extracting(line -> line.path("outcome").asText())
+        .containsExactly("retried", "processed");
+    assertThat(outcomeLines.get(0).path("reason").asText()).isEqualTo("misconfiguration");
+    assertThat(Emulators.deadLetters(queue, 1, Duration.ofSeconds(1))).isEmpty();
+  }
+
+  @Test
   void badConfiguration_exitsTwoNamingEachVariable() throws Exception {
     Map<String, String> env = new HashMap<>();
     env.put("COSMOS_ENDPOINT", "http://not-https");
@@ -247,6 +274,27 @@ class RunCommandProcessTest {
         // not listening yet
       }
       assertThat(System.nanoTime()).as("ready within " + WAIT).isLessThan(deadline);
+      synchronized (this) {
+        wait(100);
+      }
+    }
+  }
+
+  private HttpResponse<String> awaitReadiness(int port, int status) throws Exception {
+    HttpClient client = HttpClient.newHttpClient();
+    HttpRequest ready =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/ready"))
+            .timeout(Duration.ofSeconds(2))
+            .build();
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      HttpResponse<String> response = client.send(ready, HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() == status) {
+        return response;
+      }
+      assertThat(System.nanoTime())
+          .as("readiness " + status + " within " + WAIT)
+          .isLessThan(deadline);
       synchronized (this) {
         wait(100);
       }
