@@ -94,6 +94,26 @@ class ServiceBusWorkerTest {
     return worker;
   }
 
+  /** A Cosmos store whose first successful commit is followed by {@code crash}. */
+  private EffectStore crashingAfterFirstCommit(
+      CosmosEffectStore cosmos, AtomicBoolean crashed, Runnable crash) {
+    return new EffectStore() {
+      @Override
+      public WriteResult apply(WriteSet writeSet) {
+        WriteResult result = cosmos.apply(writeSet);
+        if (result instanceof Applied && crashed.compareAndSet(false, true)) {
+          crash.run();
+        }
+        return result;
+      }
+
+      @Override
+      public LookupResult findAnchor(String partitionKey, String anchorId) {
+        return cosmos.findAnchor(partitionKey, anchorId);
+      }
+    };
+  }
+
   private ServiceBusWorker startWorker() {
     CosmosEffectStore store = cosmosStore();
     return startWorker(store, store);
@@ -189,23 +209,10 @@ class ServiceBusWorkerTest {
   void lockLostAfterTheBatchCommitted_redeliveryCompletesAsADuplicate() {
     AtomicBoolean crashed = new AtomicBoolean();
     CosmosEffectStore cosmos = cosmosStore();
+    // The process "dies" between commit and completion: its lock is gone.
     EffectStore crashingAfterCommit =
-        new EffectStore() {
-          @Override
-          public WriteResult apply(WriteSet writeSet) {
-            WriteResult result = cosmos.apply(writeSet);
-            if (result instanceof Applied && crashed.compareAndSet(false, true)) {
-              // The process "dies" between commit and completion: its lock is gone.
-              Emulators.serviceBus().faults().loseLocks(queue);
-            }
-            return result;
-          }
-
-          @Override
-          public LookupResult findAnchor(String partitionKey, String anchorId) {
-            return cosmos.findAnchor(partitionKey, anchorId);
-          }
-        };
+        crashingAfterFirstCommit(
+            cosmos, crashed, () -> Emulators.serviceBus().faults().loseLocks(queue));
     startWorker(crashingAfterCommit, cosmos);
     String orderId = newOrderId();
 
@@ -224,21 +231,8 @@ class ServiceBusWorkerTest {
     AtomicBoolean crashed = new AtomicBoolean();
     CosmosEffectStore cosmos = cosmosStore();
     EffectStore crashingAfterCommit =
-        new EffectStore() {
-          @Override
-          public WriteResult apply(WriteSet writeSet) {
-            WriteResult result = cosmos.apply(writeSet);
-            if (result instanceof Applied && crashed.compareAndSet(false, true)) {
-              Emulators.serviceBus().faults().dropConnections();
-            }
-            return result;
-          }
-
-          @Override
-          public LookupResult findAnchor(String partitionKey, String anchorId) {
-            return cosmos.findAnchor(partitionKey, anchorId);
-          }
-        };
+        crashingAfterFirstCommit(
+            cosmos, crashed, () -> Emulators.serviceBus().faults().dropConnections());
     startWorker(crashingAfterCommit, cosmos);
     String orderId = newOrderId();
 

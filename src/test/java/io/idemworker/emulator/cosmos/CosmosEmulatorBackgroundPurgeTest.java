@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
+import io.idemworker.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosException;
+import io.idemworker.testing.MutableClock;
 import java.net.ServerSocket;
 import java.util.Base64;
 import org.junit.jupiter.api.Test;

@@ -3,6 +3,7 @@ package io.idemworker.emulator.servicebus;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
+import io.idemworker.testing.MutableClock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
