@@ -6,10 +6,12 @@ import com.azure.cosmos.CosmosContainer;
 import io.idemworker.servicebus.ServiceBusWorker;
 import io.idemworker.servicebus.WorkerStatus;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -27,6 +29,7 @@ import picocli.CommandLine.Command;
     })
 final class RunCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
+  private static final Duration STARTUP_RETRY = Duration.ofSeconds(5);
 
   private final Map<String, String> env;
 
@@ -48,20 +51,58 @@ final class RunCommand implements Callable<Integer> {
       return 2;
     }
     AtomicReference<ServiceBusWorker> running = new AtomicReference<>();
+    AtomicReference<String> startup = new AtomicReference<>("starting");
     Supplier<WorkerStatus> status =
         () ->
             Optional.ofNullable(running.get())
                 .map(ServiceBusWorker::status)
-                .orElse(new WorkerStatus(WorkerStatus.State.CREATED, Optional.of("starting")));
+                .orElseGet(
+                    () -> new WorkerStatus(WorkerStatus.State.CREATED, Optional.of(startup.get())));
     Telemetry telemetry = Telemetry.fromEnvironment(env);
     LOG.info("telemetry export: {}", telemetry.export().describe());
     HealthServer health = new HealthServer(config.healthPort(), status);
     health.start();
     LOG.info("health endpoints on port {}", health.port());
+    CountDownLatch stopping = new CountDownLatch(1);
+    AtomicReference<CosmosClient> cosmos = new AtomicReference<>();
+    Duration shutdownTimeout = config.shutdownTimeout();
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  LOG.info("stopping: no new messages; draining in-flight ones");
+                  stopping.countDown();
+                  ServiceBusWorker worker = running.get();
+                  boolean drained = worker == null || worker.shutdown(shutdownTimeout);
+                  health.close();
+                  telemetry.close();
+                  Optional.ofNullable(cosmos.get()).ifPresent(CosmosClient::close);
+                  LOG.info("stopped (all in-flight settled: {})", drained);
+                  System.out.flush();
+                  System.err.flush();
+                  // SIGTERM is how Container Apps stops a replica: a clean drain is success.
+                  Runtime.getRuntime().halt(0);
+                },
+                "idemworker-shutdown"));
+
     Supplier<TokenCredential> credential = Wiring.defaultCredential();
-    CountDownLatch stopped = new CountDownLatch(1);
-    CosmosClient cosmos = Wiring.cosmosClient(config, credential);
-    CosmosContainer container = Wiring.container(cosmos, config);
+    CosmosContainer container = null;
+    while (container == null) {
+      try {
+        cosmos.set(Wiring.cosmosClient(config, credential));
+        container = Wiring.container(cosmos.get(), config);
+      } catch (RuntimeException e) {
+        // A wrong key or a missing role fails here, before any message: report not ready and
+        // retry, as for a misconfiguration found while running, instead of crash-looping.
+        Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
+        String problem = "Cosmos DB client could not start: " + rootCause(e);
+        startup.set(problem);
+        LOG.error("{}; retrying in {}", problem, STARTUP_RETRY);
+        if (stopping.await(STARTUP_RETRY.toMillis(), TimeUnit.MILLISECONDS)) {
+          return 0;
+        }
+      }
+    }
     ServiceBusWorker worker =
         Wiring.worker(
             config,
@@ -71,26 +112,22 @@ final class RunCommand implements Callable<Integer> {
             credential,
             Clock.systemUTC());
     running.set(worker);
-    WorkerConfig stopConfig = config;
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  LOG.info("stopping: no new messages; draining in-flight ones");
-                  boolean drained = worker.shutdown(stopConfig.shutdownTimeout());
-                  health.close();
-                  telemetry.close();
-                  cosmos.close();
-                  LOG.info("stopped (all in-flight settled: {})", drained);
-                  stopped.countDown();
-                  System.out.flush();
-                  System.err.flush();
-                  // SIGTERM is how Container Apps stops a replica: a clean drain is success.
-                  Runtime.getRuntime().halt(0);
-                },
-                "idemworker-shutdown"));
+    if (stopping.getCount() == 0) {
+      return 0;
+    }
     worker.start();
-    stopped.await();
+    stopping.await();
     return 0;
+  }
+
+  private static String rootCause(Throwable e) {
+    Throwable cause = e;
+    while (cause.getCause() != null && cause.getCause() != cause) {
+      cause = cause.getCause();
+    }
+    String message = String.valueOf(cause.getMessage());
+    return cause.getClass().getSimpleName()
+        + ": "
+        + (message.length() > 300 ? message.substring(0, 300) + "…" : message);
   }
 }

@@ -81,7 +81,8 @@ final class Wiring {
         config.prefetchCount(),
         config.maxLockRenewal(),
         Duration.ofSeconds(2),
-        Duration.ofSeconds(5));
+        Duration.ofSeconds(5),
+        Math.max(32, 2 * config.maxConcurrentCalls()));
   }
 
   static ServiceBusWorker worker(

@@ -2,7 +2,6 @@ package io.idemworker.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.TextNode;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -11,10 +10,15 @@ import java.util.Map;
 
 /**
  * Writes JSON in one canonical form so that equal content always hashes equally: object keys in
- * code-point order, no insignificant white space, numbers as plain decimals without trailing zeros
- * ({@code 9.90}, {@code 9.9} and {@code 9.9e0} are all {@code 9.9}), strings escaped minimally.
+ * UTF-16 code unit order (as {@link String#compareTo}), no insignificant white space, numbers as
+ * plain decimals without trailing zeros ({@code 9.90}, {@code 9.9} and {@code 9.9e0} are all {@code
+ * 9.9}; exponents beyond ±{@value #MAX_PLAIN_EXPONENT} stay in E-notation so no input can make the
+ * plain form huge), strings escaped minimally by this class itself (only {@code "}, {@code \} and
+ * control characters), so that a library upgrade cannot change the fingerprints of stored orders.
  */
 final class CanonicalJson {
+  static final int MAX_PLAIN_EXPONENT = 100;
+
   private CanonicalJson() {}
 
   static String write(JsonNode node) {
@@ -33,7 +37,7 @@ final class CanonicalJson {
           if (i > 0) {
             out.append(',');
           }
-          out.append(TextNode.valueOf(fields.get(i).getKey()));
+          string(fields.get(i).getKey(), out);
           out.append(':');
           write(fields.get(i).getValue(), out);
         }
@@ -50,10 +54,10 @@ final class CanonicalJson {
         out.append(']');
       }
       case NUMBER -> out.append(canonicalNumber(node));
-      case STRING -> out.append(node);
+      case STRING -> string(node.textValue(), out);
       case BOOLEAN -> out.append(node.booleanValue());
       case NULL, MISSING -> out.append("null");
-      default -> out.append(TextNode.valueOf(node.asText()));
+      default -> string(node.asText(), out);
     }
   }
 
@@ -65,7 +69,36 @@ final class CanonicalJson {
     if (value.signum() == 0) {
       return "0";
     }
-    return value.stripTrailingZeros().toPlainString();
+    BigDecimal stripped = value.stripTrailingZeros();
+    long exponent = (long) stripped.precision() - stripped.scale();
+    if (Math.abs(exponent) > MAX_PLAIN_EXPONENT) {
+      return stripped.toString();
+    }
+    return stripped.toPlainString();
+  }
+
+  private static void string(String text, StringBuilder out) {
+    out.append('"');
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      switch (c) {
+        case '"' -> out.append("\\\"");
+        case '\\' -> out.append("\\\\");
+        case '\b' -> out.append("\\b");
+        case '\f' -> out.append("\\f");
+        case '\n' -> out.append("\\n");
+        case '\r' -> out.append("\\r");
+        case '\t' -> out.append("\\t");
+        default -> {
+          if (c < 0x20) {
+            out.append(String.format("\\u%04x", (int) c));
+          } else {
+            out.append(c);
+          }
+        }
+      }
+    }
+    out.append('"');
   }
 
   /**

@@ -7,13 +7,17 @@ package io.idemworker.core;
  */
 public record IdempotencyKey(String value) {
 
+  /** The longest key. */
+  public static final int MAX_LENGTH = 512;
+
   /** Rejects blank and oversized keys. */
   public IdempotencyKey {
     if (value == null || value.isBlank()) {
       throw new IllegalArgumentException("idempotency key must not be blank");
     }
-    if (value.length() > 512) {
-      throw new IllegalArgumentException("idempotency key must be at most 512 characters");
+    if (value.length() > MAX_LENGTH) {
+      throw new IllegalArgumentException(
+          "idempotency key must be at most " + MAX_LENGTH + " characters");
     }
   }
 

@@ -10,11 +10,11 @@ import java.util.Optional;
  * <p>Only sender-assigned identity is carried: the broker's sequence number, lock token and receive
  * time are deliberately absent so that no key strategy can build on them.
  *
- * @param messageId the sender-assigned message id, if any
+ * @param messageId the sender-assigned message id, if any (a blank one counts as none)
  * @param correlationId the correlation id, if any
  * @param subject the subject (message type), if any
  * @param contentType the content type, if any
- * @param applicationProperties application properties as sent; never null
+ * @param applicationProperties application properties as sent, without null values
  * @param body the raw body bytes; never null
  * @param deliveryCount how many times the broker delivered this message before (0 on the first)
  */
@@ -34,8 +34,16 @@ public record IncomingMessage(
     Objects.requireNonNull(subject, "subject");
     Objects.requireNonNull(contentType, "contentType");
     Objects.requireNonNull(body, "body");
-    applicationProperties = Map.copyOf(applicationProperties);
-    messageId = messageId.filter(id -> !id.isEmpty());
+    // AMQP allows null property values; Map.copyOf does not.
+    Map<String, Object> present = new java.util.HashMap<>();
+    applicationProperties.forEach(
+        (name, value) -> {
+          if (name != null && value != null) {
+            present.put(name, value);
+          }
+        });
+    applicationProperties = Map.copyOf(present);
+    messageId = messageId.filter(id -> !id.isBlank());
   }
 
   /**

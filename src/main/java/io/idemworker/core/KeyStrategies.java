@@ -17,7 +17,7 @@ public final class KeyStrategies {
     return message ->
         message
             .messageId()
-            .<KeyStrategy.KeyResult>map(id -> new KeyStrategy.Found(new IdempotencyKey(id)))
+            .map(id -> keyOrMissing(id, "MessageId"))
             .orElseGet(
                 () ->
                     new KeyStrategy.Missing(
@@ -46,13 +46,16 @@ public final class KeyStrategies {
             DeadLetterReason.MISSING_MESSAGE_ID,
             "application property cloudEvents:id (or ce-id) is missing");
       }
-      return new KeyStrategy.Found(new IdempotencyKey(source.get() + "|" + id.get()));
+      return keyOrMissing(source.get() + "|" + id.get(), "cloudEvents:source + cloudEvents:id");
     };
   }
 
   /**
-   * Prefixes another strategy's key with a consumer name, so that several consumers can share one
-   * store without one consumer's record hiding a message from another.
+   * Prefixes another strategy's key with a consumer name. The prefixed key is what the order
+   * records and what the ids of outgoing events derive from, so two consumers that replay the same
+   * message emit distinct, each deterministic, event ids. It does not give each consumer its own
+   * duplicate check: the anchor document's id is the business id, so consumers that must each apply
+   * their own effect need their own containers.
    *
    * @param consumerName the consumer's name; non-blank
    * @param inner the strategy whose key is prefixed
@@ -70,6 +73,19 @@ public final class KeyStrategies {
       }
       return result;
     };
+  }
+
+  /** A key, or a rejection when the value cannot be one (blank or too long): never a throw. */
+  private static KeyStrategy.KeyResult keyOrMissing(String value, String field) {
+    if (value.isBlank()) {
+      return new KeyStrategy.Missing(DeadLetterReason.MISSING_MESSAGE_ID, field + " is blank");
+    }
+    if (value.length() > IdempotencyKey.MAX_LENGTH) {
+      return new KeyStrategy.Missing(
+          DeadLetterReason.MISSING_MESSAGE_ID,
+          field + " is longer than " + IdempotencyKey.MAX_LENGTH + " characters");
+    }
+    return new KeyStrategy.Found(new IdempotencyKey(value));
   }
 
   private static Optional<String> firstOf(IncomingMessage message, String... names) {

@@ -7,6 +7,7 @@ import com.azure.cosmos.models.CosmosBatchOperationResult;
 import com.azure.cosmos.models.CosmosBatchResponse;
 import com.azure.cosmos.models.CosmosItemResponse;
 import com.azure.cosmos.models.PartitionKey;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.ReadinessProbe;
@@ -121,21 +122,31 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
   }
 
   /**
-   * Reads a document that never exists: a 404 proves the endpoint, the credentials, the data-plane
-   * role, the database and the container all work.
+   * Writes (upserts) a probe document with a one-minute TTL in a partition of its own, through the
+   * same transactional batch path as real writes: success proves the endpoint, the credentials, the
+   * data-plane role's write permission, the database and the container all work. A read would not:
+   * a read-only key or role passes a read and still fails every write.
    *
    * @return empty when ready; otherwise the classified failure
    */
   @Override
   public Optional<String> problem() {
+    ObjectNode probe = JsonNodeFactory.instance.objectNode();
+    probe.put("id", PROBE_ID);
+    probe.put(CosmosContainers.PARTITION_KEY_PATH.substring(1), PROBE_ID);
+    probe.put("type", "readinessProbe");
+    probe.put("ttl", 60);
+    CosmosBatch batch = CosmosBatch.createCosmosBatch(new PartitionKey(PROBE_ID));
+    batch.upsertItemOperation(probe);
     try {
-      container.readItem(PROBE_ID, new PartitionKey(PROBE_ID), ObjectNode.class);
-      return Optional.empty();
-    } catch (CosmosException e) {
-      if (e.getStatusCode() == 404
-          && e.getSubStatusCode() != CosmosFailures.OWNER_RESOURCE_NOT_FOUND) {
+      CosmosBatchResponse response = container.executeCosmosBatch(batch);
+      if (response.isSuccessStatusCode()) {
         return Optional.empty();
       }
+      StoreFailure failure =
+          CosmosFailures.of(response.getStatusCode(), response.getSubStatusCode(), "probe");
+      return Optional.of("Cosmos DB status " + failure.statusCode() + ": " + failure.description());
+    } catch (CosmosException e) {
       StoreFailure failure = CosmosFailures.of(e);
       return Optional.of("Cosmos DB status " + failure.statusCode() + ": " + failure.description());
     } catch (RuntimeException e) {

@@ -5,16 +5,23 @@ import io.idemworker.core.StoreFailure;
 import io.idemworker.core.StoreFailure.Kind;
 
 /**
- * Classifies Cosmos DB status codes. The list of what is transient and what is our own
- * misconfiguration is explicit; everything else is a permanent refusal of this write.
+ * Classifies Cosmos DB status codes. What is transient and what is our own misconfiguration is
+ * listed explicitly; any other 5xx is transient too, and any other status is a permanent refusal of
+ * this write.
  */
 final class CosmosFailures {
   /** Substatus of a 404 that means the container or database itself is missing. */
   static final int OWNER_RESOURCE_NOT_FOUND = 1003;
 
+  /** Substatus of a 403 that a region answers while writes move to another region (failover). */
+  static final int WRITE_FORBIDDEN = 3;
+
   private CosmosFailures() {}
 
   static Kind classify(int statusCode, int subStatusCode) {
+    if (statusCode == 403 && subStatusCode == WRITE_FORBIDDEN) {
+      return Kind.TRANSIENT;
+    }
     return switch (statusCode) {
       case 0, 408, 410, 429, 449, 500, 502, 503, 504 -> Kind.TRANSIENT;
       case 401, 403 -> Kind.MISCONFIGURATION;

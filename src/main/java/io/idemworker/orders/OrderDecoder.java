@@ -21,6 +21,8 @@ public final class OrderDecoder implements MessageDecoder {
   /** The subject producers set. */
   public static final String SUBJECT = "OrderPlaced";
 
+  static final int MAX_LISTED_VIOLATIONS = 10;
+
   private final boolean messageIdMustMatchOrderId;
 
   /**
@@ -55,7 +57,7 @@ public final class OrderDecoder implements MessageDecoder {
     if (result instanceof OrderPlacedReader.Violations violations) {
       return new Invalid(
           DeadLetterReason.SCHEMA_VIOLATION,
-          String.join("; ", violations.violations()),
+          summarize(violations.violations()),
           violations.orderId());
     }
     OrderPlaced order = ((OrderPlacedReader.Parsed) result).order();
@@ -67,6 +69,17 @@ public final class OrderDecoder implements MessageDecoder {
           Optional.of(order.orderId()));
     }
     return new Valid(new OrderMessage(order, message.messageId(), message.correlationId()));
+  }
+
+  /** At most {@value #MAX_LISTED_VIOLATIONS} violations: dead-letter descriptions have a limit. */
+  static String summarize(java.util.List<String> violations) {
+    if (violations.size() <= MAX_LISTED_VIOLATIONS) {
+      return String.join("; ", violations);
+    }
+    return String.join("; ", violations.subList(0, MAX_LISTED_VIOLATIONS))
+        + "; and "
+        + (violations.size() - MAX_LISTED_VIOLATIONS)
+        + " more";
   }
 
   private static boolean isJson(String contentType) {

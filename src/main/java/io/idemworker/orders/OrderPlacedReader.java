@@ -194,10 +194,10 @@ final class OrderPlacedReader {
       }
       JsonNode price = line.get("unitPrice");
       BigDecimal unitPrice = price != null && price.isNumber() ? price.decimalValue() : null;
-      if (unitPrice == null
-          || unitPrice.signum() < 0
-          || unitPrice.stripTrailingZeros().scale() > 4) {
-        violations.add(path + ".unitPrice must be a number >= 0 with at most 4 decimal places");
+      if (unitPrice == null || !OrderLine.isValidUnitPrice(unitPrice)) {
+        violations.add(
+            path
+                + ".unitPrice must be a number from 0 to 1000000000 with at most 4 decimal places");
       }
       if (violations.size() == before) {
         lines.add(new OrderLine(sku.asText(), quantity.intValue(), unitPrice));

@@ -13,7 +13,10 @@ import java.util.Objects;
  * @param maxLockRenewal how long a slow message's lock is renewed ({@code WORKER_MAX_LOCK_RENEWAL})
  * @param maxRetryBackoff the longest wait before abandoning a transiently failed message; always
  *     cut short so the abandon happens inside the lock
- * @param probeInterval how often a worker paused for misconfiguration probes its store
+ * @param probeInterval how often a paused worker probes its store
+ * @param transientFailuresBeforePause after this many transient store failures in a row (no success
+ *     in between) the worker pauses and probes instead of abandoning message after message, so that
+ *     an outage longer than the broker's delivery limit does not dead-letter good messages; 1–10000
  */
 public record ProcessorSettings(
     String queueName,
@@ -21,7 +24,8 @@ public record ProcessorSettings(
     int prefetchCount,
     Duration maxLockRenewal,
     Duration maxRetryBackoff,
-    Duration probeInterval) {
+    Duration probeInterval,
+    int transientFailuresBeforePause) {
 
   /** Checks every value. */
   public ProcessorSettings {
@@ -45,18 +49,22 @@ public record ProcessorSettings(
     if (maxRetryBackoff.isNegative() || probeInterval.isNegative() || probeInterval.isZero()) {
       throw new IllegalArgumentException("back-off must be >= 0 and probe interval > 0");
     }
+    if (transientFailuresBeforePause < 1 || transientFailuresBeforePause > 10_000) {
+      throw new IllegalArgumentException(
+          "transientFailuresBeforePause must be 1-10000, was " + transientFailuresBeforePause);
+    }
   }
 
   /**
    * Defaults for a queue: 16 concurrent calls, no prefetch, 5 minutes of lock renewal, back-off up
-   * to 2 s, probe every 5 s.
+   * to 2 s, probe every 5 s, pause after 32 transient failures in a row.
    *
    * @param queueName the queue
    * @return the settings
    */
   public static ProcessorSettings defaults(String queueName) {
     return new ProcessorSettings(
-        queueName, 16, 0, Duration.ofMinutes(5), Duration.ofSeconds(2), Duration.ofSeconds(5));
+        queueName, 16, 0, Duration.ofMinutes(5), Duration.ofSeconds(2), Duration.ofSeconds(5), 32);
   }
 
   /**
@@ -67,7 +75,13 @@ public record ProcessorSettings(
    */
   public ProcessorSettings withMaxConcurrentCalls(int calls) {
     return new ProcessorSettings(
-        queueName, calls, prefetchCount, maxLockRenewal, maxRetryBackoff, probeInterval);
+        queueName,
+        calls,
+        prefetchCount,
+        maxLockRenewal,
+        maxRetryBackoff,
+        probeInterval,
+        transientFailuresBeforePause);
   }
 
   /**
@@ -78,7 +92,13 @@ public record ProcessorSettings(
    */
   public ProcessorSettings withMaxRetryBackoff(Duration backoff) {
     return new ProcessorSettings(
-        queueName, maxConcurrentCalls, prefetchCount, maxLockRenewal, backoff, probeInterval);
+        queueName,
+        maxConcurrentCalls,
+        prefetchCount,
+        maxLockRenewal,
+        backoff,
+        probeInterval,
+        transientFailuresBeforePause);
   }
 
   /**
@@ -89,6 +109,29 @@ public record ProcessorSettings(
    */
   public ProcessorSettings withProbeInterval(Duration interval) {
     return new ProcessorSettings(
-        queueName, maxConcurrentCalls, prefetchCount, maxLockRenewal, maxRetryBackoff, interval);
+        queueName,
+        maxConcurrentCalls,
+        prefetchCount,
+        maxLockRenewal,
+        maxRetryBackoff,
+        interval,
+        transientFailuresBeforePause);
+  }
+
+  /**
+   * A copy with another pause threshold.
+   *
+   * @param failures transient failures in a row before pausing
+   * @return the copy
+   */
+  public ProcessorSettings withTransientFailuresBeforePause(int failures) {
+    return new ProcessorSettings(
+        queueName,
+        maxConcurrentCalls,
+        prefetchCount,
+        maxLockRenewal,
+        maxRetryBackoff,
+        probeInterval,
+        failures);
   }
 }

@@ -7,6 +7,7 @@ import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessageContext;
 import com.azure.messaging.servicebus.models.DeadLetterOptions;
 import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
+import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.DeliveryObserver;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.IncomingMessage;
@@ -18,8 +19,10 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,15 +33,26 @@ import org.slf4j.LoggerFactory;
  * processed and duplicate → complete; dead-lettered → dead-letter with the reason code and
  * description; retry → abandon after a back-off inside the lock.
  *
- * <p>A retry caused by misconfiguration pauses the worker: it stops taking messages, reports not
- * ready, and probes the store every {@link ProcessorSettings#probeInterval()} until the probe
- * passes, then resumes. Good messages are never dead-lettered for our own mistakes.
+ * <p><b>Pausing.</b> A retry caused by misconfiguration, or {@link
+ * ProcessorSettings#transientFailuresBeforePause()} transient failures in a row, pause the worker:
+ * it lets the deliveries in flight finish, stops taking messages, reports not ready, and probes the
+ * store every {@link ProcessorSettings#probeInterval()} until the probe passes, then resumes. Good
+ * messages are never dead-lettered for our own mistakes, and a store outage longer than the
+ * broker's delivery limit does not burn through their delivery counts.
  *
- * <p>A settlement that fails (lock lost, connection dropped) is logged and left to the broker: the
- * redelivery takes the duplicate path. Thread-safe; {@link #close} is idempotent.
+ * <p><b>Failures at the edge.</b> A settlement that fails (lock lost, connection dropped) is logged
+ * and left to the broker: the redelivery takes the duplicate path. A delivery that cannot even be
+ * read is dead-lettered as {@code UnreadableBody} instead of looping.
+ *
+ * <p>Thread-safe; {@link #shutdown} and {@link #close} are idempotent.
  */
 public final class ServiceBusWorker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ServiceBusWorker.class);
+
+  /** Service Bus clients refuse longer dead-letter descriptions; keep well inside. */
+  static final int MAX_DESCRIPTION_LENGTH = 4000;
+
+  private static final Duration PAUSE_DRAIN_BOUND = Duration.ofSeconds(30);
 
   private final ProcessorSettings settings;
   private final IdempotentConsumer consumer;
@@ -50,8 +64,10 @@ public final class ServiceBusWorker implements AutoCloseable {
   private final AtomicReference<WorkerStatus> status =
       new AtomicReference<>(
           new WorkerStatus(WorkerStatus.State.CREATED, Optional.of("not started")));
+  private final AtomicInteger transientFailuresInARow = new AtomicInteger();
   private final Object inFlightLock = new Object();
   private final CountDownLatch closing = new CountDownLatch(1);
+  private volatile CountDownLatch pauseGate = new CountDownLatch(0);
   private int inFlight;
   private boolean draining;
 
@@ -99,10 +115,19 @@ public final class ServiceBusWorker implements AutoCloseable {
             });
   }
 
-  /** Starts taking messages. */
+  /**
+   * Starts taking messages.
+   *
+   * @throws IllegalStateException when the worker was already started or shut down
+   */
   public void start() {
+    WorkerStatus created = status.get();
+    if (created.state() != WorkerStatus.State.CREATED
+        || !status.compareAndSet(
+            created, new WorkerStatus(WorkerStatus.State.RUNNING, Optional.empty()))) {
+      throw new IllegalStateException("the worker can be started once, was " + created.state());
+    }
     processor.start();
-    status.set(new WorkerStatus(WorkerStatus.State.RUNNING, Optional.empty()));
     LOG.info("worker started on queue {}", settings.queueName());
   }
 
@@ -135,6 +160,12 @@ public final class ServiceBusWorker implements AutoCloseable {
       return true;
     }
     supervisor.shutdownNow();
+    try {
+      // A probe that is resuming the processor must finish before the processor closes.
+      supervisor.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     synchronized (inFlightLock) {
       draining = true;
     }
@@ -171,9 +202,11 @@ public final class ServiceBusWorker implements AutoCloseable {
 
   private void onMessage(ServiceBusReceivedMessageContext context) {
     boolean hold;
+    boolean paused;
     synchronized (inFlightLock) {
       hold = draining;
-      if (!hold) {
+      paused = !hold && status.get().state() == WorkerStatus.State.PAUSED;
+      if (!hold && !paused) {
         inFlight++;
       }
     }
@@ -181,19 +214,60 @@ public final class ServiceBusWorker implements AutoCloseable {
       holdUntilClosed();
       return;
     }
+    if (paused) {
+      returnUnhandled(context);
+      return;
+    }
     try {
-      long start = System.nanoTime();
-      ServiceBusReceivedMessage received = context.getMessage();
-      IncomingMessage message = Deliveries.toIncoming(received);
-      DeliveryObserver.Observation observation = observer.start(message);
-      Outcome outcome = consumer.handle(message);
-      boolean settled = settle(context, received, outcome);
-      observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
+      handle(context);
     } finally {
       synchronized (inFlightLock) {
         inFlight--;
         inFlightLock.notifyAll();
       }
+    }
+  }
+
+  private void handle(ServiceBusReceivedMessageContext context) {
+    long start = System.nanoTime();
+    ServiceBusReceivedMessage received = context.getMessage();
+    IncomingMessage message;
+    try {
+      message = Deliveries.toIncoming(received);
+    } catch (RuntimeException e) {
+      deadLetterUnreadable(context, received, e);
+      return;
+    }
+    DeliveryObserver.Observation observation = observer.start(message);
+    Outcome outcome = consumer.handle(message);
+    boolean settled = settle(context, received, outcome);
+    observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
+  }
+
+  /**
+   * A delivery that arrived after the worker paused waits until the processor stops (so that it
+   * occupies its slot and no further message is fetched), then goes back to the queue unhandled: at
+   * most one delivery attempt per concurrent call is spent per pause.
+   */
+  private void returnUnhandled(ServiceBusReceivedMessageContext context) {
+    try {
+      pauseGate.await(PAUSE_DRAIN_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    try {
+      context.abandon();
+    } catch (RuntimeException e) {
+      // The link is closing; the broker releases the lock either way.
+    }
+  }
+
+  /** A delivery that arrived during the drain stays unsettled; the closing link releases it. */
+  private void holdUntilClosed() {
+    try {
+      closing.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -206,15 +280,22 @@ public final class ServiceBusWorker implements AutoCloseable {
           processed -> complete(context),
           duplicate -> complete(context),
           deadLettered -> {
+            transientFailuresInARow.set(0);
             context.deadLetter(
                 new DeadLetterOptions()
                     .setDeadLetterReason(deadLettered.reason().code())
-                    .setDeadLetterErrorDescription(deadLettered.description()));
+                    .setDeadLetterErrorDescription(truncate(deadLettered.description())));
             return null;
           },
           retry -> {
             if (retry.cause() == Outcome.RetryCause.MISCONFIGURATION) {
               pause(retry.description());
+            } else if (transientFailuresInARow.incrementAndGet()
+                >= settings.transientFailuresBeforePause()) {
+              pause(
+                  settings.transientFailuresBeforePause()
+                      + " transient store failures in a row, the last: "
+                      + retry.description());
             }
             Duration wait =
                 Deliveries.backoff(
@@ -236,18 +317,36 @@ public final class ServiceBusWorker implements AutoCloseable {
     }
   }
 
-  /** A delivery that arrived during the drain stays unsettled; the closing link releases it. */
-  private void holdUntilClosed() {
+  private Void complete(ServiceBusReceivedMessageContext context) {
+    transientFailuresInARow.set(0);
+    context.complete();
+    return null;
+  }
+
+  private static void deadLetterUnreadable(
+      ServiceBusReceivedMessageContext context, ServiceBusReceivedMessage received, Exception e) {
+    LOG.warn(
+        "message {} could not be read ({}); dead-lettering it",
+        received.getMessageId(),
+        e.getClass().getSimpleName());
     try {
-      closing.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      context.deadLetter(
+          new DeadLetterOptions()
+              .setDeadLetterReason(DeadLetterReason.UNREADABLE_BODY.code())
+              .setDeadLetterErrorDescription(
+                  "the message could not be read: " + e.getClass().getSimpleName()));
+    } catch (RuntimeException settlement) {
+      LOG.info(
+          "dead-lettering message {} failed; the broker will redeliver it",
+          received.getMessageId());
     }
   }
 
-  private static Void complete(ServiceBusReceivedMessageContext context) {
-    context.complete();
-    return null;
+  static String truncate(String description) {
+    if (description.length() <= MAX_DESCRIPTION_LENGTH) {
+      return description;
+    }
+    return description.substring(0, MAX_DESCRIPTION_LENGTH - 1) + "…";
   }
 
   private static void sleep(Duration wait) {
@@ -263,19 +362,47 @@ public final class ServiceBusWorker implements AutoCloseable {
 
   private void pause(String reason) {
     WorkerStatus running = status.get();
-    if (running.state() != WorkerStatus.State.RUNNING
-        || !status.compareAndSet(
-            running, new WorkerStatus(WorkerStatus.State.PAUSED, Optional.of(reason)))) {
+    if (running.state() != WorkerStatus.State.RUNNING) {
       return;
     }
-    LOG.error("worker paused: its own configuration is wrong ({}); probing to resume", reason);
-    supervisor.execute(processor::stop);
+    CountDownLatch gate = new CountDownLatch(1);
+    pauseGate = gate;
+    if (!status.compareAndSet(
+        running, new WorkerStatus(WorkerStatus.State.PAUSED, Optional.of(reason)))) {
+      gate.countDown();
+      return;
+    }
+    LOG.error("worker paused: {}; probing to resume", reason);
+    try {
+      supervisor.execute(this::stopWhenIdle);
+    } catch (RejectedExecutionException e) {
+      // Shutting down: nothing to pause.
+    }
+  }
+
+  /**
+   * Stops the processor once the deliveries in flight are done (bounded), so that none of them is
+   * interrupted; then starts probing.
+   */
+  private void stopWhenIdle() {
+    if (status.get().state() != WorkerStatus.State.PAUSED) {
+      return;
+    }
+    awaitIdle(PAUSE_DRAIN_BOUND);
+    pauseGate.countDown();
+    if (status.get().state() == WorkerStatus.State.PAUSED) {
+      processor.stop();
+    }
     scheduleProbe();
   }
 
   private void scheduleProbe() {
-    supervisor.schedule(
-        this::probeOnce, settings.probeInterval().toMillis(), TimeUnit.MILLISECONDS);
+    try {
+      supervisor.schedule(
+          this::probeOnce, settings.probeInterval().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // Shutting down: no more probes.
+    }
   }
 
   private void probeOnce() {
@@ -283,16 +410,28 @@ public final class ServiceBusWorker implements AutoCloseable {
     if (paused.state() != WorkerStatus.State.PAUSED) {
       return;
     }
-    Optional<String> problem = probe.problem();
-    if (problem.isPresent()) {
-      status.compareAndSet(paused, new WorkerStatus(WorkerStatus.State.PAUSED, problem));
+    try {
+      Optional<String> problem = probe.problem();
+      if (problem.isPresent()) {
+        status.compareAndSet(paused, new WorkerStatus(WorkerStatus.State.PAUSED, problem));
+        scheduleProbe();
+        return;
+      }
+      if (status.compareAndSet(
+          paused, new WorkerStatus(WorkerStatus.State.RUNNING, Optional.empty()))) {
+        transientFailuresInARow.set(0);
+        processor.start();
+        LOG.info("worker resumed: the store accepts writes again");
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("probing or resuming failed ({}); probing again", e.toString());
+      status.updateAndGet(
+          current ->
+              current.state() == WorkerStatus.State.RUNNING
+                  ? new WorkerStatus(
+                      WorkerStatus.State.PAUSED, Optional.of("resuming failed: " + e))
+                  : current);
       scheduleProbe();
-      return;
-    }
-    if (status.compareAndSet(
-        paused, new WorkerStatus(WorkerStatus.State.RUNNING, Optional.empty()))) {
-      processor.start();
-      LOG.info("worker resumed: the store accepts its configuration again");
     }
   }
 

@@ -69,4 +69,23 @@ class FingerprintProperties {
         .contains(new StoredAnchor(fingerprint));
     assertThat(fingerprint.fields()).isEqualTo(Map.copyOf(fingerprint.fields()));
   }
+
+  @Property
+  void canonicalJsonIsValidJsonThatReadsBackToTheSameStrings(
+      @ForAll @StringLength(max = 40) String key, @ForAll @StringLength(max = 40) String value)
+      throws Exception {
+    ObjectNode node = JSON.objectNode().put(key, value);
+
+    String canonical = CanonicalJson.write(node);
+
+    assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(canonical))
+        .isEqualTo(node);
+  }
+
+  @Property
+  void hugeExponentsStayShort(@ForAll @IntRange(min = 101, max = 999_999_999) int exponent) {
+    ObjectNode node = JSON.objectNode().put("n", new BigDecimal("1E" + exponent));
+
+    assertThat(CanonicalJson.write(node)).hasSizeLessThan(40);
+  }
 }

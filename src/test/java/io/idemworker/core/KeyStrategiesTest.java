@@ -88,4 +88,27 @@ class KeyStrategiesTest {
     assertThat(KeyStrategies.messageId().keyOf(redelivered))
         .isEqualTo(KeyStrategies.messageId().keyOf(first));
   }
+
+  @Test
+  void blankOrOverlongKeys_areRejectedNotThrown() {
+    assertThat(KeyStrategies.messageId().keyOf(message("   ", Map.of())))
+        .isInstanceOf(KeyStrategy.Missing.class);
+    assertThat(
+            KeyStrategies.cloudEvents()
+                .keyOf(message("x", Map.of("ce-source", "s".repeat(600), "ce-id", "1"))))
+        .isInstanceOfSatisfying(
+            KeyStrategy.Missing.class,
+            missing -> assertThat(missing.description()).contains("longer than 512"));
+  }
+
+  @Test
+  void nullApplicationPropertyValues_areDroppedNotFatal() {
+    java.util.Map<String, Object> properties = new java.util.HashMap<>();
+    properties.put("nothing", null);
+    properties.put("ce-id", "1");
+
+    IncomingMessage message = message("ord-1", properties);
+
+    assertThat(message.applicationProperties()).containsOnlyKeys("ce-id");
+  }
 }

@@ -97,4 +97,32 @@ class CosmosEffectStoreTest extends EffectStoreContract {
             EffectStore.Failed.class,
             failed -> assertThat(failed.failure().kind()).isEqualTo(StoreFailure.Kind.PERMANENT));
   }
+
+  @Test
+  void missingContainer_isMisconfiguration() {
+    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(404).subStatus(1003).times(1));
+
+    assertThat(store.apply(oneDocument()))
+        .isInstanceOfSatisfying(
+            EffectStore.Failed.class,
+            failed ->
+                assertThat(failed.failure().kind()).isEqualTo(StoreFailure.Kind.MISCONFIGURATION));
+  }
+
+  @Test
+  void writeForbiddenDuringFailover_isRetriedByTheSdkAndTransientIfItPersists() {
+    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(403).subStatus(3).times(1));
+
+    assertThat(store.apply(oneDocument())).isInstanceOf(EffectStore.Applied.class);
+    assertThat(CosmosFailures.classify(403, CosmosFailures.WRITE_FORBIDDEN))
+        .isEqualTo(StoreFailure.Kind.TRANSIENT);
+    assertThat(CosmosFailures.classify(403, 0)).isEqualTo(StoreFailure.Kind.MISCONFIGURATION);
+  }
+
+  @Test
+  void readOnlyAccess_failsTheProbeBecauseTheProbeWrites() {
+    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(403));
+
+    assertThat(store.problem()).hasValueSatisfying(p -> assertThat(p).contains("403"));
+  }
 }

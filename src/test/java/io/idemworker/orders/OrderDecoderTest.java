@@ -57,6 +57,8 @@ class OrderDecoderTest {
         "negative price|\"unitPrice\":5}|\"unitPrice\":-5}|lines[1].unitPrice",
         "too many decimals|\"unitPrice\":9.99|\"unitPrice\":9.99999|lines[0].unitPrice",
         "empty sku|\"sku\":\"SKU-2\"|\"sku\":\"\"|lines[1].sku",
+        "huge exponent|\"unitPrice\":9.99|\"unitPrice\":1e999999999|lines[0].unitPrice",
+        "price over the maximum|\"unitPrice\":9.99|\"unitPrice\":1000000000.01|lines[0].unitPrice",
       })
   void schemaViolation_namesTheField(String name, String from, String to, String expected) {
     String body = Orders.body("ord-1", "cust-42").replace(from, to);
@@ -171,5 +173,23 @@ class OrderDecoderTest {
             new IdempotencyKey("o"), Fingerprint.of(valid.immutableFields()), Instant.EPOCH);
 
     assertThat(writeSet.documents()).hasSize(WriteSet.MAX_DOCUMENTS);
+  }
+
+  @Test
+  void manyViolations_areListedUpToTenSoTheDescriptionStaysShort() {
+    StringBuilder lines = new StringBuilder();
+    for (int i = 0; i < OrderPlaced.MAX_LINES; i++) {
+      lines.append(i == 0 ? "" : ",").append("{\"sku\":\"\",\"quantity\":0,\"unitPrice\":-1}");
+    }
+    String body =
+        "{\"orderId\":\"o\",\"customerId\":\"c\",\"currency\":\"EUR\","
+            + "\"placedAt\":\"2026-11-30T10:00:00Z\",\"lines\":["
+            + lines
+            + "]}";
+
+    String description = invalid(Orders.message("o", body)).description();
+
+    assertThat(description).endsWith("; and " + (3 * OrderPlaced.MAX_LINES - 10) + " more");
+    assertThat(description.length()).isLessThan(1000);
   }
 }

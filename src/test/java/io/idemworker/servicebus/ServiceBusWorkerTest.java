@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -181,13 +182,44 @@ class ServiceBusWorkerTest {
   }
 
   @Test
-  void sameMessageOnTwoCompetingProcessorsAtOnce_createsExactlyOneOrder() {
-    startWorker();
-    startWorker();
-    // Slow writes keep both copies in flight at the same time, one on each processor.
-    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.latency(Duration.ofMillis(300)));
+  void sameMessageOnTwoCompetingProcessorsAtOnce_createsExactlyOneOrder() throws Exception {
+    // Each copy's write waits (bounded) until the other copy's write has started too, so the two
+    // copies are provably in flight at once, one on each processor.
+    Map<String, java.util.concurrent.CountDownLatch> arrivals = new ConcurrentHashMap<>();
+    Map<String, Set<ServiceBusWorkerTest.Side>> sides = new ConcurrentHashMap<>();
+    AtomicInteger rendezvous = new AtomicInteger();
+    for (Side side : Side.values()) {
+      CosmosEffectStore cosmos = cosmosStore();
+      EffectStore meeting =
+          new EffectStore() {
+            @Override
+            public WriteResult apply(WriteSet writeSet) {
+              java.util.concurrent.CountDownLatch both =
+                  arrivals.computeIfAbsent(
+                      writeSet.partitionKey(), k -> new java.util.concurrent.CountDownLatch(2));
+              sides
+                  .computeIfAbsent(writeSet.partitionKey(), k -> ConcurrentHashMap.newKeySet())
+                  .add(side);
+              both.countDown();
+              try {
+                if (both.await(20, java.util.concurrent.TimeUnit.SECONDS)) {
+                  rendezvous.incrementAndGet();
+                }
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return cosmos.apply(writeSet);
+            }
+
+            @Override
+            public LookupResult findAnchor(String partitionKey, String anchorId) {
+              return cosmos.findAnchor(partitionKey, anchorId);
+            }
+          };
+      startWorker(meeting, cosmos);
+    }
     List<String> orderIds = new ArrayList<>();
-    for (int i = 0; i < 10; i++) {
+    for (int i = 0; i < 6; i++) {
       orderIds.add(newOrderId());
     }
 
@@ -197,12 +229,18 @@ class ServiceBusWorkerTest {
     }
 
     List<Finished> finished =
-        observer.await(20, f -> !(f.outcome() instanceof Outcome.Retry), WAIT);
-    assertThat(finished).filteredOn(is(Outcome.Processed.class)).hasSize(10);
-    assertThat(finished).filteredOn(is(Outcome.Duplicate.class)).hasSize(10);
+        observer.await(12, f -> !(f.outcome() instanceof Outcome.Retry), WAIT);
+    assertThat(finished).filteredOn(is(Outcome.Processed.class)).hasSize(6);
+    assertThat(finished).filteredOn(is(Outcome.Duplicate.class)).hasSize(6);
+    assertThat(rendezvous).as("writes that met their copy in flight").hasValue(12);
     for (String orderId : orderIds) {
       assertThat(documentsOf(orderId)).hasSize(3);
     }
+  }
+
+  private enum Side {
+    FIRST,
+    SECOND
   }
 
   @Test
@@ -299,8 +337,8 @@ class ServiceBusWorkerTest {
   @Test
   void forbiddenFromCosmos_pausesTheWorkerWithoutDeadLetteringAndItRecovers() {
     ServiceBusWorker worker = startWorker();
+    // Reads still work (a read-only key or role): the probe must not be fooled by them.
     Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(403));
-    Emulators.cosmos().faults().inject(Operation.READ, Fault.status(403));
     String orderId = newOrderId();
 
     send(orderId);
@@ -350,5 +388,70 @@ class ServiceBusWorkerTest {
         .satisfies(
             m -> assertThat(m.getDeadLetterErrorDescription()).contains("lines[0].quantity"));
     assertThat(deadLetters).allSatisfy(m -> assertThat(m.getDeliveryCount()).isZero());
+  }
+
+  @Test
+  void longStoreOutage_pausesTheWorkerInsteadOfBurningDeliveryCounts() {
+    CosmosEffectStore store = cosmosStore();
+    ServiceBusWorker worker =
+        new ServiceBusWorker(
+            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
+            ProcessorSettings.defaults(queue)
+                .withMaxConcurrentCalls(2)
+                .withMaxRetryBackoff(Duration.ofMillis(20))
+                .withProbeInterval(Duration.ofMillis(200))
+                .withTransientFailuresBeforePause(3),
+            new IdempotentConsumer(
+                KeyStrategies.messageId(), new OrderDecoder(true), store, Clock.systemUTC(), 4096),
+            store,
+            observer,
+            Clock.systemUTC());
+    workers.add(worker);
+    worker.start();
+    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(503));
+    String orderId = newOrderId();
+
+    send(orderId);
+
+    observer.await(3, is(Outcome.Retry.class), WAIT);
+    awaitState(worker, WorkerStatus.State.PAUSED);
+    assertThat(worker.status().reason())
+        .hasValueSatisfying(r -> assertThat(r).contains("in a row"));
+    Emulators.cosmos().faults().clear();
+    List<Finished> processed = observer.await(1, is(Outcome.Processed.class), WAIT);
+    assertThat(processed.get(0).message().deliveryCount()).isLessThan(8);
+    awaitState(worker, WorkerStatus.State.RUNNING);
+    assertThat(documentsOf(orderId)).hasSize(3);
+  }
+
+  @Test
+  void applicationPropertyWithANullValue_isProcessedNormally() {
+    startWorker();
+    String orderId = newOrderId();
+    ServiceBusMessage message =
+        OrderMessages.orderPlaced(orderId, Orders.body(orderId, "c"), "corr");
+    message.getApplicationProperties().put("empty", null);
+
+    sender.sendMessage(message);
+
+    assertThat(
+            observer.await(1, is(Outcome.Processed.class), WAIT).get(0).message().deliveryCount())
+        .isZero();
+  }
+
+  private static void awaitState(ServiceBusWorker worker, WorkerStatus.State state) {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    Object poll = new Object();
+    while (worker.status().state() != state) {
+      assertThat(System.nanoTime()).as("state " + state + " within " + WAIT).isLessThan(deadline);
+      synchronized (poll) {
+        try {
+          poll.wait(20);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new AssertionError("interrupted", e);
+        }
+      }
+    }
   }
 }
