@@ -24,7 +24,12 @@ public interface KeyStrategy {
    *
    * @param key the key
    */
-  record Found(IdempotencyKey key) implements KeyResult {}
+  record Found(IdempotencyKey key) implements KeyResult {
+    /** Requires the key. */
+    public Found {
+      java.util.Objects.requireNonNull(key, "key");
+    }
+  }
 
   /**
    * No key could be derived.
@@ -32,5 +37,11 @@ public interface KeyStrategy {
    * @param reason the dead-letter reason
    * @param description names the missing or bad field
    */
-  record Missing(DeadLetterReason reason, String description) implements KeyResult {}
+  record Missing(DeadLetterReason reason, String description) implements KeyResult {
+    /** Requires both values. */
+    public Missing {
+      java.util.Objects.requireNonNull(reason, "reason");
+      java.util.Objects.requireNonNull(description, "description");
+    }
+  }
 }

@@ -26,7 +26,12 @@ public interface MessageDecoder {
    *
    * @param message the business view
    */
-  record Valid(ValidMessage message) implements Decoding {}
+  record Valid(ValidMessage message) implements Decoding {
+    /** Requires the message. */
+    public Valid {
+      java.util.Objects.requireNonNull(message, "message");
+    }
+  }
 
   /**
    * A message that breaks the contract and will never be processable.
@@ -36,7 +41,14 @@ public interface MessageDecoder {
    * @param entityId the entity id, when it could be read
    */
   record Invalid(DeadLetterReason reason, String description, Optional<String> entityId)
-      implements Decoding {}
+      implements Decoding {
+    /** Requires every component. */
+    public Invalid {
+      java.util.Objects.requireNonNull(reason, "reason");
+      java.util.Objects.requireNonNull(description, "description");
+      java.util.Objects.requireNonNull(entityId, "entityId");
+    }
+  }
 
   /** A validated message. */
   interface ValidMessage {

@@ -44,7 +44,7 @@ public record OrderPlaced(
   public static final int MAX_SKU_LENGTH = 128;
 
   /** Ids: 1–64 characters of letters, digits and {@code -_.:}. */
-  public static final Pattern ID_PATTERN = Pattern.compile("[A-Za-z0-9_.:\\-]{1,64}");
+  static final Pattern ID_PATTERN = Pattern.compile("[A-Za-z0-9_.:\\-]{1,64}");
 
   /** Re-checks the invariants. */
   public OrderPlaced {
