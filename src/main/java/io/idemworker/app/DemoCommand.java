@@ -230,7 +230,8 @@ final class DemoCommand implements Callable<Integer> {
       DemoReport report = new DemoReport(out);
       report.summary(scenario, tally, instances);
       DemoAudit audit =
-          new DemoAudit(scenario, tally, container, serviceBus.connectionString(), QUEUE);
+          new DemoAudit(
+              scenario, tally, telemetry.counts(), container, serviceBus.connectionString(), QUEUE);
       List<DemoAudit.Check> checks = audit.run(settled);
       report.deadLetterSamples(audit.deadLetters);
       boolean pass = report.audit(checks);
