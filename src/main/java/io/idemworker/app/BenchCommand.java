@@ -93,14 +93,15 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--rounds",
-      defaultValue = "3",
+      defaultValue = "4",
       description =
-          "Measured rounds, each running both contenders (1-20; default ${DEFAULT-VALUE}).")
+          "Measured rounds, each running both contenders, which goes first alternating; an even"
+              + " number lets each go first equally often (1-20; default ${DEFAULT-VALUE}).")
   int rounds;
 
   @Option(
       names = "--warm-up",
-      defaultValue = "1",
+      defaultValue = "2",
       description = "Warm-up rounds, not counted (0-5; default ${DEFAULT-VALUE}).")
   int warmUpRounds;
 
@@ -445,18 +446,23 @@ final class BenchCommand implements Callable<Integer> {
   private void print(Run run) {
     out.printf(
         Locale.ROOT,
-        "%-7s %-15s %6d %7.2f %8.0f %9.2f %9.2f %7.2f %7.2f %10.3f%n",
+        "%-7s %-15s %6d %7.2f %8.0f %9s %9s %7s %7s %10.3f%n",
         run.round(),
         run.contender().label,
         run.messages(),
         run.seconds(),
         run.perSecond(),
-        run.fresh().roundTripsEach(),
-        run.duplicates().roundTripsEach(),
-        run.fresh().requestChargeEach(),
-        run.duplicates().requestChargeEach(),
+        format("%.2f", run.fresh().roundTripsEach()),
+        format("%.2f", run.duplicates().roundTripsEach()),
+        format("%.2f", run.fresh().requestChargeEach()),
+        format("%.2f", run.duplicates().requestChargeEach()),
         run.cpuMillisPerMessage());
     out.printf(Locale.ROOT, "%-7s   store calls: %s%n", "", run.storeCalls());
+  }
+
+  /** Formats a figure, or "-" when there was nothing to measure (no duplicates sent). */
+  private static String format(String format, double value) {
+    return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, format, value);
   }
 
   private int summary(List<Run> measured, List<Run> all) {
@@ -543,11 +549,7 @@ final class BenchCommand implements Callable<Integer> {
 
   private void row(String what, double worker, double naive, String format) {
     out.printf(
-        Locale.ROOT,
-        "  %-33s %15s %15s%n",
-        what,
-        String.format(Locale.ROOT, format, worker),
-        String.format(Locale.ROOT, format, naive));
+        Locale.ROOT, "  %-33s %15s %15s%n", what, format(format, worker), format(format, naive));
   }
 
   private static List<Run> of(List<Run> runs, Contender contender) {
