@@ -527,9 +527,9 @@ final class BenchCommand implements Callable<Integer> {
                                 || r.duplicates().roundTripsEach() == 2.0));
     out.printf(
         Locale.ROOT,
-        "round trips: this worker %.2f per new order, %.2f per duplicate (target 1.00 / 2.00): %s%n",
-        pooled(worker, true, true),
-        pooled(worker, false, true),
+        "round trips: this worker %s per new order, %s per duplicate (target 1.00 / 2.00): %s%n",
+        format("%.2f", pooled(worker, true, true)),
+        format("%.2f", pooled(worker, false, true)),
         roundTripsExact ? "met" : "NOT met");
     boolean clean = all.stream().allMatch(r -> r.problems().isEmpty());
     if (!clean) {
