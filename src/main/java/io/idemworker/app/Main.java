@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
     },
     subcommands = {
       DemoCommand.class,
+      BenchCommand.class,
       RunCommand.class,
       EmulatorsCommand.class,
       CommandLine.HelpCommand.class

@@ -1,0 +1,591 @@
+package io.idemworker.app;
+
+import com.azure.cosmos.CosmosClient;
+import com.azure.cosmos.CosmosClientBuilder;
+import com.azure.cosmos.CosmosContainer;
+import com.azure.cosmos.CosmosException;
+import com.azure.cosmos.models.PartitionKey;
+import com.azure.messaging.servicebus.ServiceBusClientBuilder;
+import com.azure.messaging.servicebus.ServiceBusMessage;
+import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.app.BenchTally.Costs;
+import io.idemworker.app.BenchTally.Delivery;
+import io.idemworker.core.EffectStore;
+import io.idemworker.core.IdempotentConsumer;
+import io.idemworker.core.KeyStrategies;
+import io.idemworker.core.Outcome;
+import io.idemworker.core.ReadinessProbe;
+import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.emulator.cosmos.CosmosEmulator;
+import io.idemworker.emulator.servicebus.QueueSettings;
+import io.idemworker.emulator.servicebus.ServiceBusEmulator;
+import io.idemworker.orders.OrderDecoder;
+import io.idemworker.servicebus.ProcessorSettings;
+import io.idemworker.servicebus.ServiceBusConnection;
+import io.idemworker.servicebus.ServiceBusWorker;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.function.ToDoubleFunction;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bench}: this worker against a naive consumer without duplicate protection, on in-process
+ * emulators, side by side in one run.
+ *
+ * <p>Each measured round runs both contenders (alternating which goes first, so that neither always
+ * meets a colder JVM) on a fresh queue without broker duplicate detection and a fresh container:
+ * every message, new orders and second copies, is sent before the consumer starts, and the clock
+ * runs from {@link ServiceBusWorker#start} until the last message is settled.
+ *
+ * <p>Exits 0 when every run finished and this worker took exactly one store round trip per new
+ * order and two per duplicate; 1 otherwise; 2 for bad options. The throughput target (this worker
+ * at least 90 % of the naive consumer) is reported, not enforced: it depends on the machine.
+ */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Pushes a fixed set of orders, a share of them twice, through this worker and through a",
+      "naive consumer that writes the same documents with upserts and no duplicate protection,",
+      "both on in-process Service Bus and Cosmos DB emulators. Prints messages/s, store round",
+      "trips and RU per new message and per duplicate, side by side. Exits 1 unless this worker",
+      "took exactly 1 round trip per new order and 2 per duplicate."
+    })
+final class BenchCommand implements Callable<Integer> {
+  static final int MAX_BODY_BYTES = 64 * 1024;
+  static final double THROUGHPUT_TARGET = 0.90;
+  private static final String DATABASE = "idemworker-bench";
+  private static final int SEND_BATCH = 100;
+
+  @Option(
+      names = "--orders",
+      defaultValue = "2000",
+      description = "New orders per run (10-100000; default ${DEFAULT-VALUE}).")
+  int orders;
+
+  @Option(
+      names = "--duplicate-ratio",
+      defaultValue = "0.2",
+      description =
+          "Share of the orders sent a second time, to measure duplicates (0-1; default ${DEFAULT-VALUE}).")
+  double duplicateRatio;
+
+  @Option(
+      names = "--concurrency",
+      defaultValue = "16",
+      description =
+          "Concurrent calls of the processor, both contenders (1-256; default ${DEFAULT-VALUE}).")
+  int concurrency;
+
+  @Option(
+      names = "--rounds",
+      defaultValue = "4",
+      description =
+          "Measured rounds, each running both contenders, which goes first alternating; an even"
+              + " number lets each go first equally often (1-20; default ${DEFAULT-VALUE}).")
+  int rounds;
+
+  @Option(
+      names = "--warm-up",
+      defaultValue = "2",
+      description = "Warm-up rounds, not counted (0-5; default ${DEFAULT-VALUE}).")
+  int warmUpRounds;
+
+  @Option(
+      names = "--seed",
+      defaultValue = "42",
+      description = "Seed of the orders and of the send order (default ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(
+      names = "--timeout",
+      defaultValue = "PT180S",
+      description = "Longest wait for one run to finish (ISO 8601; default ${DEFAULT-VALUE}).")
+  Duration timeout;
+
+  private final PrintStream out;
+
+  BenchCommand() {
+    this(System.out);
+  }
+
+  BenchCommand(PrintStream out) {
+    this.out = out;
+  }
+
+  /** Who consumes the queue in a run. */
+  enum Contender {
+    WORKER("this worker"),
+    NAIVE("naive consumer");
+
+    final String label;
+
+    Contender(String label) {
+      this.label = label;
+    }
+  }
+
+  /** The figures of one run of one contender. */
+  record Run(
+      String round,
+      Contender contender,
+      int messages,
+      double seconds,
+      Costs fresh,
+      Costs duplicates,
+      double cpuMillisPerMessage,
+      String storeCalls,
+      List<String> problems) {
+
+    double perSecond() {
+      return messages / seconds;
+    }
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    if (orders < 10
+        || orders > 100_000
+        || !(duplicateRatio >= 0 && duplicateRatio <= 1)
+        || concurrency < 1
+        || concurrency > 256
+        || rounds < 1
+        || rounds > 20
+        || warmUpRounds < 0
+        || warmUpRounds > 5
+        || timeout.isNegative()
+        || timeout.isZero()) {
+      System.err.println(
+          "idemworker bench: --orders must be 10-100000, --duplicate-ratio 0-1, --concurrency"
+              + " 1-256, --rounds 1-20, --warm-up 0-5, --timeout positive");
+      return 2;
+    }
+    DemoScenario scenario = DemoScenario.generate(orders, seed, MAX_BODY_BYTES);
+    List<String> sendOrder = sendOrder(scenario.firstWave);
+    int duplicates = sendOrder.size() - orders;
+    OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+    double loadBefore = os.getSystemLoadAverage();
+    out.printf(
+        Locale.ROOT,
+        "idemworker bench: %d orders + %d second copies (--duplicate-ratio %s) = %d messages per"
+            + " run, %d concurrent calls, %d measured round(s) + %d warm-up, seed %d%n",
+        orders,
+        duplicates,
+        duplicateRatio,
+        sendOrder.size(),
+        concurrency,
+        rounds,
+        warmUpRounds,
+        seed);
+    out.printf(
+        Locale.ROOT,
+        "  %s UTC; %d CPUs, %s %s (%s), %s %s; load average %.2f at start%n",
+        Instant.now().truncatedTo(ChronoUnit.SECONDS),
+        os.getAvailableProcessors(),
+        System.getProperty("java.vm.name"),
+        System.getProperty("java.runtime.version"),
+        System.getProperty("java.vm.vendor"),
+        System.getProperty("os.name"),
+        System.getProperty("os.arch"),
+        loadBefore);
+    out.println(
+        "  Both emulators run in this JVM on loopback; RU are the Cosmos DB emulator's charge model"
+            + " (approximate), and CPU is the whole process (consumer, SDKs and both emulators).");
+    out.println();
+
+    List<Run> measured = new ArrayList<>();
+    List<Run> all = new ArrayList<>();
+    try (ServiceBusEmulator serviceBus = ServiceBusEmulator.builder().port(0).start();
+        CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start();
+        CosmosClient cosmosClient =
+            new CosmosClientBuilder()
+                .endpoint(cosmos.endpoint())
+                .key(cosmos.key())
+                .gatewayMode()
+                .contentResponseOnWriteEnabled(false)
+                .buildClient()) {
+      out.printf(
+          Locale.ROOT,
+          "%-7s %-15s %6s %7s %8s %9s %9s %7s %7s %10s%n",
+          "round",
+          "contender",
+          "msgs",
+          "seconds",
+          "msg/s",
+          "trips/new",
+          "trips/dup",
+          "RU/new",
+          "RU/dup",
+          "CPU ms/msg");
+      for (int r = 1; r <= warmUpRounds + rounds; r++) {
+        boolean warmUp = r <= warmUpRounds;
+        String round = warmUp ? "warm-" + r : Integer.toString(r - warmUpRounds);
+        List<Contender> contenders =
+            !warmUp && (r - warmUpRounds) % 2 == 0
+                ? List.of(Contender.NAIVE, Contender.WORKER)
+                : List.of(Contender.WORKER, Contender.NAIVE);
+        for (Contender contender : contenders) {
+          Run run = run(serviceBus, cosmosClient, scenario, sendOrder, round, contender);
+          print(run);
+          all.add(run);
+          if (!warmUp) {
+            measured.add(run);
+          }
+          if (!run.problems().isEmpty()) {
+            run.problems().forEach(p -> out.printf(Locale.ROOT, "    PROBLEM: %s%n", p));
+          }
+        }
+      }
+    }
+    out.printf(Locale.ROOT, "  load average %.2f at the end%n%n", os.getSystemLoadAverage());
+    return summary(measured, all);
+  }
+
+  /** The order ids in the order they are sent: every order once, a share of them twice. */
+  private List<String> sendOrder(List<String> orderIds) {
+    Random random = new Random(seed);
+    List<String> shuffled = new ArrayList<>(orderIds);
+    Collections.shuffle(shuffled, random);
+    int duplicates = (int) Math.round(orderIds.size() * duplicateRatio);
+    List<String> send = new ArrayList<>(orderIds);
+    send.addAll(shuffled.subList(0, duplicates));
+    Collections.shuffle(send, random);
+    return List.copyOf(send);
+  }
+
+  private Run run(
+      ServiceBusEmulator serviceBus,
+      CosmosClient cosmosClient,
+      DemoScenario scenario,
+      List<String> sendOrder,
+      String round,
+      Contender contender)
+      throws InterruptedException {
+    String name = "bench-" + round + "-" + contender.name().toLowerCase(Locale.ROOT);
+    serviceBus.createQueue(QueueSettings.defaults(name).withLockDuration(Duration.ofMinutes(5)));
+    CosmosContainer container = CosmosContainers.ensureExists(cosmosClient, DATABASE, name);
+    warmRoutingCaches(container);
+    preload(serviceBus, name, scenario, sendOrder);
+
+    BenchTally tally = new BenchTally(sendOrder.size());
+    EffectStore store;
+    ReadinessProbe probe;
+    if (contender == Contender.WORKER) {
+      CosmosEffectStore cosmos = new CosmosEffectStore(container, tally.storeListener());
+      store = cosmos;
+      probe = cosmos;
+    } else {
+      NaiveEffectStore naive = new NaiveEffectStore(container, tally.storeListener());
+      store = naive;
+      probe = naive;
+    }
+    IdempotentConsumer consumer =
+        new IdempotentConsumer(
+            KeyStrategies.messageId(),
+            new OrderDecoder(true),
+            store,
+            Clock.systemUTC(),
+            MAX_BODY_BYTES);
+    ServiceBusWorker worker =
+        new ServiceBusWorker(
+            new ServiceBusConnection.ConnectionString(serviceBus.connectionString()),
+            ProcessorSettings.defaults(name).withMaxConcurrentCalls(concurrency),
+            consumer,
+            probe,
+            tally.observer(),
+            Clock.systemUTC());
+
+    long cpuStart = processCpuNanos();
+    long start = System.nanoTime();
+    boolean finished = false;
+    long end;
+    long cpuEnd;
+    try {
+      worker.start();
+      finished = tally.await(timeout);
+    } finally {
+      cpuEnd = processCpuNanos();
+      end = finished ? tally.lastFinishedNanos() : System.nanoTime();
+      worker.shutdown(Duration.ofSeconds(10));
+    }
+    return measure(
+        round, contender, tally, sendOrder.size(), finished, end - start, cpuEnd - cpuStart);
+  }
+
+  private Run measure(
+      String round,
+      Contender contender,
+      BenchTally tally,
+      int expected,
+      boolean finished,
+      long elapsedNanos,
+      long cpuNanos) {
+    List<String> problems = new ArrayList<>();
+    List<Delivery> deliveries = tally.deliveries();
+    if (!finished) {
+      problems.add(
+          String.format(
+              Locale.ROOT,
+              "timed out after %s: %d of %d messages settled",
+              timeout,
+              deliveries.stream().filter(Delivery::isFinal).count(),
+              expected));
+    }
+    long retried = deliveries.stream().filter(d -> d.outcome() instanceof Outcome.Retry).count();
+    if (retried > 0) {
+      problems.add(retried + " deliveries were retried");
+    }
+    deliveries.stream()
+        .filter(d -> d.outcome() instanceof Outcome.DeadLettered)
+        .limit(3)
+        .forEach(d -> problems.add("dead-lettered " + d.messageId() + ": " + d.outcome()));
+    List<Delivery> fresh;
+    List<Delivery> copies;
+    if (contender == Contender.WORKER) {
+      fresh = ofOutcome(deliveries, Outcome.Processed.class);
+      copies = ofOutcome(deliveries, Outcome.Duplicate.class);
+      int duplicates = expected - orders;
+      if (finished && (fresh.size() != orders || copies.size() != duplicates)) {
+        problems.add(
+            String.format(
+                Locale.ROOT,
+                "expected %d processed and %d duplicates, got %d and %d",
+                orders,
+                duplicates,
+                fresh.size(),
+                copies.size()));
+      }
+    } else {
+      List<List<Delivery>> split = tally.byCopy();
+      fresh = split.get(0);
+      copies = split.get(1);
+    }
+    long settleFailures = deliveries.stream().filter(d -> !d.settled()).count();
+    if (settleFailures > 0) {
+      problems.add(settleFailures + " settlements failed");
+    }
+    int messages = (int) deliveries.stream().filter(Delivery::isFinal).count();
+    return new Run(
+        round,
+        contender,
+        messages,
+        elapsedNanos / 1e9,
+        Costs.of(fresh),
+        Costs.of(copies),
+        messages == 0 ? Double.NaN : cpuNanos / 1e6 / messages,
+        tally.storeCalls(),
+        List.copyOf(problems));
+  }
+
+  private static List<Delivery> ofOutcome(
+      List<Delivery> deliveries, Class<? extends Outcome> type) {
+    return deliveries.stream()
+        .filter(Delivery::isFinal)
+        .filter(d -> type.isInstance(d.outcome()))
+        .toList();
+  }
+
+  /**
+   * One read of a document that does not exist, so that the client's container and partition
+   * metadata are cached before the clock starts, for both contenders alike.
+   */
+  private static void warmRoutingCaches(CosmosContainer container) {
+    try {
+      container.readItem("bench-warm-up", new PartitionKey("bench-warm-up"), ObjectNode.class);
+    } catch (CosmosException e) {
+      if (e.getStatusCode() != 404) {
+        throw e;
+      }
+    }
+  }
+
+  private static void preload(
+      ServiceBusEmulator serviceBus, String queue, DemoScenario scenario, List<String> sendOrder) {
+    try (ServiceBusSenderClient sender =
+        new ServiceBusClientBuilder()
+            .connectionString(serviceBus.connectionString())
+            .sender()
+            .queueName(queue)
+            .buildClient()) {
+      List<ServiceBusMessage> batch = new ArrayList<>(SEND_BATCH);
+      for (String orderId : sendOrder) {
+        batch.add(scenario.message(orderId));
+        if (batch.size() == SEND_BATCH) {
+          sender.sendMessages(batch);
+          batch.clear();
+        }
+      }
+      if (!batch.isEmpty()) {
+        sender.sendMessages(batch);
+      }
+    }
+  }
+
+  private static long processCpuNanos() {
+    if (ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os) {
+      return os.getProcessCpuTime();
+    }
+    return 0;
+  }
+
+  private void print(Run run) {
+    out.printf(
+        Locale.ROOT,
+        "%-7s %-15s %6d %7.2f %8.0f %9s %9s %7s %7s %10.3f%n",
+        run.round(),
+        run.contender().label,
+        run.messages(),
+        run.seconds(),
+        run.perSecond(),
+        format("%.2f", run.fresh().roundTripsEach()),
+        format("%.2f", run.duplicates().roundTripsEach()),
+        format("%.2f", run.fresh().requestChargeEach()),
+        format("%.2f", run.duplicates().requestChargeEach()),
+        run.cpuMillisPerMessage());
+    out.printf(Locale.ROOT, "%-7s   store calls: %s%n", "", run.storeCalls());
+  }
+
+  /** Formats a figure, or "-" when there was nothing to measure (no duplicates sent). */
+  private static String format(String format, double value) {
+    return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, format, value);
+  }
+
+  private int summary(List<Run> measured, List<Run> all) {
+    List<Run> worker = of(measured, Contender.WORKER);
+    List<Run> naive = of(measured, Contender.NAIVE);
+    out.printf(
+        Locale.ROOT,
+        "summary over %d measured round(s)  %15s %15s%n",
+        rounds,
+        "this worker",
+        "naive");
+    row(
+        "messages/s, median",
+        median(worker, Run::perSecond),
+        median(naive, Run::perSecond),
+        "%.0f");
+    row("messages/s, min", min(worker, Run::perSecond), min(naive, Run::perSecond), "%.0f");
+    row(
+        "store round trips per new order",
+        pooled(worker, true, true),
+        pooled(naive, true, true),
+        "%.2f");
+    row(
+        "store round trips per duplicate",
+        pooled(worker, false, true),
+        pooled(naive, false, true),
+        "%.2f");
+    row("RU per new order", pooled(worker, true, false), pooled(naive, true, false), "%.2f");
+    row("RU per duplicate", pooled(worker, false, false), pooled(naive, false, false), "%.2f");
+    row(
+        "CPU ms per message, median",
+        median(worker, Run::cpuMillisPerMessage),
+        median(naive, Run::cpuMillisPerMessage),
+        "%.3f");
+
+    List<Double> ratios = new ArrayList<>();
+    for (int i = 0; i < Math.min(worker.size(), naive.size()); i++) {
+      ratios.add(worker.get(i).perSecond() / naive.get(i).perSecond());
+    }
+    Collections.sort(ratios);
+    double medianRatio = medianOf(ratios);
+    out.println();
+    out.printf(
+        Locale.ROOT,
+        "throughput this worker / naive, same round: median %.3f, min %.3f, per round %s%n",
+        medianRatio,
+        ratios.isEmpty() ? Double.NaN : ratios.get(0),
+        ratiosInRoundOrder(worker, naive));
+    out.printf(
+        Locale.ROOT,
+        "throughput target (this worker >= %.0f %% of naive, median of rounds): %s%n",
+        THROUGHPUT_TARGET * 100,
+        medianRatio >= THROUGHPUT_TARGET ? "met" : "NOT met");
+
+    boolean roundTripsExact =
+        !worker.isEmpty()
+            && worker.stream()
+                .allMatch(
+                    r ->
+                        r.fresh().roundTripsEach() == 1.0
+                            && (r.duplicates().deliveries() == 0
+                                || r.duplicates().roundTripsEach() == 2.0));
+    out.printf(
+        Locale.ROOT,
+        "round trips: this worker %s per new order, %s per duplicate (target 1.00 / 2.00): %s%n",
+        format("%.2f", pooled(worker, true, true)),
+        format("%.2f", pooled(worker, false, true)),
+        roundTripsExact ? "met" : "NOT met");
+    boolean clean = all.stream().allMatch(r -> r.problems().isEmpty());
+    if (!clean) {
+      out.println("FAILED: some runs had problems (see PROBLEM lines above)");
+    }
+    return roundTripsExact && clean ? 0 : 1;
+  }
+
+  private String ratiosInRoundOrder(List<Run> worker, List<Run> naive) {
+    List<String> parts = new ArrayList<>();
+    for (int i = 0; i < Math.min(worker.size(), naive.size()); i++) {
+      parts.add(
+          String.format(Locale.ROOT, "%.3f", worker.get(i).perSecond() / naive.get(i).perSecond()));
+    }
+    return String.join(" ", parts);
+  }
+
+  private void row(String what, double worker, double naive, String format) {
+    out.printf(
+        Locale.ROOT, "  %-33s %15s %15s%n", what, format(format, worker), format(format, naive));
+  }
+
+  private static List<Run> of(List<Run> runs, Contender contender) {
+    return runs.stream().filter(r -> r.contender() == contender).toList();
+  }
+
+  private static double median(List<Run> runs, ToDoubleFunction<Run> value) {
+    List<Double> values = new ArrayList<>(runs.stream().map(value::applyAsDouble).toList());
+    Collections.sort(values);
+    return medianOf(values);
+  }
+
+  private static double medianOf(List<Double> sorted) {
+    int n = sorted.size();
+    if (n == 0) {
+      return Double.NaN;
+    }
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+  }
+
+  private static double min(List<Run> runs, ToDoubleFunction<Run> value) {
+    return runs.stream().mapToDouble(value).min().orElse(Double.NaN);
+  }
+
+  /** Round trips or RU per delivery over every measured round's deliveries of a kind. */
+  private static double pooled(List<Run> runs, boolean fresh, boolean roundTrips) {
+    double total = 0;
+    int deliveries = 0;
+    for (Run run : runs) {
+      Costs costs = fresh ? run.fresh() : run.duplicates();
+      if (costs.deliveries() > 0) {
+        total +=
+            costs.deliveries() * (roundTrips ? costs.roundTripsEach() : costs.requestChargeEach());
+        deliveries += costs.deliveries();
+      }
+    }
+    return deliveries == 0 ? Double.NaN : total / deliveries;
+  }
+}
