@@ -79,7 +79,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--duplicate-ratio",
-      defaultValue = "0.2",
+      defaultValue = "0.05",
       description =
           "Share of the orders sent a second time, to measure duplicates (0-1; default ${DEFAULT-VALUE}).")
   double duplicateRatio;
