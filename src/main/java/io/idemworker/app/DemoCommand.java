@@ -11,8 +11,6 @@ import io.idemworker.core.EffectStore;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
-import io.idemworker.core.StoreFailure;
-import io.idemworker.core.WriteSet;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
@@ -30,9 +28,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -55,7 +55,7 @@ final class DemoCommand implements Callable<Integer> {
   static final String QUEUE = "orders";
   static final Duration DUPLICATE_WINDOW = Duration.ofSeconds(30);
   static final int MAX_BODY_BYTES = 64 * 1024;
-  static final String SIMULATED_CRASH = "simulated crash between commit and completion";
+  static final String SIMULATED_CRASH = DemoStore.SIMULATED_CRASH;
 
   @Option(
       names = "--orders",
@@ -144,6 +144,8 @@ final class DemoCommand implements Callable<Integer> {
           CosmosContainers.ensureExists(cosmosClient, "idemworker", "orders");
       Set<String> crashPending = ConcurrentHashMap.newKeySet();
       crashPending.addAll(scenario.crashes);
+      Map<String, CountDownLatch> meetings = new ConcurrentHashMap<>();
+      scenario.concurrentCopies.forEach(orderId -> meetings.put(orderId, new CountDownLatch(2)));
       List<ServiceBusWorker> workers = new ArrayList<>();
       ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor();
       boolean settled;
@@ -155,7 +157,14 @@ final class DemoCommand implements Callable<Integer> {
               .buildClient()) {
         for (int i = 1; i <= instances; i++) {
           workers.add(
-              worker(serviceBus, container, tally, telemetry, "instance-" + i, crashPending));
+              worker(
+                  serviceBus,
+                  container,
+                  tally,
+                  telemetry,
+                  "instance-" + i,
+                  crashPending,
+                  meetings));
         }
         workers.forEach(ServiceBusWorker::start);
         progress.scheduleAtFixedRate(() -> printProgress(tally, started), 1, 1, TimeUnit.SECONDS);
@@ -189,7 +198,6 @@ final class DemoCommand implements Callable<Integer> {
             "phase 2: %s later (past the window): late resends, key reuse, concurrent copies%n",
             DUPLICATE_WINDOW);
         brokerClock.advance(DUPLICATE_WINDOW.plusSeconds(1));
-        cosmos.faults().inject(Operation.BATCH, Fault.latency(Duration.ofMillis(150)));
         for (String orderId : scenario.lateResends) {
           batch.add(scenario.message(orderId));
         }
@@ -246,7 +254,8 @@ final class DemoCommand implements Callable<Integer> {
       DemoTally tally,
       Telemetry telemetry,
       String instance,
-      Set<String> crashPending) {
+      Set<String> crashPending,
+      Map<String, CountDownLatch> meetings) {
     StoreCallListener demoCosts = tally.storeListener();
     StoreCallListener metrics = telemetry.storeListener();
     CosmosEffectStore cosmos =
@@ -256,28 +265,12 @@ final class DemoCommand implements Callable<Integer> {
               demoCosts.onCall(operation, status, charge, latency);
               metrics.onCall(operation, status, charge, latency);
             });
-    EffectStore crashing =
-        new EffectStore() {
-          @Override
-          public WriteResult apply(WriteSet writeSet) {
-            WriteResult result = cosmos.apply(writeSet);
-            if (result instanceof Applied && crashPending.remove(writeSet.partitionKey())) {
-              // The batch committed, then the worker "crashed": it never learns, never completes.
-              return new Failed(new StoreFailure(StoreFailure.Kind.TRANSIENT, 0, SIMULATED_CRASH));
-            }
-            return result;
-          }
-
-          @Override
-          public LookupResult findAnchor(String partitionKey, String anchorId) {
-            return cosmos.findAnchor(partitionKey, anchorId);
-          }
-        };
+    EffectStore demoStore = new DemoStore(cosmos, crashPending, meetings);
     IdempotentConsumer consumer =
         new IdempotentConsumer(
             KeyStrategies.messageId(),
             new OrderDecoder(true),
-            crashing,
+            demoStore,
             Clock.systemUTC(),
             MAX_BODY_BYTES);
     return new ServiceBusWorker(

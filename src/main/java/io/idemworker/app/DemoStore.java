@@ -1,0 +1,60 @@
+package io.idemworker.app;
+
+import io.idemworker.core.EffectStore;
+import io.idemworker.core.StoreFailure;
+import io.idemworker.core.WriteSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The demo's store: the real Cosmos DB adapter, plus two stage effects the demo needs to show.
+ *
+ * <ul>
+ *   <li>A simulated crash between commit and completion: for the orders in {@code crashPending},
+ *       the first successful batch is reported as a lost response, so the worker abandons a message
+ *       whose effect has committed, and the redelivery must take the duplicate path.
+ *   <li>A meeting point for the two copies of an order sent twice: each copy's write waits
+ *       (bounded) until the other copy's write has started too, so the two are provably in flight
+ *       at the same time and the store alone decides which one creates the order.
+ * </ul>
+ */
+final class DemoStore implements EffectStore {
+  static final String SIMULATED_CRASH = "simulated crash between commit and completion";
+  private static final long MEETING_WAIT_SECONDS = 10;
+
+  private final EffectStore cosmos;
+  private final Set<String> crashPending;
+  private final Map<String, CountDownLatch> meetings;
+
+  DemoStore(EffectStore cosmos, Set<String> crashPending, Map<String, CountDownLatch> meetings) {
+    this.cosmos = cosmos;
+    this.crashPending = crashPending;
+    this.meetings = meetings;
+  }
+
+  @Override
+  public WriteResult apply(WriteSet writeSet) {
+    CountDownLatch meeting = meetings.get(writeSet.partitionKey());
+    if (meeting != null && meeting.getCount() > 0) {
+      meeting.countDown();
+      try {
+        meeting.await(MEETING_WAIT_SECONDS, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    WriteResult result = cosmos.apply(writeSet);
+    if (result instanceof Applied && crashPending.remove(writeSet.partitionKey())) {
+      // The batch committed, then the worker "crashed": it never learns, never completes.
+      return new Failed(new StoreFailure(StoreFailure.Kind.TRANSIENT, 0, SIMULATED_CRASH));
+    }
+    return result;
+  }
+
+  @Override
+  public LookupResult findAnchor(String partitionKey, String anchorId) {
+    return cosmos.findAnchor(partitionKey, anchorId);
+  }
+}
