@@ -11,7 +11,7 @@ import java.util.Objects;
  * @param unitPrice 0 to 1,000,000,000 with at most 4 decimal places (so every total is exact in the
  *     double that Cosmos DB stores numbers as)
  */
-public record OrderLine(String sku, int quantity, BigDecimal unitPrice) {
+record OrderLine(String sku, int quantity, BigDecimal unitPrice) {
 
   /** Re-checks the invariants so that no invalid line can be built by other code either. */
   public OrderLine {

@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  * @param lines the order lines
  * @param extraFields unknown top-level fields, kept as sent
  */
-public record OrderPlaced(
+record OrderPlaced(
     String orderId,
     String customerId,
     String currency,
