@@ -102,7 +102,15 @@ final class Wiring {
         clock);
   }
 
+  /**
+   * One {@code DefaultAzureCredential} for both clients, built on first use only: with a connection
+   * string and a key (emulators) it is never built. It reads {@code AZURE_CLIENT_ID} to pick the
+   * user-assigned managed identity.
+   */
   static Supplier<TokenCredential> defaultCredential() {
-    return () -> new DefaultAzureCredentialBuilder().build();
+    java.util.concurrent.atomic.AtomicReference<TokenCredential> built =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    return () ->
+        built.updateAndGet(c -> c != null ? c : new DefaultAzureCredentialBuilder().build());
   }
 }
