@@ -1,7 +1,6 @@
 package io.idemworker.app;
 
 import com.azure.cosmos.CosmosClient;
-import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.CosmosException;
 import com.azure.cosmos.models.PartitionKey;
@@ -211,13 +210,7 @@ final class BenchCommand implements Callable<Integer> {
     List<Run> all = new ArrayList<>();
     try (ServiceBusEmulator serviceBus = ServiceBusEmulator.builder().port(0).start();
         CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start();
-        CosmosClient cosmosClient =
-            new CosmosClientBuilder()
-                .endpoint(cosmos.endpoint())
-                .key(cosmos.key())
-                .gatewayMode()
-                .contentResponseOnWriteEnabled(false)
-                .buildClient()) {
+        CosmosClient cosmosClient = LocalClients.cosmos(cosmos)) {
       out.printf(
           Locale.ROOT,
           "%-7s %-15s %6s %7s %8s %9s %9s %7s %7s %10s%n",

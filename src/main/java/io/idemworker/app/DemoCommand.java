@@ -1,7 +1,6 @@
 package io.idemworker.app;
 
 import com.azure.cosmos.CosmosClient;
-import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.azure.messaging.servicebus.ServiceBusMessage;
@@ -131,13 +130,7 @@ final class DemoCommand implements Callable<Integer> {
                         .withMaxDeliveryCount(10))
                 .start();
         CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start();
-        CosmosClient cosmosClient =
-            new CosmosClientBuilder()
-                .endpoint(cosmos.endpoint())
-                .key(cosmos.key())
-                .gatewayMode()
-                .contentResponseOnWriteEnabled(false)
-                .buildClient()) {
+        CosmosClient cosmosClient = LocalClients.cosmos(cosmos)) {
       out.printf("  Service Bus emulator  %s%n", serviceBus.connectionString());
       out.printf("  Cosmos DB emulator    %s%n%n", cosmos.endpoint());
       CosmosContainer container =
