@@ -61,6 +61,7 @@ public final class ServiceBusWorker implements AutoCloseable {
   private final Clock clock;
   private final ServiceBusProcessorClient processor;
   private final ScheduledExecutorService supervisor;
+  private final Sleeper sleeper;
   private final AtomicReference<WorkerStatus> status =
       new AtomicReference<>(
           new WorkerStatus(WorkerStatus.State.CREATED, Optional.of("not started")));
@@ -88,11 +89,44 @@ public final class ServiceBusWorker implements AutoCloseable {
       ReadinessProbe probe,
       DeliveryObserver observer,
       Clock clock) {
+    this(
+        connection,
+        settings,
+        consumer,
+        probe,
+        observer,
+        clock,
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "idemworker-supervisor");
+              thread.setDaemon(true);
+              return thread;
+            }),
+        wait -> Thread.sleep(wait.toMillis()));
+  }
+
+  /**
+   * Builds the worker with its time and threads injected, for tests.
+   *
+   * @param supervisor runs pausing and probing; owned by the worker from now on
+   * @param sleeper waits out retry back-offs
+   */
+  ServiceBusWorker(
+      ServiceBusConnection connection,
+      ProcessorSettings settings,
+      IdempotentConsumer consumer,
+      ReadinessProbe probe,
+      DeliveryObserver observer,
+      Clock clock,
+      ScheduledExecutorService supervisor,
+      Sleeper sleeper) {
     this.settings = Objects.requireNonNull(settings, "settings");
     this.consumer = Objects.requireNonNull(consumer, "consumer");
     this.probe = Objects.requireNonNull(probe, "probe");
     this.observer = Objects.requireNonNull(observer, "observer");
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.supervisor = Objects.requireNonNull(supervisor, "supervisor");
+    this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
     this.processor =
         connection
             .builder()
@@ -106,13 +140,18 @@ public final class ServiceBusWorker implements AutoCloseable {
             .processMessage(this::onMessage)
             .processError(ServiceBusWorker::onError)
             .buildProcessorClient();
-    this.supervisor =
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "idemworker-supervisor");
-              thread.setDaemon(true);
-              return thread;
-            });
+  }
+
+  /** Waits out a back-off; the production one sleeps. */
+  @FunctionalInterface
+  interface Sleeper {
+    /**
+     * Waits.
+     *
+     * @param wait how long
+     * @throws InterruptedException when interrupted
+     */
+    void sleep(Duration wait) throws InterruptedException;
   }
 
   /**
@@ -349,12 +388,12 @@ public final class ServiceBusWorker implements AutoCloseable {
     return description.substring(0, MAX_DESCRIPTION_LENGTH - 1) + "…";
   }
 
-  private static void sleep(Duration wait) {
+  private void sleep(Duration wait) {
     if (wait.isZero()) {
       return;
     }
     try {
-      Thread.sleep(wait.toMillis());
+      sleeper.sleep(wait);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -320,14 +320,33 @@ class ServiceBusWorkerTest {
   }
 
   @Test
-  void serviceUnavailable_isAbandonedRedeliveredAndProcessedOnce() {
-    startWorker();
+  void serviceUnavailable_isAbandonedAfterABackoffInsideTheLockAndProcessedOnce() {
+    List<Duration> waits = new java.util.concurrent.CopyOnWriteArrayList<>();
+    CosmosEffectStore store = cosmosStore();
+    ServiceBusWorker worker =
+        new ServiceBusWorker(
+            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
+            ProcessorSettings.defaults(queue).withMaxConcurrentCalls(4),
+            new IdempotentConsumer(
+                KeyStrategies.messageId(), new OrderDecoder(true), store, Clock.systemUTC(), 4096),
+            store,
+            observer,
+            Clock.systemUTC(),
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(),
+            waits::add);
+    workers.add(worker);
+    worker.start();
     Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(503).times(2));
     String orderId = newOrderId();
 
     send(orderId);
 
     List<Finished> processed = observer.await(1, is(Outcome.Processed.class), WAIT);
+    // Exponential by delivery count (100 ms, then 200 ms, with jitter down to half), far inside
+    // the one-minute lock; recorded instead of slept.
+    assertThat(waits).hasSize(2);
+    assertThat(waits.get(0)).isBetween(Duration.ofMillis(50), Duration.ofMillis(100));
+    assertThat(waits.get(1)).isBetween(Duration.ofMillis(100), Duration.ofMillis(200));
     assertThat(observer.finished()).filteredOn(is(Outcome.Retry.class)).hasSize(2);
     assertThat(processed.get(0).message().deliveryCount()).isEqualTo(2);
     assertThat(documentsOf(orderId)).hasSize(3);
