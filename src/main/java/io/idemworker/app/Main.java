@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
       BenchCommand.class,
       RunCommand.class,
       EmulatorsCommand.class,
+      ResubmitCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main {
