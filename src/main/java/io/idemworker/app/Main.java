@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
       BenchCommand.class,
       RunCommand.class,
       EmulatorsCommand.class,
+      SendCommand.class,
       ResubmitCommand.class,
       CommandLine.HelpCommand.class
     })
