@@ -98,10 +98,23 @@ final class Container {
     return PartitionKeys.canonical(values);
   }
 
-  /** Point read; absent or expired → 404. */
+  /**
+   * Point read; absent or expired → 404. Takes the partition's lock so that a read never sees a
+   * transactional batch half applied (the batch commits item by item under that lock).
+   */
   StoredItem read(String pk, String itemId) {
     Partition p = partitions.get(pk);
-    StoredItem item = p == null ? null : p.items.get(itemId);
+    StoredItem item;
+    if (p == null) {
+      item = null;
+    } else {
+      p.lock.lock();
+      try {
+        item = p.items.get(itemId);
+      } finally {
+        p.lock.unlock();
+      }
+    }
     if (item == null || isExpired(item, now())) {
       throw notFound();
     }
@@ -155,6 +168,10 @@ final class Container {
 
   /** Removes every expired item; safe to call concurrently with requests. */
   int purgeExpired() {
+    if (defaultTtl == null) {
+      // Without a container TTL nothing can expire: skip the scan.
+      return 0;
+    }
     long now = now();
     int purged = 0;
     for (Partition p : partitions.values()) {

@@ -14,6 +14,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An in-process Azure Cosmos DB (NoSQL) emulator: an HTTPS server on loopback that serves the
@@ -27,6 +29,8 @@ import java.util.concurrent.TimeUnit;
  * certificate, and a new port if the port was 0).
  */
 public final class CosmosEmulator implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(CosmosEmulator.class);
+
   /** The well-known key of Microsoft's Cosmos DB emulator; the default master key. */
   public static final String WELL_KNOWN_KEY =
       "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
@@ -91,7 +95,7 @@ public final class CosmosEmulator implements AutoCloseable {
           Executors.newSingleThreadScheduledExecutor(
               HttpsListener.daemonThreads("cosmos-emulator-ttl-"));
       long every = Math.max(1, purgeInterval.toMillis());
-      purger.scheduleWithFixedDelay(store::purgeExpired, every, every, TimeUnit.MILLISECONDS);
+      purger.scheduleWithFixedDelay(this::purgeSafely, every, every, TimeUnit.MILLISECONDS);
       return this;
     }
   }
@@ -159,6 +163,15 @@ public final class CosmosEmulator implements AutoCloseable {
       tls.writeTrustStore(file, password.toCharArray());
     }
     return file;
+  }
+
+  /** One background purge; an exception must not cancel the schedule. */
+  private void purgeSafely() {
+    try {
+      store.purgeExpired();
+    } catch (RuntimeException e) {
+      LOG.warn("purging expired items failed; trying again on the next round", e);
+    }
   }
 
   /** Purges expired items now, as the background purge does; answers how many were removed. */

@@ -41,6 +41,7 @@ final class HttpsListener implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HttpsListener.class);
   private static final int MAX_LINE = 16 * 1024;
   private static final int MAX_HEADERS = 200;
+  private static final int IDLE_TIMEOUT_MILLIS = 120_000;
   private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME;
 
   private final ServerSocket serverSocket;
@@ -89,6 +90,9 @@ final class HttpsListener implements AutoCloseable {
       }
       try {
         socket.setTcpNoDelay(true);
+        // A client that connects and goes silent (no handshake, a short body, no FIN) must not
+        // hold a thread forever; the SDK closes idle connections after 60 s.
+        socket.setSoTimeout(IDLE_TIMEOUT_MILLIS);
         open.add(socket);
         connections.execute(() -> serve(socket));
       } catch (IOException | RuntimeException e) {

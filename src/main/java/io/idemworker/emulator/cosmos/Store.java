@@ -182,6 +182,10 @@ final class Store {
       throw CosmosError.badRequest(
           "The partition key definition is missing: a container needs partitionKey.paths.");
     }
+    if (paths.size() > 1) {
+      throw CosmosError.notImplemented(
+          "hierarchical partition keys (more than one partition key path)");
+    }
     List<String[]> result = new ArrayList<>();
     for (JsonNode p : (ArrayNode) paths) {
       String path = p.isTextual() ? p.textValue() : "";

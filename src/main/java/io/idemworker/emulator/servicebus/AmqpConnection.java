@@ -615,6 +615,9 @@ final class AmqpConnection implements Runnable {
   private void onTransfer(Receiver r, Delivery d) {
     if (d.isAborted()) {
       d.settle();
+      // An aborted transfer used a credit like any other: give it back, or a sender that keeps
+      // aborting stalls at zero credit.
+      topUp(r, requestLinks.containsKey(r) ? REQUEST_CREDIT : PRODUCER_CREDIT);
       return;
     }
     if (d.isPartial()) {

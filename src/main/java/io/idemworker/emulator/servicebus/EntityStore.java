@@ -369,6 +369,7 @@ final class EntityStore {
     modify(sm, propertiesToModify);
     unlock(sm);
     sm.state = State.DEFERRED;
+    sm.deferred = true;
     return Settled.OK;
   }
 
@@ -453,6 +454,10 @@ final class EntityStore {
               + " delivery attempts.");
     } else if (!sm.expiresAt.isAfter(clock.instant())) {
       expire(sm);
+    } else if (sm.deferred) {
+      // As in Service Bus: abandoning or losing the lock of a deferred message leaves it
+      // deferred, receivable by sequence number only.
+      sm.state = State.DEFERRED;
     } else {
       makeAvailable(sm);
     }

@@ -29,6 +29,9 @@ final class StoredMessage {
   Object lockOwner;
   String deadLetterSource;
 
+  /** Set by defer: a deferred message stays deferred when its lock is abandoned or lost. */
+  boolean deferred;
+
   StoredMessage(
       long sequenceNumber,
       Message message,
@@ -58,14 +61,16 @@ final class StoredMessage {
       String deadLetterSource) {}
 
   Snapshot snapshot() {
+    // A copy of the sections: the store may swap the application properties later (modify),
+    // while another connection thread encodes this snapshot.
     return new Snapshot(
         sequenceNumber,
-        message,
+        MessageCodec.copy(message),
         enqueuedTime,
         scheduledEnqueueTime,
         ttlMillis,
         deliveryCount,
-        state,
+        deferred && state == State.LOCKED ? State.DEFERRED : state,
         lockToken,
         lockedUntil,
         deadLetterSource);

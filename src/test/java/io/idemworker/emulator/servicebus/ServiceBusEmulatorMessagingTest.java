@@ -196,6 +196,24 @@ class ServiceBusEmulatorMessagingTest {
   }
 
   @Test
+  void abandonedDeferredMessage_staysDeferred() {
+    fx.sender("orders").sendMessage(new ServiceBusMessage("later").setMessageId("d"));
+    ServiceBusReceiverClient receiver = fx.receiver("orders");
+    ServiceBusReceivedMessage m = receive(receiver, 1).get(0);
+    receiver.defer(m);
+    ServiceBusReceivedMessage deferred = receiver.receiveDeferredMessage(m.getSequenceNumber());
+    assertThat(deferred.getState()).isEqualTo(ServiceBusMessageState.DEFERRED);
+
+    receiver.abandon(deferred);
+
+    assertThat(receiver.receiveMessages(1, Duration.ofSeconds(2)).stream().toList()).isEmpty();
+    ServiceBusReceivedMessage again = receiver.receiveDeferredMessage(m.getSequenceNumber());
+    assertThat(again.getMessageId()).isEqualTo("d");
+    assertThat(again.getDeliveryCount()).isEqualTo(1);
+    receiver.complete(again);
+  }
+
+  @Test
   void peek_returnsMessagesWithoutLockingThem() {
     ServiceBusSenderClient sender = fx.sender("orders");
     sender.sendMessages(
