@@ -69,6 +69,10 @@ final class MessageCodec {
     } finally {
       decoder.setByteBuffer(null);
     }
+    if (out.isEmpty()) {
+      throw new IllegalArgumentException(
+          "a batch transfer (format 0x80013700) has no Data section");
+    }
     return out;
   }
 

@@ -102,6 +102,34 @@ class ServiceBusEmulatorProtocolTest {
   }
 
   @Test
+  void batchTransferWithoutDataSections_isRejectedWithDecodeError() throws Exception {
+    try (RawAmqpClient client = new RawAmqpClient(fx.emulator.port())) {
+      Sender s = client.session.sender("s-orders-empty-batch");
+      Target target = new Target();
+      target.setAddress("orders");
+      s.setTarget(target);
+      s.setSource(new Source());
+      s.open();
+      client.pumpUntil(() -> s.getRemoteState() == EndpointState.ACTIVE && s.getCredit() > 0, WAIT);
+
+      Message envelope = Message.Factory.create();
+      envelope.setMessageId("envelope-only");
+      byte[] encoded = new byte[1024];
+      int n = envelope.encode(encoded, 0, encoded.length);
+      Delivery d = s.delivery(new byte[] {2});
+      d.setMessageFormat(0x80013700);
+      s.send(encoded, 0, n);
+      s.advance();
+      client.pumpUntil(() -> d.getRemoteState() != null, WAIT);
+
+      assertThat(d.getRemoteState()).isInstanceOf(Rejected.class);
+      assertThat(((Rejected) d.getRemoteState()).getError().getCondition().toString())
+          .isEqualTo("amqp:decode-error");
+    }
+    assertThat(fx.receiver("orders").peekMessages(10)).isEmpty();
+  }
+
+  @Test
   void attachToUnknownEntity_isRefusedWithNotFound() throws Exception {
     try (RawAmqpClient client = new RawAmqpClient(fx.emulator.port())) {
       Receiver r = receiver(client, "nope/$deadletterqueue");
