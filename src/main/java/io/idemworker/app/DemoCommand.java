@@ -166,9 +166,10 @@ final class DemoCommand implements Callable<Integer> {
             "phase 1: new orders, producer retries inside the duplicate-detection window, poison messages");
         cosmos.faults().inject(Operation.BATCH, Fault.status(503).times(3));
         List<ServiceBusMessage> batch = new ArrayList<>();
+        Set<String> producerRetries = Set.copyOf(scenario.producerRetries);
         for (String orderId : scenario.firstWave) {
           batch.add(scenario.message(orderId));
-          if (scenario.producerRetries.contains(orderId)) {
+          if (producerRetries.contains(orderId)) {
             batch.add(scenario.message(orderId));
           }
           if (batch.size() >= 50) {

@@ -58,26 +58,17 @@ final class ResubmitCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Optional<String> connectionString = value("SERVICEBUS_CONNECTION_STRING");
-    Optional<String> namespace = value("SERVICEBUS_FULLY_QUALIFIED_NAMESPACE");
-    if (connectionString.isPresent() == namespace.isPresent()) {
-      System.err.println(
-          "idemworker resubmit: SERVICEBUS_CONNECTION_STRING or"
-              + " SERVICEBUS_FULLY_QUALIFIED_NAMESPACE: set exactly one");
+    Optional<ServiceBusTarget> target = ServiceBusTarget.fromEnvironment(env);
+    if (target.isEmpty()) {
+      System.err.println("idemworker resubmit: " + ServiceBusTarget.PROBLEM);
       return 2;
     }
     if (max < 1 || max > 100_000) {
       System.err.println("idemworker resubmit: --max must be 1-100000");
       return 2;
     }
-    String queue = value("SERVICEBUS_QUEUE_NAME").orElse("orders");
-    ServiceBusConnection connection =
-        connectionString
-            .<ServiceBusConnection>map(ServiceBusConnection.ConnectionString::new)
-            .orElseGet(
-                () ->
-                    new ServiceBusConnection.Namespace(
-                        namespace.orElseThrow(), Wiring.defaultCredential().get()));
+    String queue = target.get().queue();
+    ServiceBusConnection connection = target.get().connection();
     List<DeadLetterResubmitter.Entry> entries =
         new DeadLetterResubmitter(connection, queue).resubmit(reasons, max, dryRun, wait);
     long resubmitted = entries.stream().filter(DeadLetterResubmitter.Entry::resubmitted).count();
@@ -99,9 +90,5 @@ final class ResubmitCommand implements Callable<Integer> {
         entries.size(),
         queue);
     return 0;
-  }
-
-  private Optional<String> value(String name) {
-    return Optional.ofNullable(env.get(name)).map(String::trim).filter(v -> !v.isEmpty());
   }
 }

@@ -53,26 +53,17 @@ final class SendCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Optional<String> connectionString = value("SERVICEBUS_CONNECTION_STRING");
-    Optional<String> namespace = value("SERVICEBUS_FULLY_QUALIFIED_NAMESPACE");
-    if (connectionString.isPresent() == namespace.isPresent()) {
-      System.err.println(
-          "idemworker send: SERVICEBUS_CONNECTION_STRING or"
-              + " SERVICEBUS_FULLY_QUALIFIED_NAMESPACE: set exactly one");
+    Optional<ServiceBusTarget> target = ServiceBusTarget.fromEnvironment(env);
+    if (target.isEmpty()) {
+      System.err.println("idemworker send: " + ServiceBusTarget.PROBLEM);
       return 2;
     }
     if (orders < 1 || orders > 10_000) {
       System.err.println("idemworker send: --orders must be 1-10000");
       return 2;
     }
-    String queue = value("SERVICEBUS_QUEUE_NAME").orElse("orders");
-    ServiceBusConnection connection =
-        connectionString
-            .<ServiceBusConnection>map(ServiceBusConnection.ConnectionString::new)
-            .orElseGet(
-                () ->
-                    new ServiceBusConnection.Namespace(
-                        namespace.orElseThrow(), Wiring.defaultCredential().get()));
+    String queue = target.get().queue();
+    ServiceBusConnection connection = target.get().connection();
     DemoScenario scenario = DemoScenario.generate(Math.max(orders, 10), seed, 1024);
     List<String> orderIds = scenario.firstWave.subList(0, orders);
     try (ServiceBusSenderClient sender =
@@ -99,9 +90,5 @@ final class SendCommand implements Callable<Integer> {
         orderIds.get(0),
         orderIds.get(orderIds.size() - 1));
     return 0;
-  }
-
-  private Optional<String> value(String name) {
-    return Optional.ofNullable(env.get(name)).map(String::trim).filter(v -> !v.isEmpty());
   }
 }

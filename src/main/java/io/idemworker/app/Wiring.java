@@ -20,6 +20,7 @@ import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /** Builds the worker's parts from a {@link WorkerConfig}; the one place that knows them all. */
@@ -28,13 +29,22 @@ final class Wiring {
 
   static ServiceBusConnection serviceBus(
       WorkerConfig config, Supplier<TokenCredential> credential) {
-    return config
-        .serviceBusConnectionString()
+    return serviceBus(
+        config.serviceBusConnectionString(), config.serviceBusNamespace(), credential);
+  }
+
+  /**
+   * A connection string when there is one, else the namespace with Entra ID; the credential is
+   * built only in that second case.
+   */
+  static ServiceBusConnection serviceBus(
+      Optional<String> connectionString,
+      Optional<String> namespace,
+      Supplier<TokenCredential> credential) {
+    return connectionString
         .<ServiceBusConnection>map(ServiceBusConnection.ConnectionString::new)
         .orElseGet(
-            () ->
-                new ServiceBusConnection.Namespace(
-                    config.serviceBusNamespace().orElseThrow(), credential.get()));
+            () -> new ServiceBusConnection.Namespace(namespace.orElseThrow(), credential.get()));
   }
 
   static CosmosClient cosmosClient(WorkerConfig config, Supplier<TokenCredential> credential) {

@@ -34,14 +34,14 @@ public record IncomingMessage(
     Objects.requireNonNull(subject, "subject");
     Objects.requireNonNull(contentType, "contentType");
     Objects.requireNonNull(body, "body");
-    // AMQP allows null property values; Map.copyOf does not.
-    Map<String, Object> present = new java.util.HashMap<>();
-    applicationProperties.forEach(
-        (name, value) -> {
-          if (name != null && value != null) {
-            present.put(name, value);
-          }
-        });
+    // AMQP allows null property values; Map.copyOf does not. Filter only when there are any.
+    // (Immutable maps throw on containsKey(null), so look at the entries.)
+    Map<String, Object> present = applicationProperties;
+    if (present.entrySet().stream().anyMatch(e -> e.getKey() == null || e.getValue() == null)) {
+      present = new java.util.HashMap<>(present);
+      present.keySet().removeIf(java.util.Objects::isNull);
+      present.values().removeIf(java.util.Objects::isNull);
+    }
     applicationProperties = Map.copyOf(present);
     messageId = messageId.filter(id -> !id.isBlank());
   }

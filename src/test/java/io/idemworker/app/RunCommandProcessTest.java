@@ -250,36 +250,33 @@ class RunCommandProcessTest {
 
   /** Waits until every given order has a processed or duplicate outcome line. */
   private void awaitCompleted(Set<String> orderIds) throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    synchronized (outcomeLines) {
-      while (true) {
-        Set<String> done = new HashSet<>();
-        for (JsonNode line : outcomeLines) {
-          String outcome = line.path("outcome").asText();
-          if (outcome.equals("processed") || outcome.equals("duplicate")) {
-            done.add(line.path("orderId").asText());
+    awaitLines(
+        lines -> {
+          Set<String> done = new HashSet<>();
+          for (JsonNode line : lines) {
+            String outcome = line.path("outcome").asText();
+            if (outcome.equals("processed") || outcome.equals("duplicate")) {
+              done.add(line.path("orderId").asText());
+            }
           }
-        }
-        if (done.containsAll(orderIds)) {
-          return;
-        }
-        long left = deadline - System.nanoTime();
-        assertThat(left)
-            .as("waiting for " + orderIds.size() + " orders, done " + done.size())
-            .isPositive();
-        assertThat(process.isAlive()).as("worker process alive").isTrue();
-        TimeUnit.NANOSECONDS.timedWait(outcomeLines, Math.min(left, 500_000_000L));
-      }
-    }
+          return done.containsAll(orderIds);
+        },
+        orderIds.size() + " orders completed");
   }
 
   private void awaitOutcomeLines(int count) throws InterruptedException {
+    awaitLines(lines -> lines.size() >= count, count + " outcome lines");
+  }
+
+  /** Waits (bounded) for the child's outcome lines to satisfy {@code done}, the child alive. */
+  private void awaitLines(java.util.function.Predicate<List<JsonNode>> done, String what)
+      throws InterruptedException {
     long deadline = System.nanoTime() + WAIT.toNanos();
     synchronized (outcomeLines) {
-      while (outcomeLines.size() < count) {
+      while (!done.test(outcomeLines)) {
         long left = deadline - System.nanoTime();
         assertThat(left)
-            .as("waiting for " + count + " outcome lines, saw " + outcomeLines.size())
+            .as("waiting for " + what + ", saw " + outcomeLines.size() + " lines")
             .isPositive();
         assertThat(process.isAlive()).as("worker process alive").isTrue();
         TimeUnit.NANOSECONDS.timedWait(outcomeLines, Math.min(left, 500_000_000L));

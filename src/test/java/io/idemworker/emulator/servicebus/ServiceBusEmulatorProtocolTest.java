@@ -76,13 +76,7 @@ class ServiceBusEmulatorProtocolTest {
   @Test
   void transferLargerThanMaxMessageSize_isRejectedWithMessageSizeExceeded() throws Exception {
     try (RawAmqpClient client = new RawAmqpClient(fx.emulator.port())) {
-      Sender s = client.session.sender("s-orders");
-      Target target = new Target();
-      target.setAddress("orders");
-      s.setTarget(target);
-      s.setSource(new Source());
-      s.open();
-      client.pumpUntil(() -> s.getRemoteState() == EndpointState.ACTIVE && s.getCredit() > 0, WAIT);
+      Sender s = openSender(client, "s-orders");
       assertThat(s.getRemoteMaxMessageSize().longValue()).isEqualTo(256 * 1024);
 
       Message big = Message.Factory.create();
@@ -90,12 +84,9 @@ class ServiceBusEmulatorProtocolTest {
       byte[] encoded = new byte[310 * 1024];
       int n = big.encode(encoded, 0, encoded.length);
       Delivery d = s.delivery(new byte[] {1});
-      s.send(encoded, 0, n);
-      s.advance();
-      client.pumpUntil(() -> d.getRemoteState() != null, WAIT);
+      Rejected rejected = sendAndAwaitRejection(client, s, d, encoded, n);
 
-      assertThat(d.getRemoteState()).isInstanceOf(Rejected.class);
-      assertThat(((Rejected) d.getRemoteState()).getError().getCondition().toString())
+      assertThat(rejected.getError().getCondition().toString())
           .isEqualTo("amqp:link:message-size-exceeded");
     }
     assertThat(fx.receiver("orders").peekMessages(10)).isEmpty();
@@ -104,13 +95,7 @@ class ServiceBusEmulatorProtocolTest {
   @Test
   void batchTransferWithoutDataSections_isRejectedWithDecodeError() throws Exception {
     try (RawAmqpClient client = new RawAmqpClient(fx.emulator.port())) {
-      Sender s = client.session.sender("s-orders-empty-batch");
-      Target target = new Target();
-      target.setAddress("orders");
-      s.setTarget(target);
-      s.setSource(new Source());
-      s.open();
-      client.pumpUntil(() -> s.getRemoteState() == EndpointState.ACTIVE && s.getCredit() > 0, WAIT);
+      Sender s = openSender(client, "s-orders-empty-batch");
 
       Message envelope = Message.Factory.create();
       envelope.setMessageId("envelope-only");
@@ -118,15 +103,33 @@ class ServiceBusEmulatorProtocolTest {
       int n = envelope.encode(encoded, 0, encoded.length);
       Delivery d = s.delivery(new byte[] {2});
       d.setMessageFormat(0x80013700);
-      s.send(encoded, 0, n);
-      s.advance();
-      client.pumpUntil(() -> d.getRemoteState() != null, WAIT);
+      Rejected rejected = sendAndAwaitRejection(client, s, d, encoded, n);
 
-      assertThat(d.getRemoteState()).isInstanceOf(Rejected.class);
-      assertThat(((Rejected) d.getRemoteState()).getError().getCondition().toString())
-          .isEqualTo("amqp:decode-error");
+      assertThat(rejected.getError().getCondition().toString()).isEqualTo("amqp:decode-error");
     }
     assertThat(fx.receiver("orders").peekMessages(10)).isEmpty();
+  }
+
+  /** A sender link to queue {@code orders}, attached and holding credit. */
+  private static Sender openSender(RawAmqpClient client, String name) throws Exception {
+    Sender s = client.session.sender(name);
+    Target target = new Target();
+    target.setAddress("orders");
+    s.setTarget(target);
+    s.setSource(new Source());
+    s.open();
+    client.pumpUntil(() -> s.getRemoteState() == EndpointState.ACTIVE && s.getCredit() > 0, WAIT);
+    return s;
+  }
+
+  /** Sends one delivery and waits for the broker's answer, which must be a rejection. */
+  private static Rejected sendAndAwaitRejection(
+      RawAmqpClient client, Sender s, Delivery d, byte[] encoded, int length) throws Exception {
+    s.send(encoded, 0, length);
+    s.advance();
+    client.pumpUntil(() -> d.getRemoteState() != null, WAIT);
+    assertThat(d.getRemoteState()).isInstanceOf(Rejected.class);
+    return (Rejected) d.getRemoteState();
   }
 
   @Test
