@@ -1,5 +1,6 @@
 package io.idemworker.app;
 
+import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.StoreFailure;
 import io.idemworker.core.WriteSet;
@@ -12,7 +13,8 @@ import java.util.concurrent.TimeUnit;
  * The demo's store: the real Cosmos DB adapter, plus two stage effects the demo needs to show.
  *
  * <ul>
- *   <li>A simulated crash between commit and completion: for the orders in {@code crashPending},
+ *   <li>A simulated crash between commit and completion: for the anchors (order ids, inbox marker
+ *       ids) in {@code crashPending},
  *       the first successful batch is reported as a lost response, so the worker abandons a message
  *       whose effect has committed, and the redelivery must take the duplicate path.
  *   <li>A meeting point for the two copies of an order sent twice: each copy's write waits
@@ -36,7 +38,7 @@ final class DemoStore implements EffectStore {
 
   @Override
   public WriteResult apply(WriteSet writeSet) {
-    CountDownLatch meeting = meetings.get(writeSet.partitionKey());
+    CountDownLatch meeting = meetings.get(writeSet.anchorId());
     if (meeting != null && meeting.getCount() > 0) {
       meeting.countDown();
       try {
@@ -46,7 +48,7 @@ final class DemoStore implements EffectStore {
       }
     }
     WriteResult result = cosmos.apply(writeSet);
-    if (result instanceof Applied && crashPending.remove(writeSet.partitionKey())) {
+    if (result instanceof Applied && crashPending.remove(writeSet.anchorId())) {
       // The batch committed, then the worker "crashed": it never learns, never completes.
       return new Failed(new StoreFailure(StoreFailure.Kind.TRANSIENT, 0, SIMULATED_CRASH));
     }
@@ -54,7 +56,12 @@ final class DemoStore implements EffectStore {
   }
 
   @Override
-  public LookupResult findAnchor(String partitionKey, String anchorId) {
-    return cosmos.findAnchor(partitionKey, anchorId);
+  public UpdateResult update(String partitionKey, DocumentPatch patch) {
+    return cosmos.update(partitionKey, patch);
+  }
+
+  @Override
+  public ReadResult read(String partitionKey, String id) {
+    return cosmos.read(partitionKey, id);
   }
 }

@@ -6,6 +6,7 @@ import com.azure.cosmos.models.CosmosBatch;
 import com.azure.cosmos.models.CosmosBatchResponse;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.ReadinessProbe;
 import io.idemworker.core.StoreFailure;
@@ -57,7 +58,12 @@ final class NaiveEffectStore implements EffectStore, ReadinessProbe {
   }
 
   @Override
-  public LookupResult findAnchor(String partitionKey, String anchorId) {
+  public UpdateResult update(String partitionKey, DocumentPatch patch) {
+    return failed(501);
+  }
+
+  @Override
+  public ReadResult read(String partitionKey, String id) {
     return new Absent();
   }
 

@@ -89,8 +89,9 @@ final class OutcomeLog implements DeliveryObserver {
     return outcome.fold(
         processed -> Level.INFO,
         duplicate -> Level.INFO,
+        stale -> Level.INFO,
         deadLettered ->
-            deadLettered.reason() == DeadLetterReason.IDEMPOTENCY_CONFLICT
+            deadLettered.reason().equals(DeadLetterReason.IDEMPOTENCY_CONFLICT)
                 ? Level.ERROR
                 : Level.WARN,
         retry -> retry.cause() == Outcome.RetryCause.MISCONFIGURATION ? Level.ERROR : Level.INFO);
@@ -102,6 +103,7 @@ final class OutcomeLog implements DeliveryObserver {
     ObjectNode line = JSON.createObjectNode();
     line.put("event", "message");
     line.put("messageId", message.messageId().orElse(null));
+    line.put("messageType", Telemetry.messageType(message));
     line.put("idempotencyKey", outcome.knownKey().map(IdempotencyKey::value).orElse(null));
     line.put("correlationId", message.correlationId().orElse(null));
     line.put("orderId", outcome.knownEntityId().orElse(null));
@@ -114,6 +116,7 @@ final class OutcomeLog implements DeliveryObserver {
             .<Optional<String>>fold(
                 processed -> Optional.empty(),
                 duplicate -> Optional.empty(),
+                stale -> Optional.of(stale.description()),
                 deadLettered -> Optional.of(deadLettered.description()),
                 retry -> Optional.of(retry.description()))
             .orElse(null));

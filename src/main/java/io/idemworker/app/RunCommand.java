@@ -3,6 +3,8 @@ package io.idemworker.app;
 import com.azure.core.credential.TokenCredential;
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
+import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.servicebus.QueueRetentionCheck;
 import io.idemworker.servicebus.ServiceBusWorker;
 import io.idemworker.servicebus.WorkerStatus;
 import java.time.Clock;
@@ -87,10 +89,13 @@ final class RunCommand implements Callable<Integer> {
 
     Supplier<TokenCredential> credential = Wiring.defaultCredential();
     CosmosContainer container = null;
+    boolean ttlOn = false;
     while (container == null) {
       try {
         cosmos.set(Wiring.cosmosClient(config, credential));
-        container = Wiring.container(cosmos.get(), config);
+        CosmosContainer candidate = Wiring.container(cosmos.get(), config);
+        ttlOn = CosmosContainers.honoursItemTtl(candidate);
+        container = candidate;
       } catch (RuntimeException e) {
         // A wrong key or a missing role fails here, before any message: report not ready and
         // retry, as for a misconfiguration found while running, instead of crash-looping.
@@ -102,6 +107,36 @@ final class RunCommand implements Callable<Integer> {
           return 0;
         }
       }
+    }
+    if (!ttlOn) {
+      System.err.println(
+          "idemworker: COSMOS_CONTAINER: container "
+              + config.cosmosContainer()
+              + " has TTL off (no defaultTtl), so inbox markers (WORKER_INBOX_TTL "
+              + config.inboxTtl().map(Duration::toString).orElse("never")
+              + ") would never expire: turn it on with defaultTtl -1");
+      Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
+      return 2;
+    }
+    LOG.info(
+        "inbox markers live {}; redelivery horizon {}",
+        config.inboxTtl().map(Duration::toString).orElse("forever"),
+        config.retention().horizon());
+    QueueRetentionCheck.Result queueCheck =
+        QueueRetentionCheck.check(
+            Wiring.serviceBus(config, credential),
+            config.queueName(),
+            config.retention(),
+            Duration.ofSeconds(10));
+    if (queueCheck instanceof QueueRetentionCheck.Differs differs) {
+      System.err.println(
+          "idemworker: the queue's properties differ from the configuration: "
+              + String.join("; ", differs.differences()));
+      Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
+      return 2;
+    }
+    if (queueCheck instanceof QueueRetentionCheck.NotChecked notChecked) {
+      LOG.info("queue retention values not cross-checked: {}", notChecked.why());
     }
     ServiceBusWorker worker =
         Wiring.worker(

@@ -45,9 +45,10 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code idemworker.messages.received} — counter, one per delivery that arrived;
  *   <li>{@code idemworker.messages.outcomes} — counter with {@code outcome} ({@code processed},
- *       {@code duplicate}, {@code dead_lettered}, {@code retried}) and {@code reason} (the
- *       dead-letter reason code, {@code transient} or {@code misconfiguration} for retries, {@code
- *       none} otherwise);
+ *       {@code duplicate}, {@code stale}, {@code dead_lettered}, {@code retried}), {@code reason}
+ *       (the dead-letter reason code, {@code transient}, {@code not_yet} or {@code
+ *       misconfiguration} for retries, {@code none} otherwise) and {@code message_type} (the
+ *       Subject, or {@code none});
  *   <li>{@code idemworker.settlements.failed} — counter with {@code outcome};
  *   <li>{@code idemworker.message.duration} — histogram in seconds, arrival to settlement, with
  *       {@code outcome};
@@ -80,6 +81,9 @@ final class Telemetry implements AutoCloseable {
 
   private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("outcome");
   private static final AttributeKey<String> REASON = AttributeKey.stringKey("reason");
+  private static final AttributeKey<String> MESSAGE_TYPE = AttributeKey.stringKey("message_type");
+  private static final java.util.regex.Pattern MESSAGE_TYPE_SHAPE =
+      java.util.regex.Pattern.compile("[A-Za-z0-9_.\\-]{1,64}");
   private static final AttributeKey<String> OPERATION = AttributeKey.stringKey("operation");
   private static final AttributeKey<String> STATUS_CODE = AttributeKey.stringKey("status_code");
 
@@ -126,6 +130,7 @@ final class Telemetry implements AutoCloseable {
   private final LongAdder received = new LongAdder();
   private final LongAdder processed = new LongAdder();
   private final LongAdder duplicates = new LongAdder();
+  private final LongAdder stale = new LongAdder();
   private final Map<String, LongAdder> deadLettered = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> retried = new ConcurrentHashMap<>();
   private final LongAdder settlementFailures = new LongAdder();
@@ -257,6 +262,7 @@ final class Telemetry implements AutoCloseable {
       Scope scope = span.makeCurrent();
       Thread startThread = Thread.currentThread();
       DeliveryObserver.Observation insideObservation = startInside(inside, message);
+      String messageType = messageType(message);
       return (outcome, elapsed, settled) -> {
         try {
           insideObservation.finish(outcome, elapsed, settled);
@@ -264,7 +270,7 @@ final class Telemetry implements AutoCloseable {
           log.warn("an outcome observer failed; the outcome was still counted", e);
         } finally {
           try {
-            record(outcome, elapsed, settled);
+            record(outcome, messageType, elapsed, settled);
             endSpan(span, outcome, settled);
           } catch (RuntimeException e) {
             log.warn("recording an outcome failed", e);
@@ -306,6 +312,7 @@ final class Telemetry implements AutoCloseable {
         received.sum(),
         processed.sum(),
         duplicates.sum(),
+        stale.sum(),
         sums(deadLettered),
         sums(retried),
         settlementFailures.sum(),
@@ -376,16 +383,18 @@ final class Telemetry implements AutoCloseable {
     }
   }
 
-  private void record(Outcome outcome, Duration elapsed, boolean settled) {
+  private void record(Outcome outcome, String messageType, Duration elapsed, boolean settled) {
     String label = outcome.label();
     String reason = reason(outcome);
     outcome.fold(
         p -> increment(processed),
         d -> increment(duplicates),
+        st -> increment(stale),
         dl -> increment(deadLettered.computeIfAbsent(reason, k -> new LongAdder())),
         r -> increment(retried.computeIfAbsent(reason, k -> new LongAdder())));
     Attributes byOutcome = Attributes.of(OUTCOME, label);
-    outcomeCounter.add(1, Attributes.of(OUTCOME, label, REASON, reason));
+    outcomeCounter.add(
+        1, Attributes.of(OUTCOME, label, REASON, reason, MESSAGE_TYPE, messageType));
     durationHistogram.record(elapsed.toNanos() / 1e9, byOutcome);
     if (!settled) {
       settlementFailures.increment();
@@ -404,6 +413,7 @@ final class Telemetry implements AutoCloseable {
         outcome.fold(
             p -> false,
             d -> false,
+            st -> false,
             dl -> true,
             r -> r.cause() == Outcome.RetryCause.MISCONFIGURATION);
     if (failed) {
@@ -424,8 +434,20 @@ final class Telemetry implements AutoCloseable {
     return outcome.fold(
         p -> NO_REASON,
         d -> NO_REASON,
+        st -> NO_REASON,
         dl -> dl.reason().code(),
         r -> r.cause().name().toLowerCase(Locale.ROOT));
+  }
+
+  /**
+   * The message type label: the Subject when it is a plain word, else {@code other} (or {@code
+   * none}), so a hostile subject cannot blow up the metric's cardinality with arbitrary text.
+   */
+  static String messageType(IncomingMessage message) {
+    return message
+        .subject()
+        .map(s -> MESSAGE_TYPE_SHAPE.matcher(s).matches() ? s : "other")
+        .orElse(NO_REASON);
   }
 
   private static Void increment(LongAdder adder) {

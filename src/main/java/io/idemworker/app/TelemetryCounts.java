@@ -12,6 +12,7 @@ import java.util.TreeMap;
  * @param received deliveries that arrived
  * @param processed deliveries that applied their effect
  * @param duplicates deliveries found to be repeats of an applied message
+ * @param stale deliveries that carried an older version than the stored one
  * @param deadLettered dead-lettered deliveries by {@link
  *     io.idemworker.core.DeadLetterReason#code()}
  * @param retried retried deliveries by cause: {@code transient} or {@code misconfiguration}
@@ -23,6 +24,7 @@ record TelemetryCounts(
     long received,
     long processed,
     long duplicates,
+    long stale,
     Map<String, Long> deadLettered,
     Map<String, Long> retried,
     long settlementFailures,
@@ -57,10 +59,10 @@ record TelemetryCounts(
   /**
    * Deliveries that reached an outcome.
    *
-   * @return processed + duplicates + dead-lettered + retried
+   * @return processed + duplicates + stale + dead-lettered + retried
    */
   long finished() {
-    return processed + duplicates + deadLetteredTotal() + retriedTotal();
+    return processed + duplicates + stale + deadLetteredTotal() + retriedTotal();
   }
 
   /**

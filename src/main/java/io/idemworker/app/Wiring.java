@@ -14,7 +14,8 @@ import io.idemworker.core.KeyStrategy;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
-import io.idemworker.orders.OrderDecoder;
+import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
@@ -78,10 +79,17 @@ final class Wiring {
   static IdempotentConsumer consumer(WorkerConfig config, EffectStore store, Clock clock) {
     return new IdempotentConsumer(
         keyStrategy(config),
-        new OrderDecoder(config.keyStrategy() == WorkerConfig.KeyStrategyName.MESSAGE_ID),
+        OrderMessageTypes.decoder(
+            config.keyStrategy() == WorkerConfig.KeyStrategyName.MESSAGE_ID, markers(config)),
         store,
         clock,
-        config.maxBodyBytes());
+        config.maxBodyBytes(),
+        config.retention().maxDeliveryCount());
+  }
+
+  static InboxMarkers markers(WorkerConfig config) {
+    return new InboxMarkers(
+        config.consumerName().orElse(InboxMarkers.DEFAULT_CONSUMER), config.inboxTtl());
   }
 
   static ProcessorSettings processorSettings(WorkerConfig config) {

@@ -1,5 +1,6 @@
 package io.idemworker.app;
 
+import io.idemworker.core.MarkerRetention;
 import java.net.URI;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -31,6 +32,10 @@ import java.util.regex.Pattern;
  * @param maxBodyBytes {@code WORKER_MAX_BODY_BYTES}
  * @param shutdownTimeout {@code WORKER_SHUTDOWN_TIMEOUT}
  * @param healthPort {@code HEALTH_PORT}
+ * @param inboxTtl {@code WORKER_INBOX_TTL}: how long inbox markers live; empty = {@code never}
+ * @param retention {@code SERVICEBUS_LOCK_DURATION}, {@code SERVICEBUS_MAX_DELIVERY_COUNT}, {@code
+ *     SERVICEBUS_MESSAGE_TTL} (the queue's values, filled by Bicep from the same parameters it gives
+ *     the queue) and {@code WORKER_RESUBMIT_WINDOW}
  */
 record WorkerConfig(
     Optional<String> serviceBusConnectionString,
@@ -49,7 +54,9 @@ record WorkerConfig(
     Optional<String> consumerName,
     int maxBodyBytes,
     Duration shutdownTimeout,
-    int healthPort) {
+    int healthPort,
+    Optional<Duration> inboxTtl,
+    MarkerRetention retention) {
 
   /** Every variable the worker reads, with its default ({@code null}: none) and allowed values. */
   static final List<Variable> VARIABLES =
@@ -76,7 +83,19 @@ record WorkerConfig(
           new Variable("WORKER_MAX_BODY_BYTES", "262144", "an integer from 1024 to 104857600"),
           new Variable(
               "WORKER_SHUTDOWN_TIMEOUT", "PT30S", "an ISO 8601 duration from PT1S to PT10M"),
-          new Variable("HEALTH_PORT", "8080", "an integer from 0 to 65535"));
+          new Variable("HEALTH_PORT", "8080", "an integer from 0 to 65535"),
+          new Variable(
+              "WORKER_INBOX_TTL", "P14D", "an ISO 8601 duration from PT1M to P24855D, or never"),
+          new Variable(
+              "WORKER_RESUBMIT_WINDOW", "P7D", "an ISO 8601 duration from PT0S to P3650D"),
+          new Variable(
+              "SERVICEBUS_LOCK_DURATION", "PT1M", "an ISO 8601 duration from PT5S to PT5M"),
+          new Variable("SERVICEBUS_MAX_DELIVERY_COUNT", "10", "an integer from 1 to 2000"),
+          new Variable(
+              "SERVICEBUS_MESSAGE_TTL", "P6D", "an ISO 8601 duration from PT1S to P3650D"));
+
+  /** Cosmos DB's largest item TTL: a 32-bit count of seconds (about 68 years). */
+  private static final Duration MAX_TTL = Duration.ofSeconds(Integer.MAX_VALUE);
 
   private static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9._/\\-]{1,260}");
   private static final Pattern COSMOS_NAME = Pattern.compile("[^/\\\\?#]{1,255}");
@@ -148,7 +167,25 @@ record WorkerConfig(
             r.optionalMatching("WORKER_CONSUMER_NAME", CONSUMER),
             r.integer("WORKER_MAX_BODY_BYTES", 1024, 100 * 1024 * 1024),
             r.duration("WORKER_SHUTDOWN_TIMEOUT", Duration.ofSeconds(1), Duration.ofMinutes(10)),
-            r.integer("HEALTH_PORT", 0, 65_535));
+            r.integer("HEALTH_PORT", 0, 65_535),
+            r.durationOrNever("WORKER_INBOX_TTL", Duration.ofMinutes(1), MAX_TTL),
+            new MarkerRetention(
+                r.duration("SERVICEBUS_LOCK_DURATION", Duration.ofSeconds(5), Duration.ofMinutes(5)),
+                r.integer("SERVICEBUS_MAX_DELIVERY_COUNT", 1, 2000),
+                r.duration("SERVICEBUS_MESSAGE_TTL", Duration.ofSeconds(1), Duration.ofDays(3650)),
+                r.duration("WORKER_RESUBMIT_WINDOW", Duration.ZERO, Duration.ofDays(3650))));
+    if (r.problems.isEmpty()) {
+      // Only a configuration whose parts are each valid can be checked as a whole.
+      config
+          .retention()
+          .problemWith(config.inboxTtl())
+          .ifPresent(
+              problem ->
+                  r.problems.add(
+                      "WORKER_INBOX_TTL, SERVICEBUS_LOCK_DURATION, SERVICEBUS_MAX_DELIVERY_COUNT,"
+                          + " SERVICEBUS_MESSAGE_TTL, WORKER_RESUBMIT_WINDOW: "
+                          + problem));
+    }
     if (!r.problems.isEmpty()) {
       throw new ConfigurationException(r.problems);
     }
@@ -260,6 +297,13 @@ record WorkerConfig(
       }
       problems.add(name + ": must be " + allowed(name) + ", was '" + value + "'");
       return min;
+    }
+
+    Optional<Duration> durationOrNever(String name, Duration min, Duration max) {
+      if ("never".equalsIgnoreCase(valueOrDefault(name))) {
+        return Optional.empty();
+      }
+      return Optional.of(duration(name, min, max));
     }
 
     URI endpoint(String name) {

@@ -1,39 +1,60 @@
 package io.idemworker.core;
 
+import java.util.Objects;
+import java.util.regex.Pattern;
+
 /**
  * Why a message was dead-lettered. The {@link #code()} is what operators see in the dead-letter
  * queue's {@code DeadLetterReason} and what metrics are labelled with; it never changes.
+ *
+ * <p>The constants here are the flow's own reasons, the same for every message type. A business
+ * package adds the reasons only it can know (an order that never arrives, a credit in another
+ * currency) as constants of its own, so {@code core} stays free of any one business.
+ *
+ * @param code the stable reason code: an UpperCamelCase word of letters and digits, e.g. {@code
+ *     IdempotencyConflict}
  */
-public enum DeadLetterReason {
+public record DeadLetterReason(String code) {
+  private static final Pattern CODE = Pattern.compile("[A-Z][A-Za-z0-9]{1,63}");
+
   /** No sender-assigned id to build the idempotency key from. */
-  MISSING_MESSAGE_ID("MissingMessageId"),
+  public static final DeadLetterReason MISSING_MESSAGE_ID = new DeadLetterReason("MissingMessageId");
+
   /** The body is larger than the configured maximum. */
-  BODY_TOO_LARGE("BodyTooLarge"),
+  public static final DeadLetterReason BODY_TOO_LARGE = new DeadLetterReason("BodyTooLarge");
+
   /** The content type or subject is not one this consumer handles. */
-  UNSUPPORTED_MESSAGE("UnsupportedMessage"),
+  public static final DeadLetterReason UNSUPPORTED_MESSAGE =
+      new DeadLetterReason("UnsupportedMessage");
+
   /** The body is not readable JSON. */
-  UNREADABLE_BODY("UnreadableBody"),
+  public static final DeadLetterReason UNREADABLE_BODY = new DeadLetterReason("UnreadableBody");
+
   /** The body is JSON but breaks the message contract. */
-  SCHEMA_VIOLATION("SchemaViolation"),
+  public static final DeadLetterReason SCHEMA_VIOLATION = new DeadLetterReason("SchemaViolation");
+
   /** The MessageId differs from the business id in the body. */
-  MESSAGE_ID_MISMATCH("MessageIdMismatch"),
+  public static final DeadLetterReason MESSAGE_ID_MISMATCH =
+      new DeadLetterReason("MessageIdMismatch");
+
   /** The key was already used for different content. */
-  IDEMPOTENCY_CONFLICT("IdempotencyConflict"),
+  public static final DeadLetterReason IDEMPOTENCY_CONFLICT =
+      new DeadLetterReason("IdempotencyConflict");
+
   /** The store refused the write for a reason that retrying cannot fix. */
-  STORE_REJECTED("StoreRejected");
+  public static final DeadLetterReason STORE_REJECTED = new DeadLetterReason("StoreRejected");
 
-  private final String code;
-
-  DeadLetterReason(String code) {
-    this.code = code;
+  /** Checks the code's shape. */
+  public DeadLetterReason {
+    Objects.requireNonNull(code, "code");
+    if (!CODE.matcher(code).matches()) {
+      throw new IllegalArgumentException(
+          "a reason code is an UpperCamelCase word of 2 to 64 letters and digits, not " + code);
+    }
   }
 
-  /**
-   * The stable reason code.
-   *
-   * @return the code, e.g. {@code IdempotencyConflict}
-   */
-  public String code() {
+  @Override
+  public String toString() {
     return code;
   }
 }

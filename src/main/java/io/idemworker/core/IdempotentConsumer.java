@@ -6,28 +6,37 @@ import io.idemworker.core.Outcome.RetryCause;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 
 /**
- * The flow for one delivery: key, size, decode, fingerprint, one atomic write; on a conflict, one
- * read to tell a duplicate from a reused key.
+ * The flow for one delivery: key, size, decode, fingerprint, then the protection the message type
+ * declared ({@link Change}): create-as-check, optionally with an inbox marker as the anchor, or a
+ * version guard.
  *
- * <p>Store round trips: exactly one for a new message, exactly two for a duplicate. There is no
- * read before the write, so concurrent copies of one message are arbitrated by the store.
+ * <p>Store round trips: one for a message that takes effect; two when the store refuses it and one
+ * read tells why (a duplicate, a reused key, a stale version). There is never a read before the
+ * write, so concurrent copies of one message are arbitrated by the store.
+ *
+ * <p>A message whose target has not arrived (a status change that overtook its order) is retried;
+ * on the delivery the broker would dead-letter anyway ({@code maxDeliveryCount}) it is
+ * dead-lettered here instead, so its reason is named rather than {@code MaxDeliveryCountExceeded}.
  *
  * <p>Thread-safe when its collaborators are; it keeps no state between calls. {@link #handle} never
  * throws: a bug or an unexpected exception in a collaborator becomes a transient {@link
  * Outcome.Retry}, so the broker's delivery limit, not this code, decides when to give up.
  */
 public final class IdempotentConsumer {
+  /** Service Bus's default MaxDeliveryCount. */
+  public static final int DEFAULT_MAX_DELIVERY_COUNT = 10;
+
   private final KeyStrategy keyStrategy;
   private final MessageDecoder decoder;
   private final EffectStore store;
   private final Clock clock;
   private final int maxBodyBytes;
+  private final int maxDeliveryCount;
 
   /**
-   * Creates the flow.
+   * Creates the flow for a queue with the default delivery limit.
    *
    * @param keyStrategy derives the idempotency key
    * @param decoder reads and validates bodies
@@ -41,6 +50,26 @@ public final class IdempotentConsumer {
       EffectStore store,
       Clock clock,
       int maxBodyBytes) {
+    this(keyStrategy, decoder, store, clock, maxBodyBytes, DEFAULT_MAX_DELIVERY_COUNT);
+  }
+
+  /**
+   * Creates the flow.
+   *
+   * @param keyStrategy derives the idempotency key
+   * @param decoder reads and validates bodies
+   * @param store the effect store
+   * @param clock stamps the acceptance time
+   * @param maxBodyBytes bodies larger than this are dead-lettered; at least 1
+   * @param maxDeliveryCount the queue's MaxDeliveryCount; at least 1
+   */
+  public IdempotentConsumer(
+      KeyStrategy keyStrategy,
+      MessageDecoder decoder,
+      EffectStore store,
+      Clock clock,
+      int maxBodyBytes,
+      int maxDeliveryCount) {
     this.keyStrategy = Objects.requireNonNull(keyStrategy, "keyStrategy");
     this.decoder = Objects.requireNonNull(decoder, "decoder");
     this.store = Objects.requireNonNull(store, "store");
@@ -48,7 +77,12 @@ public final class IdempotentConsumer {
     if (maxBodyBytes < 1) {
       throw new IllegalArgumentException("maxBodyBytes must be at least 1, was " + maxBodyBytes);
     }
+    if (maxDeliveryCount < 1) {
+      throw new IllegalArgumentException(
+          "maxDeliveryCount must be at least 1, was " + maxDeliveryCount);
+    }
     this.maxBodyBytes = maxBodyBytes;
+    this.maxDeliveryCount = maxDeliveryCount;
   }
 
   /**
@@ -85,8 +119,12 @@ public final class IdempotentConsumer {
       ValidMessage valid = ((MessageDecoder.Valid) decoding).message();
       entityId = Optional.of(valid.entityId());
       Fingerprint fingerprint = Fingerprint.of(valid.immutableFields());
-      WriteSet writeSet = valid.writeSet(found, fingerprint, clock.instant());
-      return write(found, valid.entityId(), writeSet);
+      Change change = valid.change(found, fingerprint, clock.instant());
+      Attempt attempt = new Attempt(found, valid.entityId(), isLastDelivery(message));
+      if (change instanceof Change.Anchored anchored) {
+        return AnchoredWrite.apply(store, anchored, fingerprint, attempt);
+      }
+      return VersionGuard.apply(store, (Change.Versioned) change, attempt);
     } catch (RuntimeException e) {
       return new Outcome.Retry(
           key,
@@ -96,56 +134,53 @@ public final class IdempotentConsumer {
     }
   }
 
-  private Outcome write(IdempotencyKey key, String entityId, WriteSet writeSet) {
-    EffectStore.WriteResult result = store.apply(writeSet);
-    if (result instanceof EffectStore.Applied) {
-      return new Outcome.Processed(key, entityId);
+  /** Service Bus dead-letters a message abandoned on its {@code maxDeliveryCount}-th delivery. */
+  private boolean isLastDelivery(IncomingMessage message) {
+    return message.deliveryCount() + 1 >= maxDeliveryCount;
+  }
+
+  /**
+   * One attempt at one message, as the protections need it.
+   *
+   * @param key the key
+   * @param entityId the business id
+   * @param lastDelivery true when a retry would exhaust the broker's delivery limit
+   */
+  record Attempt(IdempotencyKey key, String entityId, boolean lastDelivery) {
+
+    Outcome failed(StoreFailure failure) {
+      String description = "store status " + failure.statusCode() + ": " + failure.description();
+      return switch (failure.kind()) {
+        case TRANSIENT -> retry(RetryCause.TRANSIENT, description);
+        case MISCONFIGURATION -> retry(RetryCause.MISCONFIGURATION, description);
+        case PERMANENT -> deadLetter(DeadLetterReason.STORE_REJECTED, description);
+      };
     }
-    if (result instanceof EffectStore.Failed failed) {
-      return onFailure(key, entityId, failed.failure());
-    }
-    EffectStore.LookupResult lookup =
-        store.findAnchor(writeSet.partitionKey(), writeSet.anchorId());
-    if (lookup instanceof EffectStore.Found found) {
-      Fingerprint stored = found.anchor().fingerprint();
-      if (stored.value().equals(writeSet.fingerprint().value())) {
-        return new Outcome.Duplicate(key, entityId);
+
+    Outcome notYet(Change.Rejection ifNeverArrives) {
+      if (lastDelivery) {
+        return deadLetter(
+            ifNeverArrives.reason(),
+            ifNeverArrives.description() + " (still missing on the last delivery the queue allows)");
       }
-      Set<String> differing = writeSet.fingerprint().differingFields(stored);
-      return new Outcome.DeadLettered(
-          Optional.of(key),
-          Optional.of(entityId),
+      return retry(RetryCause.NOT_YET, ifNeverArrives.description() + "; retrying");
+    }
+
+    Outcome retry(RetryCause cause, String description) {
+      return new Outcome.Retry(Optional.of(key), Optional.of(entityId), cause, description);
+    }
+
+    Outcome deadLetter(DeadLetterReason reason, String description) {
+      return new Outcome.DeadLettered(Optional.of(key), Optional.of(entityId), reason, description);
+    }
+
+    Outcome conflict(String differing) {
+      return deadLetter(
           DeadLetterReason.IDEMPOTENCY_CONFLICT,
           "key "
               + key.value()
               + " was already used for different content; differing fields: "
-              + String.join(", ", differing));
+              + differing);
     }
-    if (lookup instanceof EffectStore.Failed failed) {
-      return onFailure(key, entityId, failed.failure());
-    }
-    return new Outcome.Retry(
-        Optional.of(key),
-        Optional.of(entityId),
-        RetryCause.TRANSIENT,
-        "the store reported a conflict but the anchor is gone (expired or deleted); retrying");
-  }
-
-  private static Outcome onFailure(IdempotencyKey key, String entityId, StoreFailure failure) {
-    String description = "store status " + failure.statusCode() + ": " + failure.description();
-    return switch (failure.kind()) {
-      case TRANSIENT ->
-          new Outcome.Retry(
-              Optional.of(key), Optional.of(entityId), RetryCause.TRANSIENT, description);
-      case MISCONFIGURATION ->
-          new Outcome.Retry(
-              Optional.of(key), Optional.of(entityId), RetryCause.MISCONFIGURATION, description);
-      case PERMANENT ->
-          new Outcome.DeadLettered(
-              Optional.of(key),
-              Optional.of(entityId),
-              DeadLetterReason.STORE_REJECTED,
-              description);
-    };
   }
 }

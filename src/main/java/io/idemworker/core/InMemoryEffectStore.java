@@ -1,6 +1,8 @@
 package io.idemworker.core;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -10,10 +12,12 @@ import java.util.stream.Collectors;
 
 /**
  * An {@link EffectStore} in memory, with the same contract as the Cosmos DB adapter: atomic write
- * sets, create-as-check on the anchor. For tests and for running the flow without a database.
+ * sets, create-as-check on the anchor, conditional patches. For tests and for running the flow
+ * without a database. Documents never expire here.
  *
  * <p>Thread-safe: each partition is written under its own lock, so concurrent write sets with the
- * same anchor see exactly one {@link EffectStore.Applied}.
+ * same anchor see exactly one {@link EffectStore.Applied}, and a condition is evaluated against the
+ * value its patch replaces.
  */
 public final class InMemoryEffectStore implements EffectStore {
   private final Map<String, Map<String, ObjectNode>> partitions = new ConcurrentHashMap<>();
@@ -22,8 +26,7 @@ public final class InMemoryEffectStore implements EffectStore {
   @Override
   public WriteResult apply(WriteSet writeSet) {
     roundTrips.incrementAndGet();
-    Map<String, ObjectNode> partition =
-        partitions.computeIfAbsent(writeSet.partitionKey(), pk -> new ConcurrentHashMap<>());
+    Map<String, ObjectNode> partition = partitionMap(writeSet.partitionKey());
     synchronized (partition) {
       if (partition.containsKey(writeSet.anchorId())) {
         return new AnchorExists();
@@ -37,34 +40,63 @@ public final class InMemoryEffectStore implements EffectStore {
                   "document " + document.get("id").asText() + " exists without its anchor"));
         }
       }
+      Map<String, ObjectNode> patched = new HashMap<>();
+      for (DocumentPatch patch : writeSet.patches()) {
+        ObjectNode stored = partition.get(patch.id());
+        if (stored == null) {
+          return new TargetMissing(patch.id());
+        }
+        if (!holds(patch, stored)) {
+          return new ConditionFailed(patch.id());
+        }
+        patched.put(patch.id(), applied(patch, stored));
+      }
       for (ObjectNode document : writeSet.documents()) {
         partition.put(document.get("id").asText(), document.deepCopy());
       }
+      partition.putAll(patched);
       return new Applied();
     }
   }
 
   @Override
-  public LookupResult findAnchor(String partitionKey, String anchorId) {
+  public UpdateResult update(String partitionKey, DocumentPatch patch) {
     roundTrips.incrementAndGet();
-    return Optional.ofNullable(partitions.get(partitionKey))
-        .map(partition -> partition.get(anchorId))
-        .flatMap(StoredAnchor::fromDocument)
-        .<LookupResult>map(Found::new)
-        .orElseGet(Absent::new);
+    Map<String, ObjectNode> partition = partitionMap(partitionKey);
+    synchronized (partition) {
+      ObjectNode stored = partition.get(patch.id());
+      if (stored == null) {
+        return new TargetMissing(patch.id());
+      }
+      if (!holds(patch, stored)) {
+        return new ConditionFailed(patch.id());
+      }
+      partition.put(patch.id(), applied(patch, stored));
+      return new Applied();
+    }
+  }
+
+  @Override
+  public ReadResult read(String partitionKey, String id) {
+    roundTrips.incrementAndGet();
+    return document(partitionKey, id).<ReadResult>map(Document::new).orElseGet(Absent::new);
   }
 
   /**
-   * Reads one document.
+   * Reads one document without counting a round trip.
    *
    * @param partitionKey the partition key value
    * @param id the document id
    * @return a copy of the document
    */
-  public Optional<ObjectNode> read(String partitionKey, String id) {
-    return Optional.ofNullable(partitions.get(partitionKey))
-        .map(partition -> partition.get(id))
-        .map(ObjectNode::deepCopy);
+  public Optional<ObjectNode> document(String partitionKey, String id) {
+    Map<String, ObjectNode> partition = partitions.get(partitionKey);
+    if (partition == null) {
+      return Optional.empty();
+    }
+    synchronized (partition) {
+      return Optional.ofNullable(partition.get(id)).map(ObjectNode::deepCopy);
+    }
   }
 
   /**
@@ -74,9 +106,10 @@ public final class InMemoryEffectStore implements EffectStore {
    * @return copies, in no particular order
    */
   public List<ObjectNode> partition(String partitionKey) {
-    return partitions.getOrDefault(partitionKey, Map.of()).values().stream()
-        .map(ObjectNode::deepCopy)
-        .collect(Collectors.toList());
+    Map<String, ObjectNode> partition = partitions.getOrDefault(partitionKey, Map.of());
+    synchronized (partition) {
+      return partition.values().stream().map(ObjectNode::deepCopy).collect(Collectors.toList());
+    }
   }
 
   /**
@@ -89,11 +122,44 @@ public final class InMemoryEffectStore implements EffectStore {
   }
 
   /**
-   * Counts the calls to {@link #apply} and {@link #findAnchor} so far.
+   * Counts the calls to {@link #apply}, {@link #update} and {@link #read} so far.
    *
    * @return the number of store round trips
    */
   public long roundTrips() {
     return roundTrips.get();
+  }
+
+  private Map<String, ObjectNode> partitionMap(String partitionKey) {
+    return partitions.computeIfAbsent(partitionKey, pk -> new ConcurrentHashMap<>());
+  }
+
+  private static boolean holds(DocumentPatch patch, ObjectNode stored) {
+    return patch.condition().map(condition -> holds(condition, stored)).orElse(true);
+  }
+
+  private static boolean holds(DocumentPatch.Condition condition, ObjectNode stored) {
+    if (condition instanceof DocumentPatch.FieldEquals equals) {
+      JsonNode value = stored.get(equals.field());
+      return value != null && CanonicalJson.write(value).equals(CanonicalJson.write(equals.value()));
+    }
+    DocumentPatch.AbsentOrBelow below = (DocumentPatch.AbsentOrBelow) condition;
+    JsonNode value = stored.get(below.field());
+    return value == null || (value.isNumber() && value.asLong() < below.bound());
+  }
+
+  private static ObjectNode applied(DocumentPatch patch, ObjectNode stored) {
+    ObjectNode changed = stored.deepCopy();
+    for (DocumentPatch.Operation operation : patch.operations()) {
+      if (operation instanceof DocumentPatch.SetField set) {
+        changed.set(set.field(), set.value().deepCopy());
+      } else {
+        DocumentPatch.Increment increment = (DocumentPatch.Increment) operation;
+        changed.put(
+            increment.field(),
+            Math.addExact(changed.path(increment.field()).asLong(0), increment.delta()));
+      }
+    }
+    return changed;
   }
 }

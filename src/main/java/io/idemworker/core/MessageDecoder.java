@@ -54,7 +54,7 @@ public interface MessageDecoder {
   interface ValidMessage {
 
     /**
-     * The business id; also the partition key and the anchor's id.
+     * The business id the message concerns (the order), for logs and outcomes.
      *
      * @return the entity id
      */
@@ -68,13 +68,14 @@ public interface MessageDecoder {
     ObjectNode immutableFields();
 
     /**
-     * The documents this message becomes.
+     * What this message asks of the store, under which protection.
      *
-     * @param key the idempotency key (deterministic ids of outgoing events derive from it)
+     * @param key the idempotency key (deterministic ids of markers and outgoing events derive
+     *     from it)
      * @param fingerprint the fingerprint of {@link #immutableFields()}
      * @param acceptedAt when the worker accepted it
-     * @return the write set, anchor first
+     * @return the change
      */
-    WriteSet writeSet(IdempotencyKey key, Fingerprint fingerprint, Instant acceptedAt);
+    Change change(IdempotencyKey key, Fingerprint fingerprint, Instant acceptedAt);
   }
 }

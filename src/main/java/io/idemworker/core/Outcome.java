@@ -9,7 +9,7 @@ import java.util.function.Function;
  * adapter maps each to one settlement:
  *
  * <ul>
- *   <li>{@link Processed} and {@link Duplicate} → complete;
+ *   <li>{@link Processed}, {@link Duplicate} and {@link Stale} → complete;
  *   <li>{@link DeadLettered} → dead-letter with {@link DeadLetterReason#code()} and the
  *       description;
  *   <li>{@link Retry} → abandon after a back-off that stays inside the lock, so the broker
@@ -17,7 +17,7 @@ import java.util.function.Function;
  * </ul>
  *
  * <p>{@link #fold} is the exhaustive match: Java 17 has no pattern {@code switch} over sealed types
- * yet, so adding a fifth outcome breaks every caller at compile time instead of falling through.
+ * yet, so adding a sixth outcome breaks every caller at compile time instead of falling through.
  */
 public sealed interface Outcome {
 
@@ -36,8 +36,8 @@ public sealed interface Outcome {
   Optional<String> knownEntityId();
 
   /**
-   * A short label for logs and metrics: {@code processed}, {@code duplicate}, {@code dead_lettered}
-   * or {@code retried}.
+   * A short label for logs and metrics: {@code processed}, {@code duplicate}, {@code stale}, {@code
+   * dead_lettered} or {@code retried}.
    *
    * @return the label
    */
@@ -48,6 +48,7 @@ public sealed interface Outcome {
    *
    * @param processed applied to {@link Processed}
    * @param duplicate applied to {@link Duplicate}
+   * @param stale applied to {@link Stale}
    * @param deadLettered applied to {@link DeadLettered}
    * @param retry applied to {@link Retry}
    * @param <R> the result type
@@ -56,6 +57,7 @@ public sealed interface Outcome {
   <R> R fold(
       Function<Processed, R> processed,
       Function<Duplicate, R> duplicate,
+      Function<Stale, R> stale,
       Function<DeadLettered, R> deadLettered,
       Function<Retry, R> retry);
 
@@ -91,6 +93,7 @@ public sealed interface Outcome {
     public <R> R fold(
         Function<Processed, R> processed,
         Function<Duplicate, R> duplicate,
+        Function<Stale, R> stale,
         Function<DeadLettered, R> deadLettered,
         Function<Retry, R> retry) {
       return processed.apply(this);
@@ -129,9 +132,53 @@ public sealed interface Outcome {
     public <R> R fold(
         Function<Processed, R> processed,
         Function<Duplicate, R> duplicate,
+        Function<Stale, R> stale,
         Function<DeadLettered, R> deadLettered,
         Function<Retry, R> retry) {
       return duplicate.apply(this);
+    }
+  }
+
+  /**
+   * The message carries an older version of a state than the one stored: a newer message overtook
+   * it. Nothing was written; the message is completed, because applying it would move the state
+   * backwards and retrying cannot make it newer.
+   *
+   * @param key the key
+   * @param entityId the entity whose newer state was kept
+   * @param description the versions compared, e.g. {@code version 2 < stored 3}
+   */
+  record Stale(IdempotencyKey key, String entityId, String description) implements Outcome {
+    /** Requires every value. */
+    public Stale {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(entityId, "entityId");
+      Objects.requireNonNull(description, "description");
+    }
+
+    @Override
+    public Optional<IdempotencyKey> knownKey() {
+      return Optional.of(key);
+    }
+
+    @Override
+    public Optional<String> knownEntityId() {
+      return Optional.of(entityId);
+    }
+
+    @Override
+    public String label() {
+      return "stale";
+    }
+
+    @Override
+    public <R> R fold(
+        Function<Processed, R> processed,
+        Function<Duplicate, R> duplicate,
+        Function<Stale, R> stale,
+        Function<DeadLettered, R> deadLettered,
+        Function<Retry, R> retry) {
+      return stale.apply(this);
     }
   }
 
@@ -166,6 +213,7 @@ public sealed interface Outcome {
     public <R> R fold(
         Function<Processed, R> processed,
         Function<Duplicate, R> duplicate,
+        Function<Stale, R> stale,
         Function<DeadLettered, R> deadLettered,
         Function<Retry, R> retry) {
       return deadLettered.apply(this);
@@ -203,6 +251,7 @@ public sealed interface Outcome {
     public <R> R fold(
         Function<Processed, R> processed,
         Function<Duplicate, R> duplicate,
+        Function<Stale, R> stale,
         Function<DeadLettered, R> deadLettered,
         Function<Retry, R> retry) {
       return retry.apply(this);
@@ -213,6 +262,13 @@ public sealed interface Outcome {
   enum RetryCause {
     /** Throttling, timeouts, lost connections, unavailable service: retrying will work. */
     TRANSIENT,
+    /**
+     * Something the message depends on has not arrived yet (a status change that overtook its
+     * order): the store is healthy, so this neither counts towards a pause nor pauses; on the
+     * delivery the broker would dead-letter anyway the flow dead-letters it itself, with the
+     * reason named.
+     */
+    NOT_YET,
     /**
      * The worker's own configuration is wrong (credentials, permissions, missing container): good
      * messages must not be dead-lettered; the worker pauses and reports not ready.

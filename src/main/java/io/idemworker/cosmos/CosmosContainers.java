@@ -34,4 +34,16 @@ public final class CosmosContainers {
     db.createContainerIfNotExists(properties);
     return db.getContainer(container);
   }
+
+  /**
+   * Whether the container honours item TTLs: its {@code defaultTtl} is set (-1: items live until
+   * their own {@code ttl}; N: N seconds unless an item says otherwise). When it is unset, Cosmos DB
+   * ignores every item's {@code ttl}, so inbox markers would never expire.
+   *
+   * @param container the container
+   * @return true when TTL is on
+   */
+  public static boolean honoursItemTtl(CosmosContainer container) {
+    return container.read().getProperties().getDefaultTimeToLiveInSeconds() != null;
+  }
 }

@@ -9,10 +9,13 @@ import com.azure.cosmos.models.CosmosItemResponse;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.azure.cosmos.models.CosmosPatchItemRequestOptions;
+import com.azure.cosmos.models.CosmosPatchOperations;
+import com.azure.cosmos.models.CosmosBatchPatchItemRequestOptions;
+import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.ReadinessProbe;
 import io.idemworker.core.StoreFailure;
-import io.idemworker.core.StoredAnchor;
 import io.idemworker.core.WriteSet;
 import java.time.Duration;
 import java.util.List;
@@ -23,10 +26,12 @@ import java.util.Optional;
  * An {@link EffectStore} on one Cosmos DB container partitioned by the write sets' partition key
  * (for orders, {@code /orderId}).
  *
- * <p>{@link #apply} is one transactional batch of creates: Cosmos DB commits all or none, and
- * answers 409 on the anchor's create when the anchor exists, which makes the batch itself the
- * duplicate check. {@link #findAnchor} is one point read. Each is exactly one round trip, reported
- * to the {@link StoreCallListener}; the SDK's own retries on 429 are inside that round trip.
+ * <p>{@link #apply} is one transactional batch of creates and then patches: Cosmos DB commits all
+ * or none, and answers 409 on the anchor's create when the anchor exists, which makes the batch
+ * itself the duplicate check; a patch answers 404 (missing) or 412 (its filter predicate failed).
+ * {@link #update} is one patch with a filter predicate, {@link #read} one point read. Each is
+ * exactly one round trip, reported to the {@link StoreCallListener}; the SDK's own retries on 429
+ * are inside that round trip.
  *
  * <p>Thread-safe (the SDK container is). Never throws for a Cosmos DB error: every failure is
  * classified into {@link StoreFailure}.
@@ -54,6 +59,12 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
     for (ObjectNode document : writeSet.documents()) {
       batch.createItemOperation(document);
     }
+    for (DocumentPatch patch : writeSet.patches()) {
+      CosmosBatchPatchItemRequestOptions options =
+          new CosmosBatchPatchItemRequestOptions();
+      patch.condition().map(CosmosEffectStore::filterPredicate).ifPresent(options::setFilterPredicate);
+      batch.patchItemOperation(patch.id(), operations(patch), options);
+    }
     long start = System.nanoTime();
     CosmosBatchResponse response;
     try {
@@ -78,6 +89,13 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
       if (i == 0 && result.getStatusCode() == 409) {
         return new AnchorExists();
       }
+      int patchIndex = i - writeSet.documents().size();
+      if (patchIndex >= 0 && result.getStatusCode() == 404) {
+        return new TargetMissing(writeSet.patches().get(patchIndex).id());
+      }
+      if (patchIndex >= 0 && result.getStatusCode() == 412) {
+        return new ConditionFailed(writeSet.patches().get(patchIndex).id());
+      }
       return new Failed(
           CosmosFailures.of(
               result.getStatusCode(),
@@ -89,25 +107,46 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
   }
 
   @Override
-  public LookupResult findAnchor(String partitionKey, String anchorId) {
+  public UpdateResult update(String partitionKey, DocumentPatch patch) {
+    CosmosPatchItemRequestOptions options = new CosmosPatchItemRequestOptions();
+    patch.condition().map(CosmosEffectStore::filterPredicate).ifPresent(options::setFilterPredicate);
     long start = System.nanoTime();
     try {
       CosmosItemResponse<ObjectNode> response =
-          container.readItem(anchorId, new PartitionKey(partitionKey), ObjectNode.class);
+          container.patchItem(
+              patch.id(),
+              new PartitionKey(partitionKey),
+              operations(patch),
+              options,
+              ObjectNode.class);
+      listener.onCall("patch", response.getStatusCode(), response.getRequestCharge(), since(start));
+      return new Applied();
+    } catch (CosmosException e) {
+      listener.onCall("patch", e.getStatusCode(), e.getRequestCharge(), since(start));
+      if (isMissingItem(e)) {
+        return new TargetMissing(patch.id());
+      }
+      if (e.getStatusCode() == 412) {
+        return new ConditionFailed(patch.id());
+      }
+      return new Failed(CosmosFailures.of(e));
+    } catch (RuntimeException e) {
+      listener.onCall("patch", 0, 0, since(start));
+      return new Failed(CosmosFailures.noResponse(e));
+    }
+  }
+
+  @Override
+  public ReadResult read(String partitionKey, String id) {
+    long start = System.nanoTime();
+    try {
+      CosmosItemResponse<ObjectNode> response =
+          container.readItem(id, new PartitionKey(partitionKey), ObjectNode.class);
       listener.onCall("read", response.getStatusCode(), response.getRequestCharge(), since(start));
-      return StoredAnchor.fromDocument(response.getItem())
-          .<LookupResult>map(Found::new)
-          .orElseGet(
-              () ->
-                  new Failed(
-                      new StoreFailure(
-                          StoreFailure.Kind.PERMANENT,
-                          200,
-                          "document " + anchorId + " exists but carries no fingerprint")));
+      return new Document(response.getItem());
     } catch (CosmosException e) {
       listener.onCall("read", e.getStatusCode(), e.getRequestCharge(), since(start));
-      if (e.getStatusCode() == 404
-          && e.getSubStatusCode() != CosmosFailures.OWNER_RESOURCE_NOT_FOUND) {
+      if (isMissingItem(e)) {
         return new Absent();
       }
       return new Failed(CosmosFailures.of(e));
@@ -115,6 +154,43 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
       listener.onCall("read", 0, 0, since(start));
       return new Failed(CosmosFailures.noResponse(e));
     }
+  }
+
+  /** A 404 about the item, not about its container or database (which is misconfiguration). */
+  private static boolean isMissingItem(CosmosException e) {
+    return e.getStatusCode() == 404
+        && e.getSubStatusCode() != CosmosFailures.OWNER_RESOURCE_NOT_FOUND;
+  }
+
+  private static CosmosPatchOperations operations(DocumentPatch patch) {
+    CosmosPatchOperations operations = CosmosPatchOperations.create();
+    for (DocumentPatch.Operation operation : patch.operations()) {
+      if (operation instanceof DocumentPatch.SetField set) {
+        operations.set("/" + set.field(), set.value());
+      } else {
+        DocumentPatch.Increment increment = (DocumentPatch.Increment) operation;
+        operations.increment("/" + increment.field(), increment.delta());
+      }
+    }
+    return operations;
+  }
+
+  /**
+   * The condition as a Cosmos DB filter predicate. Field names are plain identifiers (checked by
+   * {@link DocumentPatch}); values are written as JSON literals, which the query language reads
+   * with the same escapes, so no value can change the predicate's shape.
+   */
+  static String filterPredicate(DocumentPatch.Condition condition) {
+    if (condition instanceof DocumentPatch.FieldEquals equals) {
+      return "FROM c WHERE c." + equals.field() + " = " + equals.value().toString();
+    }
+    DocumentPatch.AbsentOrBelow below = (DocumentPatch.AbsentOrBelow) condition;
+    return "FROM c WHERE NOT IS_DEFINED(c."
+        + below.field()
+        + ") OR c."
+        + below.field()
+        + " < "
+        + below.bound();
   }
 
   private static Duration since(long startNanos) {

@@ -3,6 +3,7 @@ package io.idemworker.orders;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.core.Change;
 import io.idemworker.core.Fingerprint;
 import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.MessageDecoder;
@@ -59,7 +60,7 @@ final class OrderMessage implements MessageDecoder.ValidMessage {
   }
 
   @Override
-  public WriteSet writeSet(IdempotencyKey key, Fingerprint fingerprint, Instant acceptedAt) {
+  public Change change(IdempotencyKey key, Fingerprint fingerprint, Instant acceptedAt) {
     BigDecimal total = order.total();
     ObjectNode anchor = JSON.objectNode();
     anchor.put("id", order.orderId());
@@ -113,7 +114,8 @@ final class OrderMessage implements MessageDecoder.ValidMessage {
     payload.put("placedAt", order.placedAt().toString());
     others.add(event);
 
-    return WriteSet.of(order.orderId(), fingerprint, anchor, others);
+    return new Change.Anchored(
+        WriteSet.of(order.orderId(), fingerprint, anchor, others), Optional.empty());
   }
 
   private ArrayNode linesArray() {

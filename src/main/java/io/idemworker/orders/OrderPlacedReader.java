@@ -76,29 +76,16 @@ final class OrderPlacedReader {
   }
 
   static Result read(byte[] body) {
-    JsonNode root;
-    try {
-      root = MAPPER.readTree(body);
-    } catch (JsonProcessingException e) {
-      JsonLocation at = e.getLocation();
-      return new Unreadable(
-          at == null
-              ? "body is not valid JSON"
-              : "body is not valid JSON at line "
-                  + at.getLineNr()
-                  + ", column "
-                  + at.getColumnNr());
-    } catch (IOException e) {
-      return new Unreadable("body could not be read as JSON");
+    BodyFields.Body parsed = BodyFields.parse(body);
+    if (parsed instanceof BodyFields.Unreadable unreadable) {
+      return new Unreadable(unreadable.description());
     }
-    if (root == null || !root.isObject()) {
-      return new Unreadable("body must be a JSON object");
-    }
+    JsonNode root = ((BodyFields.JsonObject) parsed).root();
     List<String> violations = new ArrayList<>();
-    String orderId = id(root, "orderId", violations);
-    String customerId = id(root, "customerId", violations);
-    String currency = currency(root, violations);
-    Instant placedAt = instant(root, violations);
+    String orderId = BodyFields.id(root, "orderId", violations).orElse(null);
+    String customerId = BodyFields.id(root, "customerId", violations).orElse(null);
+    String currency = BodyFields.currency(root, violations).orElse(null);
+    Instant placedAt = BodyFields.instant(root, "placedAt", violations).orElse(null);
     List<OrderLine> lines = lines(root, violations);
     Optional<String> validOrderId = Optional.ofNullable(orderId);
     if (!violations.isEmpty()) {
@@ -113,49 +100,6 @@ final class OrderPlacedReader {
               }
             });
     return new Parsed(new OrderPlaced(orderId, customerId, currency, placedAt, lines, extras));
-  }
-
-  private static String id(JsonNode root, String field, List<String> violations) {
-    JsonNode node = root.get(field);
-    if (node == null || node.isNull()) {
-      violations.add(field + " is missing");
-      return null;
-    }
-    if (!node.isTextual() || !OrderPlaced.ID_PATTERN.matcher(node.asText()).matches()) {
-      violations.add(field + " must be a string of 1-64 letters, digits or -_.:");
-      return null;
-    }
-    return node.asText();
-  }
-
-  private static String currency(JsonNode root, List<String> violations) {
-    JsonNode node = root.get("currency");
-    if (node == null || node.isNull()) {
-      violations.add("currency is missing");
-      return null;
-    }
-    if (!node.isTextual() || !isIsoCurrency(node.asText())) {
-      violations.add("currency must be an ISO 4217 code such as EUR");
-      return null;
-    }
-    return node.asText();
-  }
-
-  private static Instant instant(JsonNode root, List<String> violations) {
-    JsonNode node = root.get("placedAt");
-    if (node == null || node.isNull()) {
-      violations.add("placedAt is missing");
-      return null;
-    }
-    if (node.isTextual()) {
-      try {
-        return OffsetDateTime.parse(node.asText()).toInstant();
-      } catch (DateTimeParseException e) {
-        // reported below
-      }
-    }
-    violations.add("placedAt must be an ISO 8601 instant such as 2026-11-30T10:00:00Z");
-    return null;
   }
 
   private static List<OrderLine> lines(JsonNode root, List<String> violations) {

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The worker: a Service Bus processor (PEEK_LOCK, auto-complete off, lock auto-renewal) whose every
  * delivery goes through the {@link IdempotentConsumer} and is settled by its {@link Outcome}:
- * processed and duplicate → complete; dead-lettered → dead-letter with the reason code and
+ * processed, duplicate and stale → complete; dead-lettered → dead-letter with the reason code and
  * description; retry → abandon after a back-off inside the lock.
  *
  * <p><b>Pausing.</b> A retry caused by misconfiguration, or {@link
@@ -318,6 +318,7 @@ public final class ServiceBusWorker implements AutoCloseable {
       outcome.fold(
           processed -> complete(context),
           duplicate -> complete(context),
+          stale -> complete(context),
           deadLettered -> {
             transientFailuresInARow.set(0);
             context.deadLetter(
@@ -329,6 +330,9 @@ public final class ServiceBusWorker implements AutoCloseable {
           retry -> {
             if (retry.cause() == Outcome.RetryCause.MISCONFIGURATION) {
               pause(retry.description());
+            } else if (retry.cause() == Outcome.RetryCause.NOT_YET) {
+              // The store answered: it is healthy, whatever the message waits for.
+              transientFailuresInARow.set(0);
             } else if (transientFailuresInARow.incrementAndGet()
                 >= settings.transientFailuresBeforePause()) {
               pause(

@@ -1,0 +1,58 @@
+package io.idemworker.core;
+
+import io.idemworker.core.IdempotentConsumer.Attempt;
+import java.util.Set;
+
+/**
+ * Create-as-check: one atomic write whose anchor's create is the duplicate check.
+ *
+ * <ul>
+ *   <li>applied → {@link Outcome.Processed} (one round trip);
+ *   <li>the anchor exists → one read of it: the same fingerprint is a {@link Outcome.Duplicate},
+ *       another is an {@code IdempotencyConflict} naming the differing fields (two round trips);
+ *   <li>a patched document is missing → not yet (retried, then dead-lettered with the declared
+ *       reason); it refuses its condition → dead-lettered with the declared reason;
+ *   <li>a store failure → classified by {@link Attempt#failed}.
+ * </ul>
+ *
+ * <p>The anchor is checked before any patch, so a copy of a message whose credit was applied is a
+ * duplicate even if the credited order has since changed.
+ */
+final class AnchoredWrite {
+  private AnchoredWrite() {}
+
+  static Outcome apply(
+      EffectStore store, Change.Anchored change, Fingerprint fingerprint, Attempt attempt) {
+    WriteSet writeSet = change.writeSet();
+    EffectStore.WriteResult result = store.apply(writeSet);
+    if (result instanceof EffectStore.Applied) {
+      return new Outcome.Processed(attempt.key(), attempt.entityId());
+    }
+    if (result instanceof EffectStore.Failed failed) {
+      return attempt.failed(failed.failure());
+    }
+    if (result instanceof EffectStore.TargetMissing) {
+      return attempt.notYet(change.rules().orElseThrow().ifMissing());
+    }
+    if (result instanceof EffectStore.ConditionFailed) {
+      Change.Rejection rejection = change.rules().orElseThrow().ifConditionFails();
+      return attempt.deadLetter(rejection.reason(), rejection.description());
+    }
+    EffectStore.LookupResult lookup =
+        store.findAnchor(writeSet.partitionKey(), writeSet.anchorId());
+    if (lookup instanceof EffectStore.Found found) {
+      Fingerprint stored = found.anchor().fingerprint();
+      if (stored.value().equals(fingerprint.value())) {
+        return new Outcome.Duplicate(attempt.key(), attempt.entityId());
+      }
+      Set<String> differing = fingerprint.differingFields(stored);
+      return attempt.conflict(String.join(", ", differing));
+    }
+    if (lookup instanceof EffectStore.Failed failed) {
+      return attempt.failed(failed.failure());
+    }
+    return attempt.retry(
+        Outcome.RetryCause.TRANSIENT,
+        "the store reported a conflict but the anchor is gone (expired or deleted); retrying");
+  }
+}

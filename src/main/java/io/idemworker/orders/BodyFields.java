@@ -1,0 +1,172 @@
+package io.idemworker.orders;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Reads message bodies and checks their fields, one rule per field shape, collecting violations
+ * that name the field and the rule, never the value. Shared by every order message type so the
+ * same field gets the same answer everywhere.
+ *
+ * <p>Thread-safe and stateless. Each check returns the value when valid and otherwise adds one
+ * violation and returns empty.
+ */
+final class BodyFields {
+  /** The largest money amount one message may carry. */
+  static final BigDecimal MAX_AMOUNT = BigDecimal.valueOf(1_000_000_000L);
+
+  /** Money is kept with at most this many decimal places (integer units of 0.0001). */
+  static final int AMOUNT_SCALE = 4;
+
+  private BodyFields() {}
+
+  /** The result of {@link #parse}: a JSON object or why the body is not one. */
+  sealed interface Body permits JsonObject, Unreadable {}
+
+  /**
+   * A JSON object.
+   *
+   * @param root the object
+   */
+  record JsonObject(ObjectNode root) implements Body {}
+
+  /**
+   * Not JSON, or not a JSON object.
+   *
+   * @param description what the parser found, with line and column; never content
+   */
+  record Unreadable(String description) implements Body {}
+
+  static Body parse(byte[] body) {
+    JsonNode root;
+    try {
+      root = OrderPlacedReader.MAPPER.readTree(body);
+    } catch (JsonProcessingException e) {
+      JsonLocation at = e.getLocation();
+      return new Unreadable(
+          at == null
+              ? "body is not valid JSON"
+              : "body is not valid JSON at line "
+                  + at.getLineNr()
+                  + ", column "
+                  + at.getColumnNr());
+    } catch (IOException e) {
+      return new Unreadable("body could not be read as JSON");
+    }
+    if (root == null || !root.isObject()) {
+      return new Unreadable("body must be a JSON object");
+    }
+    return new JsonObject((ObjectNode) root);
+  }
+
+  static Optional<String> id(JsonNode root, String field, List<String> violations) {
+    JsonNode node = root.get(field);
+    if (node == null || node.isNull()) {
+      violations.add(field + " is missing");
+      return Optional.empty();
+    }
+    if (!node.isTextual() || !OrderPlaced.ID_PATTERN.matcher(node.asText()).matches()) {
+      violations.add(field + " must be a string of 1-64 letters, digits or -_.:");
+      return Optional.empty();
+    }
+    return Optional.of(node.asText());
+  }
+
+  static Optional<String> currency(JsonNode root, List<String> violations) {
+    JsonNode node = root.get("currency");
+    if (node == null || node.isNull()) {
+      violations.add("currency is missing");
+      return Optional.empty();
+    }
+    if (!node.isTextual() || !OrderPlacedReader.isIsoCurrency(node.asText())) {
+      violations.add("currency must be an ISO 4217 code such as EUR");
+      return Optional.empty();
+    }
+    return Optional.of(node.asText());
+  }
+
+  static Optional<Instant> instant(JsonNode root, String field, List<String> violations) {
+    JsonNode node = root.get(field);
+    if (node == null || node.isNull()) {
+      violations.add(field + " is missing");
+      return Optional.empty();
+    }
+    if (node.isTextual()) {
+      try {
+        return Optional.of(OffsetDateTime.parse(node.asText()).toInstant());
+      } catch (DateTimeParseException e) {
+        // reported below
+      }
+    }
+    violations.add(field + " must be an ISO 8601 instant such as 2026-11-30T10:00:00Z");
+    return Optional.empty();
+  }
+
+  /** A positive amount of money, at most {@link #MAX_AMOUNT}, with at most 4 decimal places. */
+  static Optional<BigDecimal> amount(JsonNode root, String field, List<String> violations) {
+    JsonNode node = root.get(field);
+    if (node == null || node.isNull()) {
+      violations.add(field + " is missing");
+      return Optional.empty();
+    }
+    // Compare before stripping: a number like 1e999999999 must be rejected without expanding it.
+    if (node.isNumber()) {
+      BigDecimal value = node.decimalValue();
+      if (value.signum() > 0
+          && value.compareTo(MAX_AMOUNT) <= 0
+          && value.stripTrailingZeros().scale() <= AMOUNT_SCALE) {
+        return Optional.of(value.stripTrailingZeros());
+      }
+    }
+    violations.add(
+        field + " must be a number above 0 and at most 1000000000 with at most 4 decimal places");
+    return Optional.empty();
+  }
+
+  /** An integer from {@code min} to {@code max}. */
+  static Optional<Long> integer(
+      JsonNode root, String field, long min, long max, List<String> violations) {
+    JsonNode node = root.get(field);
+    if (node == null || node.isNull()) {
+      violations.add(field + " is missing");
+      return Optional.empty();
+    }
+    if (node.isIntegralNumber() && node.canConvertToLong()) {
+      long value = node.asLong();
+      if (value >= min && value <= max) {
+        return Optional.of(value);
+      }
+    }
+    violations.add(field + " must be an integer from " + min + " to " + max);
+    return Optional.empty();
+  }
+
+  /** A string of 0 to {@code maxLength} characters. */
+  static Optional<String> text(
+      JsonNode root, String field, int maxLength, List<String> violations) {
+    JsonNode node = root.get(field);
+    if (node == null || node.isNull()) {
+      violations.add(field + " is missing");
+      return Optional.empty();
+    }
+    if (!node.isTextual() || node.asText().length() > maxLength) {
+      violations.add(field + " must be a string of at most " + maxLength + " characters");
+      return Optional.empty();
+    }
+    return Optional.of(node.asText());
+  }
+
+  /** Money in exact integer units of 0.0001, the form sums are kept in. */
+  static long units(BigDecimal amount) {
+    return amount.movePointRight(AMOUNT_SCALE).longValueExact();
+  }
+}

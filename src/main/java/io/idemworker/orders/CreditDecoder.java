@@ -1,0 +1,136 @@
+package io.idemworker.orders;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.core.Change;
+import io.idemworker.core.DeadLetterReason;
+import io.idemworker.core.DocumentPatch;
+import io.idemworker.core.Fingerprint;
+import io.idemworker.core.IdempotencyKey;
+import io.idemworker.core.IncomingMessage;
+import io.idemworker.core.MessageDecoder;
+import io.idemworker.core.WriteSet;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Decodes {@code OrderCredited}: a relative change (applied twice it loses money) that leaves no
+ * trace of its own on the order, so it needs an inbox marker. {@code MessageId} = {@code creditId};
+ * body {@code {orderId, creditId, amount, currency, reason}}.
+ *
+ * <p>One transactional batch in partition {@code orderId}: create the marker {@code
+ * inbox:{consumer}:{key}} (the anchor, carrying the fingerprint and a {@code ttl}) and patch the
+ * order, guarded by its currency: {@code creditedUnits} + amount in integer units of 0.0001 (exact;
+ * adding decimal fractions as binary doubles would drift), {@code creditCount} + 1, {@code
+ * lastCreditedAt}. The marker's create is the duplicate check.
+ *
+ * <p>Thread-safe and stateless.
+ */
+final class CreditDecoder implements MessageDecoder {
+  static final String SUBJECT = "OrderCredited";
+  static final int MAX_REASON_LENGTH = 200;
+  private static final Set<String> CONTRACT_FIELDS =
+      Set.of("orderId", "creditId", "amount", "currency", "reason");
+
+  private final boolean messageIdMustMatchKey;
+  private final InboxMarkers markers;
+
+  CreditDecoder(boolean messageIdMustMatchKey, InboxMarkers markers) {
+    this.messageIdMustMatchKey = messageIdMustMatchKey;
+    this.markers = markers;
+  }
+
+  @Override
+  public Decoding decode(IncomingMessage message) {
+    BodyFields.Body body = BodyFields.parse(message.body());
+    if (body instanceof BodyFields.Unreadable unreadable) {
+      return new Invalid(
+          DeadLetterReason.UNREADABLE_BODY, unreadable.description(), Optional.empty());
+    }
+    ObjectNode root = ((BodyFields.JsonObject) body).root();
+    List<String> violations = new ArrayList<>();
+    Optional<String> orderId = BodyFields.id(root, "orderId", violations);
+    Optional<String> creditId = BodyFields.id(root, "creditId", violations);
+    Optional<BigDecimal> amount = BodyFields.amount(root, "amount", violations);
+    Optional<String> currency = BodyFields.currency(root, violations);
+    Optional<String> reason = BodyFields.text(root, "reason", MAX_REASON_LENGTH, violations);
+    root.fieldNames()
+        .forEachRemaining(
+            name -> {
+              if (!CONTRACT_FIELDS.contains(name)) {
+                violations.add(name + " is not a field of " + SUBJECT);
+              }
+            });
+    if (!violations.isEmpty()) {
+      return new Invalid(
+          DeadLetterReason.SCHEMA_VIOLATION, OrderDecoder.summarize(violations), orderId);
+    }
+    if (messageIdMustMatchKey
+        && message.messageId().filter(id -> !id.equals(creditId.get())).isPresent()) {
+      return new Invalid(
+          DeadLetterReason.MESSAGE_ID_MISMATCH, "MessageId must equal the body's creditId", orderId);
+    }
+    return new Valid(
+        new Credit(
+            orderId.get(), creditId.get(), amount.get(), currency.get(), reason.get(), markers));
+  }
+
+  /** A valid credit. */
+  record Credit(
+      String orderId,
+      String creditId,
+      BigDecimal amount,
+      String currency,
+      String reason,
+      InboxMarkers markers)
+      implements ValidMessage {
+    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+    @Override
+    public String entityId() {
+      return orderId;
+    }
+
+    @Override
+    public ObjectNode immutableFields() {
+      ObjectNode fields = JSON.objectNode();
+      fields.put("orderId", orderId);
+      fields.put("creditId", creditId);
+      fields.put("amount", amount);
+      fields.put("currency", currency);
+      fields.put("reason", reason);
+      return fields;
+    }
+
+    @Override
+    public Change change(IdempotencyKey key, Fingerprint fingerprint, Instant acceptedAt) {
+      ObjectNode marker = markers.marker(orderId, key, SUBJECT, acceptedAt);
+      marker.put("creditId", creditId);
+      marker.put("amount", amount);
+      marker.put("currency", currency);
+      DocumentPatch credit =
+          new DocumentPatch(
+              orderId,
+              List.of(
+                  new DocumentPatch.Increment("creditedUnits", BodyFields.units(amount)),
+                  new DocumentPatch.Increment("creditCount", 1),
+                  new DocumentPatch.SetField(
+                      "lastCreditedAt", JSON.textNode(acceptedAt.toString()))),
+              Optional.of(new DocumentPatch.FieldEquals("currency", JSON.textNode(currency))));
+      return new Change.Anchored(
+          WriteSet.of(orderId, fingerprint, marker, List.of(), List.of(credit)),
+          Optional.of(
+              new Change.TargetRules(
+                  new Change.Rejection(
+                      OrderReasons.ORDER_NOT_FOUND,
+                      "no order " + orderId + " for this credit (its OrderPlaced has not arrived)"),
+                  new Change.Rejection(
+                      OrderReasons.CURRENCY_MISMATCH,
+                      "currency must equal the currency of order " + orderId))));
+    }
+  }
+}
