@@ -14,9 +14,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <ul>
  *   <li>A simulated crash between commit and completion: for the anchors (order ids, inbox marker
- *       ids) in {@code crashPending},
- *       the first successful batch is reported as a lost response, so the worker abandons a message
- *       whose effect has committed, and the redelivery must take the duplicate path.
+ *       ids) in {@code crashPending}, the first successful batch is reported as a lost response, so
+ *       the worker abandons a message whose effect has committed, and the redelivery must take the
+ *       duplicate path.
  *   <li>A meeting point for the two copies of an order sent twice: each copy's write waits
  *       (bounded) until the other copy's write has started too, so the two are provably in flight
  *       at the same time and the store alone decides which one creates the order.

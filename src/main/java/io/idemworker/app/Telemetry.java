@@ -393,8 +393,7 @@ final class Telemetry implements AutoCloseable {
         dl -> increment(deadLettered.computeIfAbsent(reason, k -> new LongAdder())),
         r -> increment(retried.computeIfAbsent(reason, k -> new LongAdder())));
     Attributes byOutcome = Attributes.of(OUTCOME, label);
-    outcomeCounter.add(
-        1, Attributes.of(OUTCOME, label, REASON, reason, MESSAGE_TYPE, messageType));
+    outcomeCounter.add(1, Attributes.of(OUTCOME, label, REASON, reason, MESSAGE_TYPE, messageType));
     durationHistogram.record(elapsed.toNanos() / 1e9, byOutcome);
     if (!settled) {
       settlementFailures.increment();

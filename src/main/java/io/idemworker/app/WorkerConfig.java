@@ -34,8 +34,8 @@ import java.util.regex.Pattern;
  * @param healthPort {@code HEALTH_PORT}
  * @param inboxTtl {@code WORKER_INBOX_TTL}: how long inbox markers live; empty = {@code never}
  * @param retention {@code SERVICEBUS_LOCK_DURATION}, {@code SERVICEBUS_MAX_DELIVERY_COUNT}, {@code
- *     SERVICEBUS_MESSAGE_TTL} (the queue's values, filled by Bicep from the same parameters it gives
- *     the queue) and {@code WORKER_RESUBMIT_WINDOW}
+ *     SERVICEBUS_MESSAGE_TTL} (the queue's values, filled by Bicep from the same parameters it
+ *     gives the queue) and {@code WORKER_RESUBMIT_WINDOW}
  */
 record WorkerConfig(
     Optional<String> serviceBusConnectionString,
@@ -86,8 +86,7 @@ record WorkerConfig(
           new Variable("HEALTH_PORT", "8080", "an integer from 0 to 65535"),
           new Variable(
               "WORKER_INBOX_TTL", "P14D", "an ISO 8601 duration from PT1M to P24855D, or never"),
-          new Variable(
-              "WORKER_RESUBMIT_WINDOW", "P7D", "an ISO 8601 duration from PT0S to P3650D"),
+          new Variable("WORKER_RESUBMIT_WINDOW", "P7D", "an ISO 8601 duration from PT0S to P3650D"),
           new Variable(
               "SERVICEBUS_LOCK_DURATION", "PT1M", "an ISO 8601 duration from PT5S to PT5M"),
           new Variable("SERVICEBUS_MAX_DELIVERY_COUNT", "10", "an integer from 1 to 2000"),
@@ -170,7 +169,8 @@ record WorkerConfig(
             r.integer("HEALTH_PORT", 0, 65_535),
             r.durationOrNever("WORKER_INBOX_TTL", Duration.ofMinutes(1), MAX_TTL),
             new MarkerRetention(
-                r.duration("SERVICEBUS_LOCK_DURATION", Duration.ofSeconds(5), Duration.ofMinutes(5)),
+                r.duration(
+                    "SERVICEBUS_LOCK_DURATION", Duration.ofSeconds(5), Duration.ofMinutes(5)),
                 r.integer("SERVICEBUS_MAX_DELIVERY_COUNT", 1, 2000),
                 r.duration("SERVICEBUS_MESSAGE_TTL", Duration.ofSeconds(1), Duration.ofDays(3650)),
                 r.duration("WORKER_RESUBMIT_WINDOW", Duration.ZERO, Duration.ofDays(3650))));

@@ -7,15 +7,15 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What a valid message asks of the store, and which protection makes it take effect once. A
- * message type declares one; the flow in {@link IdempotentConsumer} is the same for all.
+ * What a valid message asks of the store, and which protection makes it take effect once. A message
+ * type declares one; the flow in {@link IdempotentConsumer} is the same for all.
  *
  * <ul>
- *   <li>{@link Anchored}: a document is created and its creation is the duplicate check. Either
- *       the entity itself is the anchor (a new order: natural idempotency, nothing extra to
- *       store), or an inbox marker is, committed in the same batch as a relative change to an
- *       existing document (a credit: applied twice it would lose money, and the change itself
- *       leaves no trace to check against).
+ *   <li>{@link Anchored}: a document is created and its creation is the duplicate check. Either the
+ *       entity itself is the anchor (a new order: natural idempotency, nothing extra to store), or
+ *       an inbox marker is, committed in the same batch as a relative change to an existing
+ *       document (a credit: applied twice it would lose money, and the change itself leaves no
+ *       trace to check against).
  *   <li>{@link Versioned}: an absolute state with a version, written by a patch guarded by the
  *       stored version. Applying the same state twice is harmless and an older one is refused by
  *       the guard, so no marker is needed and nothing expires.

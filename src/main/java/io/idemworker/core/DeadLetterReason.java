@@ -18,7 +18,8 @@ public record DeadLetterReason(String code) {
   private static final Pattern CODE = Pattern.compile("[A-Z][A-Za-z0-9]{1,63}");
 
   /** No sender-assigned id to build the idempotency key from. */
-  public static final DeadLetterReason MISSING_MESSAGE_ID = new DeadLetterReason("MissingMessageId");
+  public static final DeadLetterReason MISSING_MESSAGE_ID =
+      new DeadLetterReason("MissingMessageId");
 
   /** The body is larger than the configured maximum. */
   public static final DeadLetterReason BODY_TOO_LARGE = new DeadLetterReason("BodyTooLarge");

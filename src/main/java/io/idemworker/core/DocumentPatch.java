@@ -9,9 +9,9 @@ import java.util.regex.Pattern;
 /**
  * A change to one existing document: field operations applied atomically, only when the document
  * exists and, if a {@link Condition} is given, only when the stored document satisfies it. A store
- * answers a missing document and an unmet condition differently ({@link
- * EffectStore.TargetMissing}, {@link EffectStore.ConditionFailed}), because the flow must: the
- * first means "not yet", the second is the business rule the condition encodes.
+ * answers a missing document and an unmet condition differently ({@link EffectStore.TargetMissing},
+ * {@link EffectStore.ConditionFailed}), because the flow must: the first means "not yet", the
+ * second is the business rule the condition encodes.
  *
  * @param id the document's id
  * @param operations the field operations, applied in order; at least one
@@ -58,8 +58,8 @@ public record DocumentPatch(String id, List<Operation> operations, Optional<Cond
   }
 
   /**
-   * Adds an integer to a field (absent counts as 0). Integers only: money is kept in integer
-   * minor units, because adding binary fractions drifts.
+   * Adds an integer to a field (absent counts as 0). Integers only: money is kept in integer minor
+   * units, because adding binary fractions drifts.
    *
    * @param field the field
    * @param delta the amount to add

@@ -75,7 +75,8 @@ public interface EffectStore {
   }
 
   /** The result of {@link #apply}. */
-  sealed interface WriteResult permits Applied, AnchorExists, TargetMissing, ConditionFailed, Failed {}
+  sealed interface WriteResult
+      permits Applied, AnchorExists, TargetMissing, ConditionFailed, Failed {}
 
   /** The result of {@link #update}. */
   sealed interface UpdateResult permits Applied, TargetMissing, ConditionFailed, Failed {}
@@ -143,5 +144,6 @@ public interface EffectStore {
    *
    * @param failure the classified failure
    */
-  record Failed(StoreFailure failure) implements WriteResult, UpdateResult, LookupResult, ReadResult {}
+  record Failed(StoreFailure failure)
+      implements WriteResult, UpdateResult, LookupResult, ReadResult {}
 }

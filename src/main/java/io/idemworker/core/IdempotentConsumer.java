@@ -161,7 +161,8 @@ public final class IdempotentConsumer {
       if (lastDelivery) {
         return deadLetter(
             ifNeverArrives.reason(),
-            ifNeverArrives.description() + " (still missing on the last delivery the queue allows)");
+            ifNeverArrives.description()
+                + " (still missing on the last delivery the queue allows)");
       }
       return retry(RetryCause.NOT_YET, ifNeverArrives.description() + "; retrying");
     }

@@ -141,7 +141,8 @@ public final class InMemoryEffectStore implements EffectStore {
   private static boolean holds(DocumentPatch.Condition condition, ObjectNode stored) {
     if (condition instanceof DocumentPatch.FieldEquals equals) {
       JsonNode value = stored.get(equals.field());
-      return value != null && CanonicalJson.write(value).equals(CanonicalJson.write(equals.value()));
+      return value != null
+          && CanonicalJson.write(value).equals(CanonicalJson.write(equals.value()));
     }
     DocumentPatch.AbsentOrBelow below = (DocumentPatch.AbsentOrBelow) condition;
     JsonNode value = stored.get(below.field());

@@ -17,7 +17,10 @@ import java.util.Optional;
  * @param resubmitWindow how long after dead-lettering an operator may resubmit
  */
 public record MarkerRetention(
-    Duration lockDuration, int maxDeliveryCount, Duration messageTimeToLive, Duration resubmitWindow) {
+    Duration lockDuration,
+    int maxDeliveryCount,
+    Duration messageTimeToLive,
+    Duration resubmitWindow) {
 
   /** Requires positive values. */
   public MarkerRetention {
@@ -36,10 +39,7 @@ public record MarkerRetention(
    * @return the horizon
    */
   public Duration horizon() {
-    return lockDuration
-        .multipliedBy(maxDeliveryCount)
-        .plus(messageTimeToLive)
-        .plus(resubmitWindow);
+    return lockDuration.multipliedBy(maxDeliveryCount).plus(messageTimeToLive).plus(resubmitWindow);
   }
 
   /**

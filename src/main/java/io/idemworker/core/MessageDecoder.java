@@ -70,8 +70,8 @@ public interface MessageDecoder {
     /**
      * What this message asks of the store, under which protection.
      *
-     * @param key the idempotency key (deterministic ids of markers and outgoing events derive
-     *     from it)
+     * @param key the idempotency key (deterministic ids of markers and outgoing events derive from
+     *     it)
      * @param fingerprint the fingerprint of {@link #immutableFields()}
      * @param acceptedAt when the worker accepted it
      * @return the change

@@ -265,8 +265,8 @@ public sealed interface Outcome {
     /**
      * Something the message depends on has not arrived yet (a status change that overtook its
      * order): the store is healthy, so this neither counts towards a pause nor pauses; on the
-     * delivery the broker would dead-letter anyway the flow dead-letters it itself, with the
-     * reason named.
+     * delivery the broker would dead-letter anyway the flow dead-letters it itself, with the reason
+     * named.
      */
     NOT_YET,
     /**

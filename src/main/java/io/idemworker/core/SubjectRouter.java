@@ -11,9 +11,9 @@ import java.util.Optional;
  * {@link Change} it declares differ.
  *
  * <p>A message without a {@code Subject}, with one no decoder is registered for, or with a content
- * type that is not JSON is dead-lettered as {@code UnsupportedMessage}, naming the subjects handled:
- * with several types on a queue, guessing the type of an unlabelled message could apply it as the
- * wrong one.
+ * type that is not JSON is dead-lettered as {@code UnsupportedMessage}, naming the subjects
+ * handled: with several types on a queue, guessing the type of an unlabelled message could apply it
+ * as the wrong one.
  *
  * <p>Thread-safe and stateless once built.
  */

@@ -30,7 +30,9 @@ final class VersionGuard {
 
   static Outcome apply(EffectStore store, Change.Versioned change, Attempt attempt) {
     List<DocumentPatch.Operation> operations = new ArrayList<>();
-    change.state().forEach((field, value) -> operations.add(new DocumentPatch.SetField(field, value)));
+    change
+        .state()
+        .forEach((field, value) -> operations.add(new DocumentPatch.SetField(field, value)));
     operations.add(
         new DocumentPatch.SetField(
             change.versionField(),

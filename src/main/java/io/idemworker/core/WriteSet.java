@@ -18,8 +18,8 @@ import java.util.Set;
  *
  * <p>The {@link #patches} change documents that already exist (an inbox marker is the anchor and
  * the order it credits is patched beside it). A store applies the creates and then the patches,
- * every one or none; when the anchor exists it reports that first, whatever the patches would
- * have met, so a duplicate is always recognised as one.
+ * every one or none; when the anchor exists it reports that first, whatever the patches would have
+ * met, so a duplicate is always recognised as one.
  *
  * @param partitionKey the partition key value every document shares
  * @param documents the documents to create, anchor first; each with a unique string {@code id}

@@ -4,14 +4,14 @@ import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.CosmosException;
 import com.azure.cosmos.models.CosmosBatch;
 import com.azure.cosmos.models.CosmosBatchOperationResult;
+import com.azure.cosmos.models.CosmosBatchPatchItemRequestOptions;
 import com.azure.cosmos.models.CosmosBatchResponse;
 import com.azure.cosmos.models.CosmosItemResponse;
+import com.azure.cosmos.models.CosmosPatchItemRequestOptions;
+import com.azure.cosmos.models.CosmosPatchOperations;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.azure.cosmos.models.CosmosPatchItemRequestOptions;
-import com.azure.cosmos.models.CosmosPatchOperations;
-import com.azure.cosmos.models.CosmosBatchPatchItemRequestOptions;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.ReadinessProbe;
@@ -60,9 +60,11 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
       batch.createItemOperation(document);
     }
     for (DocumentPatch patch : writeSet.patches()) {
-      CosmosBatchPatchItemRequestOptions options =
-          new CosmosBatchPatchItemRequestOptions();
-      patch.condition().map(CosmosEffectStore::filterPredicate).ifPresent(options::setFilterPredicate);
+      CosmosBatchPatchItemRequestOptions options = new CosmosBatchPatchItemRequestOptions();
+      patch
+          .condition()
+          .map(CosmosEffectStore::filterPredicate)
+          .ifPresent(options::setFilterPredicate);
       batch.patchItemOperation(patch.id(), operations(patch), options);
     }
     long start = System.nanoTime();
@@ -109,7 +111,10 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
   @Override
   public UpdateResult update(String partitionKey, DocumentPatch patch) {
     CosmosPatchItemRequestOptions options = new CosmosPatchItemRequestOptions();
-    patch.condition().map(CosmosEffectStore::filterPredicate).ifPresent(options::setFilterPredicate);
+    patch
+        .condition()
+        .map(CosmosEffectStore::filterPredicate)
+        .ifPresent(options::setFilterPredicate);
     long start = System.nanoTime();
     try {
       CosmosItemResponse<ObjectNode> response =

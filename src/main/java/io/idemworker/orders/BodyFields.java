@@ -14,8 +14,8 @@ import java.util.Optional;
 
 /**
  * Reads message bodies and checks their fields, one rule per field shape, collecting violations
- * that name the field and the rule, never the value. Shared by every order message type so the
- * same field gets the same answer everywhere.
+ * that name the field and the rule, never the value. Shared by every order message type so the same
+ * field gets the same answer everywhere.
  *
  * <p>Thread-safe and stateless. Each check returns the value when valid and otherwise adds one
  * violation and returns empty.

@@ -72,7 +72,9 @@ final class CreditDecoder implements MessageDecoder {
     if (messageIdMustMatchKey
         && message.messageId().filter(id -> !id.equals(creditId.get())).isPresent()) {
       return new Invalid(
-          DeadLetterReason.MESSAGE_ID_MISMATCH, "MessageId must equal the body's creditId", orderId);
+          DeadLetterReason.MESSAGE_ID_MISMATCH,
+          "MessageId must equal the body's creditId",
+          orderId);
     }
     return new Valid(
         new Credit(

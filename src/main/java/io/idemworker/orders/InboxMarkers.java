@@ -10,10 +10,10 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * Inbox markers: the record that a consumer processed a message whose effect leaves no trace of
- * its own. {@code id} = {@code inbox:{consumer}:{key}}, in the partition of the document the
- * effect changed, committed in the same batch as the effect, with a {@code ttl} that must outlive
- * every way the message can come back (the worker checks that at start-up).
+ * Inbox markers: the record that a consumer processed a message whose effect leaves no trace of its
+ * own. {@code id} = {@code inbox:{consumer}:{key}}, in the partition of the document the effect
+ * changed, committed in the same batch as the effect, with a {@code ttl} that must outlive every
+ * way the message can come back (the worker checks that at start-up).
  *
  * @param consumer the consumer's name, part of every marker id so that consumers sharing a store
  *     each record their own completion

@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The message types of the {@code orders} queue, routed by {@code Subject}, and the protection
- * each needs:
+ * The message types of the {@code orders} queue, routed by {@code Subject}, and the protection each
+ * needs:
  *
  * <table>
  *   <caption>message types</caption>
@@ -36,8 +36,8 @@ public final class OrderMessageTypes {
   /**
    * The decoder for the queue: every type, routed by {@code Subject}.
    *
-   * @param messageIdIsKey true when the MessageId is the idempotency key, so it must match the
-   *     body (orderId, {@code {orderId}:status:{version}}, creditId)
+   * @param messageIdIsKey true when the MessageId is the idempotency key, so it must match the body
+   *     (orderId, {@code {orderId}:status:{version}}, creditId)
    * @param markers how credits' inbox markers are named and how long they live
    * @return the decoder
    */
@@ -50,8 +50,8 @@ public final class OrderMessageTypes {
   }
 
   /**
-   * Whether a message type is protected by an inbox marker, whose expiry bounds how late a copy
-   * may come back (what {@code resubmit} checks).
+   * Whether a message type is protected by an inbox marker, whose expiry bounds how late a copy may
+   * come back (what {@code resubmit} checks).
    *
    * @param subject the message's subject
    * @return true for marker-protected types

@@ -28,7 +28,8 @@ import java.util.Set;
  */
 final class StatusChangeDecoder implements MessageDecoder {
   static final String SUBJECT = "OrderStatusChanged";
-  static final Set<String> STATUSES = Set.of("Confirmed", "Packed", "Shipped", "Delivered", "Cancelled");
+  static final Set<String> STATUSES =
+      Set.of("Confirmed", "Packed", "Shipped", "Delivered", "Cancelled");
   static final long MAX_VERSION = Integer.MAX_VALUE;
   private static final Set<String> CONTRACT_FIELDS =
       Set.of("orderId", "status", "version", "changedAt");

@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
  * Compares the queue values the worker was configured with (which bound how late a copy of a
  * message can come back) with the queue's real properties, when the credential may read them.
  * Reading them needs the Manage right, which a least-privilege worker identity lacks: then the
- * check says it could not look, and the configured values (filled by Bicep from the same
- * parameters it gives the queue) stand.
+ * check says it could not look, and the configured values (filled by Bicep from the same parameters
+ * it gives the queue) stand.
  */
 public final class QueueRetentionCheck {
   private QueueRetentionCheck() {}

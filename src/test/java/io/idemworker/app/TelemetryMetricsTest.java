@@ -182,7 +182,12 @@ class TelemetryMetricsTest {
         metrics,
         "idemworker.messages.outcomes",
         Attributes.of(
-            AttributeKey.stringKey("outcome"), outcome, AttributeKey.stringKey("reason"), reason));
+            AttributeKey.stringKey("outcome"),
+            outcome,
+            AttributeKey.stringKey("reason"),
+            reason,
+            AttributeKey.stringKey("message_type"),
+            "OrderPlaced"));
   }
 
   private static MetricData metric(Collection<MetricData> metrics, String name) {

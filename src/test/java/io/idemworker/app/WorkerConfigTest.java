@@ -127,4 +127,63 @@ class WorkerConfigTest {
 
     assertThat(exit).isEqualTo(2);
   }
+
+  @Test
+  void defaultRetention_keepsMarkersLongerThanTheRedeliveryHorizon() {
+    WorkerConfig config = WorkerConfig.fromEnvironment(minimal());
+
+    assertThat(config.inboxTtl()).contains(Duration.ofDays(14));
+    assertThat(config.retention().horizon())
+        .isEqualTo(Duration.ofMinutes(10).plus(Duration.ofDays(6)).plus(Duration.ofDays(7)))
+        .isLessThan(Duration.ofDays(14));
+  }
+
+  @Test
+  void markerTtlShorterThanTheHorizon_isRefusedInOneLineNamingTheVariablesHorizonAndTtl() {
+    Map<String, String> env = minimal();
+    env.put("WORKER_INBOX_TTL", "P7D");
+    env.put("SERVICEBUS_MESSAGE_TTL", "P1D");
+
+    assertThatThrownBy(() -> WorkerConfig.fromEnvironment(env))
+        .isInstanceOfSatisfying(
+            WorkerConfig.ConfigurationException.class,
+            e ->
+                assertThat(e.problems())
+                    .singleElement()
+                    .satisfies(
+                        p ->
+                            assertThat(p)
+                                .startsWith("WORKER_INBOX_TTL, SERVICEBUS_LOCK_DURATION")
+                                .contains("SERVICEBUS_MESSAGE_TTL")
+                                .contains("WORKER_RESUBMIT_WINDOW")
+                                .contains("inbox marker TTL PT168H")
+                                .contains("horizon PT192H10M")
+                                .doesNotContain("\n")));
+  }
+
+  @Test
+  void markersThatNeverExpire_needNoHorizonCheck() {
+    Map<String, String> env = minimal();
+    env.put("WORKER_INBOX_TTL", "never");
+    env.put("SERVICEBUS_MESSAGE_TTL", "P3650D");
+
+    assertThat(WorkerConfig.fromEnvironment(env).inboxTtl()).isEmpty();
+  }
+
+  @Test
+  void badRetentionValues_nameTheirVariable() {
+    Map<String, String> env = minimal();
+    env.put("WORKER_INBOX_TTL", "two weeks");
+    env.put("SERVICEBUS_MAX_DELIVERY_COUNT", "0");
+
+    assertThatThrownBy(() -> WorkerConfig.fromEnvironment(env))
+        .isInstanceOfSatisfying(
+            WorkerConfig.ConfigurationException.class,
+            e ->
+                assertThat(e.problems())
+                    .hasSize(2)
+                    .anySatisfy(p -> assertThat(p).startsWith("WORKER_INBOX_TTL: must be"))
+                    .anySatisfy(
+                        p -> assertThat(p).startsWith("SERVICEBUS_MAX_DELIVERY_COUNT: must be")));
+  }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -132,6 +133,156 @@ public abstract class EffectStoreContract {
       assertThat(results)
           .filteredOn(r -> r instanceof EffectStore.AnchorExists)
           .hasSize(writers - 1);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static DocumentPatch credit(String id, long units, String currency) {
+    return new DocumentPatch(
+        id,
+        List.of(
+            new DocumentPatch.Increment("creditedUnits", units),
+            new DocumentPatch.SetField("note", JSON.textNode("credited"))),
+        Optional.of(new DocumentPatch.FieldEquals("currency", JSON.textNode(currency))));
+  }
+
+  private String orderWithCurrency(String currency) {
+    String pk = fresh("ord");
+    ObjectNode fields = JSON.objectNode().put("orderId", pk).put("currency", currency);
+    WriteSet order =
+        WriteSet.of(pk, Fingerprint.of(fields), fields.deepCopy().put("id", pk), List.of());
+    assertThat(store().apply(order)).isInstanceOf(EffectStore.Applied.class);
+    return pk;
+  }
+
+  private static WriteSet markerWithPatch(String pk, String markerId, DocumentPatch patch) {
+    ObjectNode fields = JSON.objectNode().put("orderId", pk).put("marker", markerId);
+    return WriteSet.of(
+        pk,
+        Fingerprint.of(fields),
+        fields.deepCopy().put("id", markerId),
+        List.of(),
+        List.of(patch));
+  }
+
+  private ObjectNode stored(String pk, String id) {
+    EffectStore.ReadResult read = store().read(pk, id);
+    assertThat(read).isInstanceOf(EffectStore.Document.class);
+    return ((EffectStore.Document) read).content();
+  }
+
+  @Test
+  void markerWithPatch_createsTheMarkerAndPatchesTheTargetTogether() {
+    String pk = orderWithCurrency("EUR");
+
+    assertThat(store().apply(markerWithPatch(pk, pk + ":m1", credit(pk, 12_345, "EUR"))))
+        .isInstanceOf(EffectStore.Applied.class);
+    assertThat(store().apply(markerWithPatch(pk, pk + ":m2", credit(pk, 5, "EUR"))))
+        .isInstanceOf(EffectStore.Applied.class);
+
+    ObjectNode order = stored(pk, pk);
+    assertThat(order.get("creditedUnits").asLong()).isEqualTo(12_350);
+    assertThat(order.get("note").asText()).isEqualTo("credited");
+    assertThat(store().read(pk, pk + ":m1")).isInstanceOf(EffectStore.Document.class);
+  }
+
+  @Test
+  void markerThatExists_isReportedBeforeThePatchAndNothingIsIncrementedTwice() {
+    String pk = orderWithCurrency("EUR");
+    store().apply(markerWithPatch(pk, pk + ":m", credit(pk, 100, "EUR")));
+
+    EffectStore.WriteResult again =
+        store().apply(markerWithPatch(pk, pk + ":m", credit(pk, 100, "EUR")));
+
+    assertThat(again).isInstanceOf(EffectStore.AnchorExists.class);
+    assertThat(stored(pk, pk).get("creditedUnits").asLong()).isEqualTo(100);
+  }
+
+  @Test
+  void patchOfAMissingTarget_isTargetMissingAndCreatesNoMarker() {
+    String pk = fresh("ord");
+
+    EffectStore.WriteResult result =
+        store().apply(markerWithPatch(pk, pk + ":m", credit(pk, 1, "EUR")));
+
+    assertThat(result).isEqualTo(new EffectStore.TargetMissing(pk));
+    assertThat(store().read(pk, pk + ":m")).isInstanceOf(EffectStore.Absent.class);
+  }
+
+  @Test
+  void patchWhoseConditionFails_isConditionFailedAndWritesNothing() {
+    String pk = orderWithCurrency("EUR");
+
+    EffectStore.WriteResult result =
+        store().apply(markerWithPatch(pk, pk + ":m", credit(pk, 1, "USD")));
+
+    assertThat(result).isEqualTo(new EffectStore.ConditionFailed(pk));
+    assertThat(store().read(pk, pk + ":m")).isInstanceOf(EffectStore.Absent.class);
+    assertThat(stored(pk, pk).has("creditedUnits")).isFalse();
+  }
+
+  @Test
+  void versionGuardedUpdate_appliesOnlyAboveTheStoredVersion() {
+    String pk = orderWithCurrency("EUR");
+    java.util.function.LongFunction<DocumentPatch> status =
+        version ->
+            new DocumentPatch(
+                pk,
+                List.of(
+                    new DocumentPatch.SetField("status", JSON.textNode("v" + version)),
+                    new DocumentPatch.SetField("statusVersion", JSON.numberNode(version))),
+                Optional.of(new DocumentPatch.AbsentOrBelow("statusVersion", version)));
+
+    assertThat(store().update(pk, status.apply(3))).isInstanceOf(EffectStore.Applied.class);
+    assertThat(store().update(pk, status.apply(2))).isEqualTo(new EffectStore.ConditionFailed(pk));
+    assertThat(store().update(pk, status.apply(3))).isEqualTo(new EffectStore.ConditionFailed(pk));
+    assertThat(stored(pk, pk).get("status").asText()).isEqualTo("v3");
+    assertThat(store().update(pk, status.apply(4))).isInstanceOf(EffectStore.Applied.class);
+    assertThat(stored(pk, pk).get("statusVersion").asLong()).isEqualTo(4);
+  }
+
+  @Test
+  void updateOfAMissingDocument_isTargetMissing() {
+    String pk = fresh("ord");
+
+    assertThat(store().update(pk, credit(pk, 1, "EUR")))
+        .isEqualTo(new EffectStore.TargetMissing(pk));
+    assertThat(store().read(pk, pk)).isInstanceOf(EffectStore.Absent.class);
+  }
+
+  @Test
+  void concurrentGuardedUpdatesOfOneVersion_applyExactlyOnce() throws Exception {
+    String pk = orderWithCurrency("EUR");
+    DocumentPatch patch =
+        new DocumentPatch(
+            pk,
+            List.of(
+                new DocumentPatch.SetField("statusVersion", JSON.numberNode(1)),
+                new DocumentPatch.Increment("applications", 1)),
+            Optional.of(new DocumentPatch.AbsentOrBelow("statusVersion", 1)));
+    int copies = 8;
+    ExecutorService pool = Executors.newFixedThreadPool(copies);
+    CountDownLatch start = new CountDownLatch(1);
+    try {
+      List<Future<EffectStore.UpdateResult>> futures = new ArrayList<>();
+      for (int i = 0; i < copies; i++) {
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return store().update(pk, patch);
+                }));
+      }
+      start.countDown();
+      int applied = 0;
+      for (Future<EffectStore.UpdateResult> future : futures) {
+        if (future.get(60, TimeUnit.SECONDS) instanceof EffectStore.Applied) {
+          applied++;
+        }
+      }
+      assertThat(applied).isEqualTo(1);
+      assertThat(stored(pk, pk).get("applications").asLong()).isEqualTo(1);
     } finally {
       pool.shutdownNow();
     }

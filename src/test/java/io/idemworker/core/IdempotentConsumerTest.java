@@ -34,7 +34,7 @@ class IdempotentConsumerTest {
 
     assertThat(outcome).isEqualTo(new Outcome.Processed(new IdempotencyKey("ord-1"), "ord-1"));
     assertThat(store.roundTrips()).isEqualTo(1);
-    assertThat(store.read("ord-1", "ord-1")).isPresent();
+    assertThat(store.document("ord-1", "ord-1")).isPresent();
   }
 
   @Test
@@ -44,7 +44,7 @@ class IdempotentConsumerTest {
     assertThat(store.partition("ord-1"))
         .extracting(document -> document.get("type").asText())
         .containsExactlyInAnyOrder("order", "orderLine", "orderLine", "outbox");
-    assertThat(store.read("ord-1", "ord-1").orElseThrow().get("total").decimalValue())
+    assertThat(store.document("ord-1", "ord-1").orElseThrow().get("total").decimalValue())
         .isEqualByComparingTo("24.98");
   }
 
@@ -87,7 +87,7 @@ class IdempotentConsumerTest {
     assertThat(deadLettered.reason()).isEqualTo(DeadLetterReason.IDEMPOTENCY_CONFLICT);
     assertThat(deadLettered.description()).contains("customerId").doesNotContain("cust-99");
     assertThat(deadLettered.description()).doesNotContain("lines").doesNotContain("currency");
-    assertThat(store.read("ord-1", "ord-1").orElseThrow().get("customerId").asText())
+    assertThat(store.document("ord-1", "ord-1").orElseThrow().get("customerId").asText())
         .isEqualTo("cust-42");
   }
 
@@ -177,7 +177,12 @@ class IdempotentConsumerTest {
           }
 
           @Override
-          public LookupResult findAnchor(String partitionKey, String anchorId) {
+          public UpdateResult update(String partitionKey, DocumentPatch patch) {
+            throw new IllegalStateException("bug");
+          }
+
+          @Override
+          public ReadResult read(String partitionKey, String id) {
             throw new IllegalStateException("bug");
           }
         };
@@ -198,7 +203,12 @@ class IdempotentConsumerTest {
           }
 
           @Override
-          public LookupResult findAnchor(String partitionKey, String anchorId) {
+          public UpdateResult update(String partitionKey, DocumentPatch patch) {
+            return new TargetMissing(patch.id());
+          }
+
+          @Override
+          public ReadResult read(String partitionKey, String id) {
             return new Absent();
           }
         };
@@ -244,7 +254,12 @@ class IdempotentConsumerTest {
       }
 
       @Override
-      public LookupResult findAnchor(String partitionKey, String anchorId) {
+      public UpdateResult update(String partitionKey, DocumentPatch patch) {
+        return new Failed(failure);
+      }
+
+      @Override
+      public ReadResult read(String partitionKey, String id) {
         return new Failed(failure);
       }
     };

@@ -2,6 +2,7 @@ package io.idemworker.orders;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.idemworker.core.Change;
 import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.Fingerprint;
 import io.idemworker.core.IdempotencyKey;
@@ -137,8 +138,10 @@ class OrderDecoderTest {
     Fingerprint fingerprint = Fingerprint.of(valid.immutableFields());
     IdempotencyKey key = new IdempotencyKey("ord-1");
 
-    WriteSet first = valid.writeSet(key, fingerprint, Instant.parse("2026-11-30T12:00:00Z"));
-    WriteSet replay = valid.writeSet(key, fingerprint, Instant.parse("2026-11-30T13:00:00Z"));
+    WriteSet first =
+        writeSetOf(valid.change(key, fingerprint, Instant.parse("2026-11-30T12:00:00Z")));
+    WriteSet replay =
+        writeSetOf(valid.change(key, fingerprint, Instant.parse("2026-11-30T13:00:00Z")));
 
     assertThat(first.anchorId()).isEqualTo("ord-1");
     assertThat(first.documents()).hasSize(4);
@@ -169,8 +172,9 @@ class OrderDecoderTest {
         ((MessageDecoder.Valid) decoder.decode(Orders.message("o", body))).message();
 
     WriteSet writeSet =
-        valid.writeSet(
-            new IdempotencyKey("o"), Fingerprint.of(valid.immutableFields()), Instant.EPOCH);
+        writeSetOf(
+            valid.change(
+                new IdempotencyKey("o"), Fingerprint.of(valid.immutableFields()), Instant.EPOCH));
 
     assertThat(writeSet.documents()).hasSize(WriteSet.MAX_DOCUMENTS);
   }
@@ -191,5 +195,10 @@ class OrderDecoderTest {
 
     assertThat(description).endsWith("; and " + (3 * OrderPlaced.MAX_LINES - 10) + " more");
     assertThat(description.length()).isLessThan(1000);
+  }
+
+  private static WriteSet writeSetOf(Change change) {
+    assertThat(change).isInstanceOf(Change.Anchored.class);
+    return ((Change.Anchored) change).writeSet();
   }
 }

@@ -53,4 +53,63 @@ public final class Orders {
   public static IncomingMessage order(String orderId) {
     return message(orderId, body(orderId, "cust-42"));
   }
+
+  /**
+   * A message of any subject.
+   *
+   * @param subject the Subject, empty for none
+   * @param messageId the MessageId
+   * @param body the body
+   * @param deliveryCount how often it was delivered before
+   * @return the message
+   */
+  public static IncomingMessage typed(
+      String subject, String messageId, String body, long deliveryCount) {
+    return new IncomingMessage(
+        Optional.ofNullable(messageId),
+        Optional.of("corr-1"),
+        Optional.ofNullable(subject),
+        Optional.of("application/json"),
+        Map.of(),
+        body.getBytes(StandardCharsets.UTF_8),
+        deliveryCount);
+  }
+
+  /**
+   * An {@code OrderStatusChanged} with its MessageId {@code {orderId}:status:{version}}.
+   *
+   * @param orderId the order
+   * @param status the status
+   * @param version the version
+   * @return the message
+   */
+  public static IncomingMessage status(String orderId, String status, long version) {
+    return typed(
+        "OrderStatusChanged",
+        OrderMessageTypes.statusMessageId(orderId, version),
+        """
+        {"orderId":"%s","status":"%s","version":%d,"changedAt":"2026-11-30T11:00:00Z"}"""
+            .formatted(orderId, status, version),
+        0);
+  }
+
+  /**
+   * An {@code OrderCredited} with MessageId = creditId.
+   *
+   * @param orderId the order
+   * @param creditId the credit
+   * @param amount the amount, as JSON
+   * @param currency the currency
+   * @return the message
+   */
+  public static IncomingMessage credit(
+      String orderId, String creditId, String amount, String currency) {
+    return typed(
+        "OrderCredited",
+        creditId,
+        """
+        {"orderId":"%s","creditId":"%s","amount":%s,"currency":"%s","reason":"late delivery"}"""
+            .formatted(orderId, creditId, amount, currency),
+        0);
+  }
 }

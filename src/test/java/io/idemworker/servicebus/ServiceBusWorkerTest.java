@@ -11,6 +11,7 @@ import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.DeadLetterReason;
+import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.KeyStrategies;
@@ -109,8 +110,13 @@ class ServiceBusWorkerTest {
       }
 
       @Override
-      public LookupResult findAnchor(String partitionKey, String anchorId) {
-        return cosmos.findAnchor(partitionKey, anchorId);
+      public UpdateResult update(String partitionKey, DocumentPatch patch) {
+        return cosmos.update(partitionKey, patch);
+      }
+
+      @Override
+      public ReadResult read(String partitionKey, String id) {
+        return cosmos.read(partitionKey, id);
       }
     };
   }
@@ -212,8 +218,13 @@ class ServiceBusWorkerTest {
             }
 
             @Override
-            public LookupResult findAnchor(String partitionKey, String anchorId) {
-              return cosmos.findAnchor(partitionKey, anchorId);
+            public UpdateResult update(String partitionKey, DocumentPatch patch) {
+              return cosmos.update(partitionKey, patch);
+            }
+
+            @Override
+            public ReadResult read(String partitionKey, String id) {
+              return cosmos.read(partitionKey, id);
             }
           };
       startWorker(meeting, cosmos);
