@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -235,7 +236,47 @@ final class Container {
         txn.remove(existing);
         return new OpResult(204, 0, RequestCharges.delete(existing.json().length), null);
       }
-      default -> throw new IllegalStateException("unexpected " + op.kind());
+      case PATCH -> {
+        if (existing == null) {
+          throw notFound();
+        }
+        checkIfMatch(existing, op.ifMatch(), false);
+        ObjectNode patched = op.patch().orElseThrow().applyTo(parseStored(existing));
+        checkPatched(patched, existing, pk);
+        StoredItem item = stamp(patched, existing);
+        txn.put(item);
+        return new OpResult(200, 0, RequestCharges.write(item.json().length), item);
+      }
+    }
+    throw new IllegalStateException("unexpected " + op.kind());
+  }
+
+  private ObjectNode parseStored(StoredItem item) {
+    try {
+      return (ObjectNode) mapper.readTree(item.json());
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("stored item is not JSON", e);
+    }
+  }
+
+  /** A patch may not move the item to another id or partition, nor break the TTL or size rules. */
+  private void checkPatched(ObjectNode patched, StoredItem existing, String pk) {
+    JsonNode patchedId = patched.get("id");
+    if (patchedId == null
+        || !patchedId.isTextual()
+        || !patchedId.textValue().equals(existing.id())) {
+      throw CosmosError.badRequest("A patch cannot change or remove the item's id.");
+    }
+    if (!pk.equals(partitionKeyOf(patched))) {
+      throw CosmosError.badRequest("A patch cannot change or remove the item's partition key.");
+    }
+    validateTtl(patched);
+    try {
+      if (mapper.writeValueAsBytes(patched).length > CosmosHandler.MAX_DOCUMENT_BYTES) {
+        throw new CosmosError(413, "Request size is too large: the patched item exceeds 2 MB.");
+      }
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialise item", e);
     }
   }
 
@@ -325,11 +366,29 @@ final class Container {
     READ,
     UPSERT,
     REPLACE,
-    DELETE
+    DELETE,
+    PATCH
   }
 
-  /** One item operation; {@code body} is validated and owned by the operation. */
-  record ItemOp(Kind kind, String id, ObjectNode body, String ifMatch) {}
+  /**
+   * One item operation; {@code body} is validated and owned by the operation, {@code patch} is
+   * present exactly for {@link Kind#PATCH}.
+   */
+  record ItemOp(Kind kind, String id, ObjectNode body, String ifMatch, Optional<ItemPatch> patch) {
+    ItemOp {
+      if (patch.isPresent() != (kind == Kind.PATCH)) {
+        throw new IllegalArgumentException("a patch operation, and only one, carries a patch");
+      }
+    }
+
+    ItemOp(Kind kind, String id, ObjectNode body, String ifMatch) {
+      this(kind, id, body, ifMatch, Optional.empty());
+    }
+
+    static ItemOp patch(String id, ItemPatch patch, String ifMatch) {
+      return new ItemOp(Kind.PATCH, id, null, ifMatch, Optional.of(patch));
+    }
+  }
 
   record ItemKey(String partitionKey, String id) {}
 

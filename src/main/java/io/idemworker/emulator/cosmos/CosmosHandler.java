@@ -127,6 +127,7 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
         case "GET" -> Operation.READ;
         case "PUT" -> Operation.REPLACE;
         case "DELETE" -> Operation.DELETE;
+        case "PATCH" -> Operation.PATCH;
         default -> Operation.UNSUPPORTED;
       };
     }
@@ -222,7 +223,15 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
         case "GET" -> readItem(c, h, itemId, byRid);
         case "PUT" -> writeItem(c, h, body, Container.Kind.REPLACE, resolveId(c, itemId, byRid));
         case "DELETE" -> deleteItem(c, h, itemId, byRid);
-        case "PATCH" -> throw CosmosError.notImplemented("Patch");
+        case "PATCH" ->
+            single(
+                c,
+                PartitionKeys.fromHeader(mapper, h.getFirst("x-ms-documentdb-partitionkey"), 1),
+                Container.ItemOp.patch(
+                    resolveId(c, itemId, byRid),
+                    ItemPatch.parse(parse(body)),
+                    h.getFirst("If-Match")),
+                minimal(h));
         default -> throw methodNotAllowed(method);
       };
     }
@@ -387,10 +396,13 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
           case "Replace" -> Container.Kind.REPLACE;
           case "Read" -> Container.Kind.READ;
           case "Delete" -> Container.Kind.DELETE;
-          case "Patch" -> throw CosmosError.notImplemented("Patch in a batch");
+          case "Patch" -> Container.Kind.PATCH;
           default -> throw CosmosError.badRequest("Unknown batch operationType '" + type + "'.");
         };
     String ifMatch = node.hasNonNull("ifMatch") ? node.get("ifMatch").asText() : null;
+    if (kind == Container.Kind.PATCH) {
+      return ItemPatch.batchOperation(node, ifMatch);
+    }
     JsonNode resource = node.get("resourceBody");
     if (kind == Container.Kind.READ || kind == Container.Kind.DELETE) {
       JsonNode id = node.get("id");

@@ -15,12 +15,12 @@ public enum Operation {
   REPLACE,
   /** Item delete ({@code DELETE …/docs/{id}}). */
   DELETE,
+  /** Item patch ({@code PATCH …/docs/{id}}). */
+  PATCH,
   /** Transactional batch ({@code POST …/docs} with {@code x-ms-cosmos-is-batch-request}). */
   BATCH,
   /** Account, database, container and partition-key-range requests. */
   METADATA,
-  /**
-   * Queries, change feed, read feed of items, patch and unknown paths: all answered with errors.
-   */
+  /** Queries, change feed, read feed of items and unknown paths: all answered with errors. */
   UNSUPPORTED
 }

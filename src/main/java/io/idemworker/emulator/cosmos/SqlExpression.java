@@ -1,0 +1,195 @@
+package io.idemworker.emulator.cosmos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.BooleanNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A scalar expression of the Cosmos DB SQL dialect, evaluated against one document. Evaluation
+ * follows the service's three-valued logic: a missing property, a comparison of different types or
+ * a function applied to the wrong type yields <em>undefined</em> (represented by {@link
+ * MissingNode}), and a {@code WHERE} keeps a document only when its condition is exactly {@code
+ * true}. Expressions are immutable and safe to evaluate from any number of threads.
+ */
+sealed interface SqlExpression {
+  /** The undefined value. */
+  JsonNode UNDEFINED = MissingNode.getInstance();
+
+  /**
+   * The value of this expression for {@code document} (bound to the query's alias).
+   *
+   * @param parameters values of {@code @name} parameters; an unbound one is undefined
+   */
+  JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters);
+
+  /** True when this expression, used as a filter, keeps {@code document}. */
+  default boolean matches(JsonNode document, Map<String, JsonNode> parameters) {
+    JsonNode value = evaluate(document, parameters);
+    return value.isBoolean() && value.booleanValue();
+  }
+
+  /** A constant: number, string, boolean or null. */
+  record Literal(JsonNode value) implements SqlExpression {
+    public Literal {
+      Objects.requireNonNull(value, "value");
+    }
+
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      return value;
+    }
+  }
+
+  /** A query parameter such as {@code @status}. */
+  record Parameter(String name) implements SqlExpression {
+    public Parameter {
+      if (!name.startsWith("@") || name.length() < 2) {
+        throw new IllegalArgumentException("a parameter name starts with @: " + name);
+      }
+    }
+
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      JsonNode value = parameters.get(name);
+      return value == null ? UNDEFINED : value;
+    }
+  }
+
+  /**
+   * A property path from the document root: {@code c.a.b}, {@code c["x"]}, {@code c.items[0]}. Each
+   * step is a {@code String} (object property) or an {@code Integer} (array index).
+   */
+  record Path(List<Object> steps) implements SqlExpression {
+    public Path {
+      steps = List.copyOf(steps);
+      for (Object step : steps) {
+        if (!(step instanceof String) && !(step instanceof Integer)) {
+          throw new IllegalArgumentException("a path step is a property name or an index");
+        }
+      }
+    }
+
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      JsonNode node = document;
+      for (Object step : steps) {
+        if (step instanceof String name) {
+          node = node.isObject() ? node.path(name) : UNDEFINED;
+        } else {
+          int index = (Integer) step;
+          node = node.isArray() ? node.path(index) : UNDEFINED;
+        }
+        if (node.isMissingNode()) {
+          return UNDEFINED;
+        }
+      }
+      return node;
+    }
+  }
+
+  /** A comparison; see {@link SqlValues#compare} for which pairs are comparable. */
+  record Comparison(Operator operator, SqlExpression left, SqlExpression right)
+      implements SqlExpression {
+    public Comparison {
+      Objects.requireNonNull(operator, "operator");
+      Objects.requireNonNull(left, "left");
+      Objects.requireNonNull(right, "right");
+    }
+
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      JsonNode l = left.evaluate(document, parameters);
+      JsonNode r = right.evaluate(document, parameters);
+      if (operator == Operator.EQ || operator == Operator.NE) {
+        var equal = SqlValues.equal(l, r);
+        if (equal.isEmpty()) {
+          return UNDEFINED;
+        }
+        return BooleanNode.valueOf(equal.get() == (operator == Operator.EQ));
+      }
+      var order = SqlValues.compare(l, r);
+      if (order.isEmpty()) {
+        return UNDEFINED;
+      }
+      int c = order.getAsInt();
+      boolean result =
+          switch (operator) {
+            case LT -> c < 0;
+            case LE -> c <= 0;
+            case GT -> c > 0;
+            case GE -> c >= 0;
+            default -> throw new IllegalStateException("unexpected " + operator);
+          };
+      return BooleanNode.valueOf(result);
+    }
+
+    enum Operator {
+      EQ,
+      NE,
+      LT,
+      LE,
+      GT,
+      GE
+    }
+  }
+
+  /** {@code AND}: false if either side is false, true if both are true, otherwise undefined. */
+  record And(SqlExpression left, SqlExpression right) implements SqlExpression {
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      JsonNode l = left.evaluate(document, parameters);
+      if (l.isBoolean() && !l.booleanValue()) {
+        return BooleanNode.FALSE;
+      }
+      JsonNode r = right.evaluate(document, parameters);
+      if (r.isBoolean() && !r.booleanValue()) {
+        return BooleanNode.FALSE;
+      }
+      return l.isBoolean() && r.isBoolean() ? BooleanNode.TRUE : UNDEFINED;
+    }
+  }
+
+  /** {@code OR}: true if either side is true, false if both are false, otherwise undefined. */
+  record Or(SqlExpression left, SqlExpression right) implements SqlExpression {
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      JsonNode l = left.evaluate(document, parameters);
+      if (l.isBoolean() && l.booleanValue()) {
+        return BooleanNode.TRUE;
+      }
+      JsonNode r = right.evaluate(document, parameters);
+      if (r.isBoolean() && r.booleanValue()) {
+        return BooleanNode.TRUE;
+      }
+      return l.isBoolean() && r.isBoolean() ? BooleanNode.FALSE : UNDEFINED;
+    }
+  }
+
+  /** {@code NOT}: negates a boolean; anything else is undefined. */
+  record Not(SqlExpression operand) implements SqlExpression {
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      JsonNode v = operand.evaluate(document, parameters);
+      return v.isBoolean() ? BooleanNode.valueOf(!v.booleanValue()) : UNDEFINED;
+    }
+  }
+
+  /** A call of one of the {@link SqlFunction built-in functions}, arity checked by the parser. */
+  record Call(SqlFunction function, List<SqlExpression> arguments) implements SqlExpression {
+    public Call {
+      arguments = List.copyOf(arguments);
+    }
+
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      JsonNode[] values = new JsonNode[arguments.size()];
+      for (int i = 0; i < values.length; i++) {
+        values[i] = arguments.get(i).evaluate(document, parameters);
+      }
+      return function.apply(values);
+    }
+  }
+}

@@ -1,0 +1,120 @@
+package io.idemworker.emulator.cosmos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * Comparison rules of the Cosmos DB SQL dialect over JSON values. Equality is defined for two
+ * values of the same JSON type (numbers by value, so {@code 5 = 5.0}; arrays and objects deeply);
+ * ordering ({@code < <= > >=}) for two numbers or two strings (ordinal). Anything else, undefined
+ * included, is not comparable and yields an empty answer, which the caller turns into undefined.
+ */
+final class SqlValues {
+  /**
+   * The total order of {@code ORDER BY}: undefined, null, booleans (false first), numbers, strings,
+   * arrays, objects; within a type by value.
+   */
+  static final Comparator<JsonNode> ORDER_BY = SqlValues::orderBy;
+
+  private SqlValues() {}
+
+  static Optional<Boolean> equal(JsonNode a, JsonNode b) {
+    int ta = typeRank(a);
+    if (ta == 0 || ta != typeRank(b)) {
+      return Optional.empty();
+    }
+    return Optional.of(deepEqual(a, b));
+  }
+
+  static OptionalInt compare(JsonNode a, JsonNode b) {
+    if (a.isNumber() && b.isNumber()) {
+      return OptionalInt.of(compareNumbers(a, b));
+    }
+    if (a.isTextual() && b.isTextual()) {
+      return OptionalInt.of(Integer.signum(a.textValue().compareTo(b.textValue())));
+    }
+    return OptionalInt.empty();
+  }
+
+  private static int orderBy(JsonNode a, JsonNode b) {
+    int ta = typeRank(a);
+    int tb = typeRank(b);
+    if (ta != tb) {
+      return Integer.compare(ta, tb);
+    }
+    return switch (ta) {
+      case 2 -> Boolean.compare(a.booleanValue(), b.booleanValue());
+      case 3 -> compareNumbers(a, b);
+      case 4 -> a.textValue().compareTo(b.textValue());
+      case 5, 6 -> a.toString().compareTo(b.toString());
+      default -> 0;
+    };
+  }
+
+  private static int typeRank(JsonNode n) {
+    if (n.isMissingNode()) {
+      return 0;
+    }
+    if (n.isNull()) {
+      return 1;
+    }
+    if (n.isBoolean()) {
+      return 2;
+    }
+    if (n.isNumber()) {
+      return 3;
+    }
+    if (n.isTextual()) {
+      return 4;
+    }
+    return n.isArray() ? 5 : 6;
+  }
+
+  private static int compareNumbers(JsonNode a, JsonNode b) {
+    if (a.isIntegralNumber()
+        && b.isIntegralNumber()
+        && a.canConvertToLong()
+        && b.canConvertToLong()) {
+      return Long.compare(a.longValue(), b.longValue());
+    }
+    return Double.compare(a.doubleValue(), b.doubleValue());
+  }
+
+  private static boolean deepEqual(JsonNode a, JsonNode b) {
+    if (typeRank(a) != typeRank(b)) {
+      return false;
+    }
+    if (a.isNumber()) {
+      return compareNumbers(a, b) == 0;
+    }
+    if (a.isArray()) {
+      if (a.size() != b.size()) {
+        return false;
+      }
+      for (int i = 0; i < a.size(); i++) {
+        if (!deepEqual(a.get(i), b.get(i))) {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (a.isObject()) {
+      if (a.size() != b.size()) {
+        return false;
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = a.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        JsonNode other = b.get(e.getKey());
+        if (other == null || !deepEqual(e.getValue(), other)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    return a.equals(b);
+  }
+}

@@ -1,0 +1,138 @@
+package io.idemworker.emulator.cosmos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The SQL filter evaluator's Cosmos semantics, directly on JSON documents. */
+class SqlExpressionTest {
+  private static final JsonNode DOC =
+      json(
+          "{\"id\":\"1\",\"status\":\"Placed\",\"statusVersion\":2,\"price\":2.5,\"paid\":false,"
+              + "\"note\":null,\"tags\":[\"a\",\"b\"],\"customer\":{\"name\":\"Ada\",\"odd key\":1},"
+              + "\"lines\":[{\"sku\":\"x\"}]}");
+
+  private static JsonNode json(String text) {
+    try {
+      return new ObjectMapper().readTree(text);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static boolean keeps(String where) {
+    return SqlParser.parseFilter("FROM c WHERE " + where).matches(DOC, Map.of());
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "c.statusVersion < 3",
+        "c.statusVersion = 2.0",
+        "c.statusVersion <> 3 AND c.status != 'Paid'",
+        "c.price >= 2.5 and c.price <= 2.5",
+        "c.status = \"Placed\"",
+        "c.status > 'A'",
+        "c.paid = false",
+        "c.note = null",
+        "NOT c.paid",
+        "c.customer.name = 'Ada'",
+        "c[\"customer\"][\"odd key\"] = 1",
+        "c.lines[0].sku = 'x'",
+        "c.tags[1] = 'b'",
+        "(c.statusVersion = 1 OR c.statusVersion = 2) AND c.status = 'Placed'",
+        "IS_DEFINED(c.status) AND NOT IS_DEFINED(c.missing)",
+        "STARTSWITH(c.status, 'Pla')",
+        "startswith(c.status, 'pla', true)",
+        "c.missing < 3 OR c.statusVersion = 2",
+        "NOT (c.statusVersion > 5)",
+        "c.statusVersion > -1",
+      })
+  void conditionsThatHold_keepTheDocument(String where) {
+    assertThat(keeps(where)).as(where).isTrue();
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "c.statusVersion < 2",
+        "c.missing < 3",
+        "NOT (c.missing < 3)",
+        "c.missing = null",
+        "c.status = 2",
+        "c.statusVersion > 'a'",
+        "c.paid < true",
+        "c.status AND true",
+        "c.missing < 3 AND true",
+        "NOT c.status",
+        "STARTSWITH(c.statusVersion, '2')",
+        "c.note != null",
+        "c.statusVersion",
+      })
+  void undefinedOrFalseConditions_dropTheDocument(String where) {
+    assertThat(keeps(where)).as(where).isFalse();
+  }
+
+  @Test
+  void undefinedAndFalse_combineAsCosmosDoes() {
+    JsonNode orValue =
+        SqlParser.parseFilter("FROM c WHERE c.missing < 3 OR false").evaluate(DOC, Map.of());
+    JsonNode andValue =
+        SqlParser.parseFilter("FROM c WHERE c.missing < 3 AND false").evaluate(DOC, Map.of());
+
+    assertThat(orValue.isMissingNode()).isTrue();
+    assertThat(andValue.booleanValue()).isFalse();
+  }
+
+  @Test
+  void parameters_areBoundAtEvaluation_andUnboundOnesAreUndefined() {
+    SqlExpression e = SqlParser.parseFilter("FROM c WHERE c.status = @s AND c.statusVersion < @v");
+
+    assertThat(e.matches(DOC, Map.of("@s", TextNode.valueOf("Placed"), "@v", IntNode.valueOf(3))))
+        .isTrue();
+    assertThat(e.matches(DOC, Map.of("@s", TextNode.valueOf("Placed")))).isFalse();
+  }
+
+  @Test
+  void anotherAlias_isAccepted_butPathsMustStartAtIt() {
+    assertThat(SqlParser.parseFilter("from o where o.status = 'Placed'").matches(DOC, Map.of()))
+        .isTrue();
+    assertThatThrownBy(() -> SqlParser.parseFilter("FROM o WHERE c.status = 'Placed'"))
+        .isInstanceOfSatisfying(CosmosError.class, e -> assertThat(e.getMessage()).contains("'c'"));
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "WHERE c.a = 1",
+        "FROM c c.a = 1",
+        "FROM c WHERE",
+        "FROM c WHERE c.a = ",
+        "FROM c WHERE (c.a = 1",
+        "FROM c WHERE c.a = 'open",
+        "FROM c WHERE c.a = 1 1",
+        "FROM c WHERE c.a + 1 = 2",
+        "FROM c WHERE c.a IN (1, 2)",
+        "FROM c WHERE LOWER(c.a) = 'x'",
+        "FROM c WHERE STARTSWITH(c.a)",
+        "FROM c JOIN t IN c.tags WHERE t = 'a'",
+        "FROM c WHERE c.a = #",
+      })
+  void malformedOrUnsupportedConditions_are400(String condition) {
+    assertThatThrownBy(() -> SqlParser.parseFilter(condition))
+        .isInstanceOfSatisfying(
+            CosmosError.class,
+            e -> {
+              assertThat(e.status).isEqualTo(400);
+              assertThat(e.getMessage()).isNotBlank();
+            });
+  }
+}
