@@ -6,7 +6,10 @@ import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
 import com.azure.messaging.servicebus.models.SubQueue;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,6 +17,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Moves messages from a queue's dead-letter queue back to the queue, unchanged: same MessageId,
@@ -26,24 +30,90 @@ import java.util.Set;
  * in neither. Mind the queue's duplicate-detection window: the broker silently drops a resubmission
  * of a message first sent less than that long ago.
  *
+ * <p><b>Marker horizon.</b> A message type protected by an inbox marker is safe to resubmit only
+ * while its marker can still exist: a copy that arrives after the marker expired would apply its
+ * effect a second time. So such a message whose first enqueue is older than the marker TTL is
+ * refused (left in the dead-letter queue and listed) unless forced. The first enqueue time travels
+ * with every resubmission in the application property {@value #FIRST_ENQUEUED_PROPERTY}, so a
+ * message resubmitted twice is judged by its first send, not its latest.
+ *
  * <p>Not thread-safe; one resubmission at a time.
  */
 public final class DeadLetterResubmitter {
   private static final Set<String> DEAD_LETTER_PROPERTIES =
       Set.of("DeadLetterReason", "DeadLetterErrorDescription");
 
+  /** The application property carrying a message's first enqueue time across resubmissions. */
+  public static final String FIRST_ENQUEUED_PROPERTY = "idemworker-first-enqueued-at";
+
   private final ServiceBusConnection connection;
   private final String queue;
+  private final MarkerHorizon horizon;
+
+  /**
+   * Creates a resubmitter for a queue without marker-protected message types.
+   *
+   * @param connection the namespace
+   * @param queue the queue whose dead-letter queue is emptied into it
+   */
+  public DeadLetterResubmitter(ServiceBusConnection connection, String queue) {
+    this(connection, queue, MarkerHorizon.NONE);
+  }
 
   /**
    * Creates the resubmitter.
    *
    * @param connection the namespace
    * @param queue the queue whose dead-letter queue is emptied into it
+   * @param horizon which messages a marker protects and how long markers live
    */
-  public DeadLetterResubmitter(ServiceBusConnection connection, String queue) {
+  public DeadLetterResubmitter(
+      ServiceBusConnection connection, String queue, MarkerHorizon horizon) {
     this.connection = Objects.requireNonNull(connection, "connection");
     this.queue = Objects.requireNonNull(queue, "queue");
+    this.horizon = Objects.requireNonNull(horizon, "horizon");
+  }
+
+  /**
+   * Which messages are protected by an inbox marker, and how long markers live.
+   *
+   * @param markerProtected tells from a Subject whether the type is marker-protected
+   * @param markerTtl the markers' TTL; empty = markers never expire
+   * @param clock now, to age messages
+   * @param force resubmit messages past the horizon anyway (with a warning)
+   */
+  public record MarkerHorizon(
+      Predicate<String> markerProtected, Optional<Duration> markerTtl, Clock clock, boolean force) {
+    /** No marker-protected types. */
+    public static final MarkerHorizon NONE =
+        new MarkerHorizon(subject -> false, Optional.empty(), Clock.systemUTC(), false);
+
+    /** Requires every component. */
+    public MarkerHorizon {
+      Objects.requireNonNull(markerProtected, "markerProtected");
+      Objects.requireNonNull(markerTtl, "markerTtl");
+      Objects.requireNonNull(clock, "clock");
+    }
+
+    /** Empty when the message may go back; otherwise why its marker may be gone. */
+    Optional<String> expired(ServiceBusReceivedMessage message) {
+      if (markerTtl.isEmpty() || !markerProtected.test(message.getSubject())) {
+        return Optional.empty();
+      }
+      Instant first = firstEnqueued(message);
+      Duration age = Duration.between(first, clock.instant());
+      if (age.compareTo(markerTtl.get()) <= 0) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          "first enqueued "
+              + first
+              + ", "
+              + age.toDays()
+              + " days ago: older than the inbox marker TTL "
+              + markerTtl.get()
+              + ", so its marker may have expired and a copy could apply twice");
+    }
   }
 
   /**
@@ -51,9 +121,11 @@ public final class DeadLetterResubmitter {
    *
    * @param messageId its MessageId
    * @param reason its dead-letter reason
-   * @param resubmitted whether it was sent back (false when filtered out or in a dry run)
+   * @param resubmitted whether it was sent back (false when filtered out, refused or in a dry run)
+   * @param refusal why a selected message was refused, or why a forced one was risky
    */
-  public record Entry(String messageId, String reason, boolean resubmitted) {}
+  public record Entry(
+      String messageId, String reason, boolean resubmitted, Optional<String> refusal) {}
 
   /**
    * Resubmits up to {@code max} dead-lettered messages whose reason is in {@code reasons} (all
@@ -91,13 +163,15 @@ public final class DeadLetterResubmitter {
         for (ServiceBusReceivedMessage message : batch) {
           String reason = Optional.ofNullable(message.getDeadLetterReason()).orElse("");
           boolean selected = reasons.isEmpty() || reasons.contains(reason);
-          if (selected && !dryRun) {
+          Optional<String> expired = selected ? horizon.expired(message) : Optional.<String>empty();
+          boolean send = selected && !dryRun && (expired.isEmpty() || horizon.force());
+          if (send) {
             sender.sendMessage(copyOf(message));
             receiver.complete(message);
           } else {
             skipped.add(message);
           }
-          entries.add(new Entry(message.getMessageId(), reason, selected && !dryRun));
+          entries.add(new Entry(message.getMessageId(), reason, send, expired));
         }
       }
       // Held until the end so that a skipped message is not received again in this run.
@@ -114,7 +188,20 @@ public final class DeadLetterResubmitter {
     copy.setCorrelationId(received.getCorrelationId());
     Map<String, Object> properties = new HashMap<>(received.getApplicationProperties());
     DEAD_LETTER_PROPERTIES.forEach(properties::remove);
+    properties.put(FIRST_ENQUEUED_PROPERTY, firstEnqueued(received).toString());
     copy.getApplicationProperties().putAll(properties);
     return copy;
+  }
+
+  private static Instant firstEnqueued(ServiceBusReceivedMessage message) {
+    Object stamped = message.getApplicationProperties().get(FIRST_ENQUEUED_PROPERTY);
+    if (stamped != null) {
+      try {
+        return Instant.parse(stamped.toString());
+      } catch (DateTimeParseException e) {
+        // Not ours after all: fall back to the broker's time.
+      }
+    }
+    return message.getEnqueuedTime().toInstant();
   }
 }

@@ -12,6 +12,7 @@ import io.idemworker.testing.Emulators;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,7 +56,8 @@ class ResubmitCommandTest {
 
       int exit =
           new CommandLine(
-                  new ResubmitCommand(env, new PrintStream(bytes, true, StandardCharsets.UTF_8)))
+                  new ResubmitCommand(
+                      env, new PrintStream(bytes, true, StandardCharsets.UTF_8), Clock.systemUTC()))
               .execute("--reason", "StoreRejected", "--wait", "PT2S");
 
       assertThat(exit).isZero();
@@ -79,12 +81,76 @@ class ResubmitCommandTest {
   }
 
   @Test
+  void creditOlderThanTheMarkerTtl_isRefusedAndStays_unlessForced() {
+    String queue = Emulators.newQueue(settings -> settings);
+    try (ServiceBusSenderClient sender = Emulators.sender(queue);
+        ServiceBusReceiverClient receiver =
+            Emulators.serviceBusClient()
+                .receiver()
+                .queueName(queue)
+                .disableAutoComplete()
+                .buildClient()) {
+      com.azure.messaging.servicebus.ServiceBusMessage credit =
+          new com.azure.messaging.servicebus.ServiceBusMessage(
+              "{\"orderId\":\"o\",\"creditId\":\"cr-old\",\"amount\":1,\"currency\":\"EUR\",\"reason\":\"r\"}");
+      credit.setMessageId("cr-old");
+      credit.setSubject("OrderCredited");
+      sender.sendMessage(credit);
+      receiver.deadLetter(
+          receive(receiver, 1).get(0),
+          new DeadLetterOptions().setDeadLetterReason("StoreRejected"));
+      Map<String, String> env =
+          Map.of(
+              "SERVICEBUS_CONNECTION_STRING",
+              Emulators.serviceBus().connectionString(),
+              "SERVICEBUS_QUEUE_NAME",
+              queue,
+              "WORKER_INBOX_TTL",
+              "P14D");
+      Clock fifteenDaysLater = Clock.offset(Clock.systemUTC(), Duration.ofDays(15));
+      ByteArrayOutputStream refusedOut = new ByteArrayOutputStream();
+
+      int refused =
+          new CommandLine(
+                  new ResubmitCommand(
+                      env,
+                      new PrintStream(refusedOut, true, StandardCharsets.UTF_8),
+                      fifteenDaysLater))
+              .execute("--wait", "PT2S");
+
+      assertThat(refused).isZero();
+      assertThat(refusedOut.toString(StandardCharsets.UTF_8))
+          .contains("refused      cr-old")
+          .contains("older than the inbox marker TTL PT336H")
+          .contains("1 message(s) refused");
+      ByteArrayOutputStream forcedOut = new ByteArrayOutputStream();
+      int forced =
+          new CommandLine(
+                  new ResubmitCommand(
+                      env,
+                      new PrintStream(forcedOut, true, StandardCharsets.UTF_8),
+                      fifteenDaysLater))
+              .execute("--wait", "PT2S", "--force");
+
+      assertThat(forced).isZero();
+      assertThat(forcedOut.toString(StandardCharsets.UTF_8))
+          .contains("forced       cr-old")
+          .contains("WARNING, forced although");
+      ServiceBusReceivedMessage back = receive(receiver, 1).get(0);
+      assertThat(back.getMessageId()).isEqualTo("cr-old");
+      assertThat(back.getApplicationProperties()).containsKey("idemworker-first-enqueued-at");
+      receiver.complete(back);
+    }
+  }
+
+  @Test
   void withoutServiceBusSettings_exitsTwoNamingTheVariables() {
     int exit =
         new CommandLine(
                 new ResubmitCommand(
                     Map.of(),
-                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)))
+                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                    Clock.systemUTC()))
             .execute();
 
     assertThat(exit).isEqualTo(2);
