@@ -74,14 +74,14 @@ resource sbNamespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
   sku: {
     name: sku
     tier: sku
-    // null sends no value: messaging units and partitions are Premium settings.
+    // Messaging units and partitions are Premium settings: no capacity and 0 partitions on Standard.
     capacity: isPremium ? messagingUnits : null
   }
   properties: {
     disableLocalAuth: true
     minimumTlsVersion: '1.2'
     publicNetworkAccess: 'Enabled'
-    premiumMessagingPartitions: isPremium ? premiumPartitions : null
+    premiumMessagingPartitions: isPremium ? premiumPartitions : 0
   }
 }
 

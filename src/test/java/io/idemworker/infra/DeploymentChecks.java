@@ -256,7 +256,7 @@ final class DeploymentChecks {
           BicepEval.at(namespace, "properties.premiumMessagingPartitions").orElse(Null.NULL);
       if (!tier.sku().equals(name)
           || !(premium ? (Object) tier.units() : Null.NULL).equals(capacity)
-          || !(premium ? (Object) tier.partitions() : Null.NULL).equals(partitions)) {
+          || !(premium ? (Object) tier.partitions() : (Object) 0L).equals(partitions)) {
         problems.add(
             tier + ": namespace sku " + namespace.get("sku") + ", partitions " + partitions);
       }
