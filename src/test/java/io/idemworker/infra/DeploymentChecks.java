@@ -250,7 +250,7 @@ final class DeploymentChecks {
       BicepEval eval = new BicepEval(t, tier.params());
       Map<String, Object> namespace = eval.resource(ns);
       boolean premium = tier.sku().equals("Premium");
-      Object name = BicepEval.at(namespace, "sku.name").orElse(null);
+      Object name = BicepEval.at(namespace, "sku.name").orElse("(none)");
       Object capacity = BicepEval.at(namespace, "sku.capacity").orElse(Null.NULL);
       Object partitions =
           BicepEval.at(namespace, "properties.premiumMessagingPartitions").orElse(Null.NULL);
