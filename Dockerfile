@@ -3,7 +3,9 @@
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY pom.xml .
-# Resolve dependencies in their own layer so source edits do not re-download them.
+# Download dependencies before copying the sources, into a cache mount: ~/.m2 survives between builds
+# on the same builder but is in no image layer (this step's layer is empty), so the package step below
+# reuses it on that builder only, and a fresh builder (CI, a new machine) downloads everything again.
 RUN --mount=type=cache,target=/root/.m2 mvn -B -q -DskipTests dependency:resolve dependency:resolve-plugins
 COPY src ./src
 RUN --mount=type=cache,target=/root/.m2 mvn -B -DskipTests package \

@@ -13,14 +13,14 @@ param location string
 @description('Object id of the user running azd; gets Cosmos DB data access and send/receive on the queue so local runs against Azure work. Empty to skip.')
 param principalId string = ''
 
-@description('Principal type of principalId (User for a person, ServicePrincipal for a CI identity).')
+@description('Principal type of principalId (User for a person, ServicePrincipal for a CI identity); main.parameters.json takes it from AZURE_PRINCIPAL_TYPE.')
 @allowed([
   'User'
   'ServicePrincipal'
 ])
 param principalType string = 'User'
 
-@description('Container image of the worker; azd replaces it on deploy. The placeholder lets the first provision succeed before any image exists.')
+@description('Container image of the worker; azd replaces it on deploy. Empty (or the placeholder) runs a placeholder without probes, so the first provision succeeds before any image exists.')
 param workerImageName string = ''
 
 @minValue(0)
@@ -29,16 +29,50 @@ param workerImageName string = ''
 param workerMinReplicas int = 0
 
 @minValue(1)
-@maxValue(30)
-@description('Most worker replicas.')
+@maxValue(1000)
+@description('Most worker replicas (sizing in docs/deploy.md).')
 param workerMaxReplicas int = 10
 
 @minValue(1)
-@description('Active messages per replica before KEDA adds a replica.')
+@description('KEDA target: active messages in the queue per replica. The queue settles near replicas x this value, so this divided by the rate of one replica is the queueing delay KEDA aims for (docs/deploy.md).')
 param workerMessagesPerReplica int = 20
 
-@description('Serverless Cosmos DB (pay per request). false gives a provisioned-throughput account at 400 RU/s on the database.')
-param cosmosServerless bool = true
+@allowed([
+  'serverless'
+  'autoscale'
+])
+@description('Cosmos DB capacity: serverless (pay per request unit) or autoscale (provisioned RU/s on the container, up to cosmosAutoscaleMaxThroughput). Fixed when the account is created.')
+param cosmosCapacityMode string = 'serverless'
+
+@minValue(1000)
+@maxValue(1000000)
+@description('autoscale only: the most RU/s the orders container may use, in steps of 1000 (it scales down to a tenth of this).')
+param cosmosAutoscaleMaxThroughput int = 4000
+
+@allowed([
+  'Standard'
+  'Premium'
+])
+@description('Service Bus tier: Standard (shared, pay per operation) or Premium (dedicated messaging units).')
+param serviceBusSku string = 'Standard'
+
+@allowed([
+  1
+  2
+  4
+  8
+  16
+])
+@description('Premium only: messaging units, a multiple of serviceBusPremiumPartitions.')
+param serviceBusMessagingUnits int = 1
+
+@allowed([
+  1
+  2
+  4
+])
+@description('Premium only: namespace partitions, fixed when the namespace is created.')
+param serviceBusPremiumPartitions int = 1
 
 var abbrs = loadJsonContent('abbreviations.json')
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
@@ -96,6 +130,9 @@ module serviceBus 'modules/servicebus.bicep' = {
     tags: tags
     namespaceName: '${abbrs.serviceBusNamespaces}${resourceToken}'
     queueName: queueName
+    sku: serviceBusSku
+    messagingUnits: serviceBusMessagingUnits
+    premiumPartitions: serviceBusPremiumPartitions
     workerPrincipalId: identity.outputs.workerPrincipalId
     scalerPrincipalId: identity.outputs.scalerPrincipalId
     userPrincipalId: principalId
@@ -112,7 +149,8 @@ module cosmos 'modules/cosmos.bicep' = {
     accountName: '${abbrs.documentDBDatabaseAccounts}${resourceToken}'
     databaseName: databaseName
     containerName: containerName
-    serverless: cosmosServerless
+    capacityMode: cosmosCapacityMode
+    autoscaleMaxThroughput: cosmosAutoscaleMaxThroughput
     workerPrincipalId: identity.outputs.workerPrincipalId
     userPrincipalId: principalId
   }
@@ -157,6 +195,10 @@ module worker 'modules/worker-app.bicep' = {
     serviceBusFullyQualifiedNamespace: serviceBus.outputs.fullyQualifiedNamespace
     // Likewise the Service Bus module (and the scaler's Data Owner assignment) completes first.
     queueName: serviceBus.outputs.queueName
+    // The queue's settings as the Service Bus module set them, so the worker cannot disagree with them.
+    queueLockDuration: serviceBus.outputs.lockDuration
+    queueMaxDeliveryCount: serviceBus.outputs.maxDeliveryCount
+    queueMessageTimeToLive: serviceBus.outputs.defaultMessageTimeToLive
     cosmosEndpoint: cosmos.outputs.endpoint
     cosmosDatabaseName: cosmos.outputs.databaseName
     cosmosContainerName: cosmos.outputs.containerName

@@ -1,4 +1,6 @@
-// Container Apps environment (workload-profiles type, Consumption profile) sending logs to Log Analytics.
+// Container Apps environment (workload-profiles type, Consumption profile). Logs go to Log Analytics
+// through Azure Monitor (a diagnostic setting), so no workspace key is read or stored: the
+// 'log-analytics' destination would need the workspace's shared key in the template.
 param location string
 param tags object
 param name string
@@ -14,11 +16,7 @@ resource environment 'Microsoft.App/managedEnvironments@2025-01-01' = {
   tags: tags
   properties: {
     appLogsConfiguration: {
-      destination: 'log-analytics'
-      logAnalyticsConfiguration: {
-        customerId: logAnalytics.properties.customerId
-        sharedKey: logAnalytics.listKeys().primarySharedKey
-      }
+      destination: 'azure-monitor'
     }
     workloadProfiles: [
       {
@@ -27,6 +25,21 @@ resource environment 'Microsoft.App/managedEnvironments@2025-01-01' = {
       }
     ]
     zoneRedundant: false
+  }
+}
+
+// Console and system logs of every app in the environment (ContainerAppConsoleLogs, ContainerAppSystemLogs).
+resource logs 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'logs-to-log-analytics'
+  scope: environment
+  properties: {
+    workspaceId: logAnalytics.id
+    logs: [
+      {
+        categoryGroup: 'allLogs'
+        enabled: true
+      }
+    ]
   }
 }
 

@@ -6,12 +6,17 @@ param accountName string
 param databaseName string
 param containerName string
 
-@description('Serverless (pay per request units used). false gives provisioned throughput on the database.')
-param serverless bool = true
+@allowed([
+  'serverless'
+  'autoscale'
+])
+@description('serverless: pay per request unit used, capped in throughput. autoscale: throughput on the container that scales between 10 % and 100 % of autoscaleMaxThroughput, billed by the hour. Fixed when the account is created.')
+param capacityMode string = 'serverless'
 
-@minValue(400)
-@description('Database throughput in RU/s when serverless is false.')
-param provisionedThroughput int = 400
+@minValue(1000)
+@maxValue(1000000)
+@description('autoscale only: the most RU/s the container may use, in steps of 1000.')
+param autoscaleMaxThroughput int = 4000
 
 param workerPrincipalId string
 
@@ -20,6 +25,8 @@ param userPrincipalId string = ''
 
 // Built-in Data Contributor: read, write, query and delete items; no control-plane rights.
 var dataContributorRoleId = '00000000-0000-0000-0000-000000000002'
+
+var serverless = capacityMode == 'serverless'
 
 resource account 'Microsoft.DocumentDB/databaseAccounts@2025-04-15' = {
   name: accountName
@@ -57,10 +64,6 @@ resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2025-04-15
     resource: {
       id: databaseName
     }
-    // Serverless accounts reject throughput options.
-    options: serverless ? {} : {
-      throughput: provisionedThroughput
-    }
   }
 }
 
@@ -94,13 +97,26 @@ resource container 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/container
         ]
       }
     }
+    // One container, so its own throughput rather than the database's shared pool. Serverless accounts
+    // reject throughput options.
+    options: serverless ? {} : {
+      autoscaleSettings: {
+        maxThroughput: autoscaleMaxThroughput
+      }
+    }
   }
 }
 
 var dataContributorDefinitionId = '${account.id}/sqlRoleDefinitions/${dataContributorRoleId}'
 
+// The account takes an exclusive lock for each role assignment (and for creating the container), and a
+// second request meanwhile fails with 412 PreconditionFailed. So one after the other: container, worker,
+// user. Any assignment added here must depend on the one before it.
 resource workerDataAccess 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = {
   parent: account
+  dependsOn: [
+    container
+  ]
   name: guid(dataContributorDefinitionId, workerPrincipalId, account.id)
   properties: {
     roleDefinitionId: dataContributorDefinitionId
@@ -111,6 +127,9 @@ resource workerDataAccess 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignme
 
 resource userDataAccess 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = if (!empty(userPrincipalId)) {
   parent: account
+  dependsOn: [
+    workerDataAccess
+  ]
   name: guid(dataContributorDefinitionId, userPrincipalId, account.id)
   properties: {
     roleDefinitionId: dataContributorDefinitionId

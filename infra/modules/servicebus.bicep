@@ -1,5 +1,5 @@
-// Service Bus namespace (Standard: duplicate detection needs it) with Entra-only auth, and the orders
-// queue. The worker identity may receive and send on the queue (send is for the demo and dead-letter
+// Service Bus namespace (Standard by default, Premium for high volume; Basic lacks duplicate detection)
+// with Entra-only auth, and the orders queue. The worker identity may receive and send on the queue (send is for the demo and dead-letter
 // resubmission); the scaler identity gets Data Owner on the queue because KEDA reads the message count
 // through the management API, which needs the Manage claim.
 param location string
@@ -18,6 +18,34 @@ param userPrincipalId string = ''
 ])
 param userPrincipalType string = 'User'
 
+@allowed([
+  'Standard'
+  'Premium'
+])
+@description('Standard: shared capacity, pay per operation. Premium: dedicated messaging units, for high volume.')
+param sku string = 'Standard'
+
+@allowed([
+  1
+  2
+  4
+  8
+  16
+])
+@description('Premium only: messaging units; must be a multiple of premiumPartitions. Ignored on Standard.')
+param messagingUnits int = 1
+
+@allowed([
+  1
+  2
+  4
+])
+@description('Premium only: partitions of the namespace, fixed at creation; above 1 every entity is partitioned. Ignored on Standard.')
+param premiumPartitions int = 1
+
+// The three queue settings below are defined here only: the queue uses them and the outputs pass the same
+// values to the worker (SERVICEBUS_LOCK_DURATION, SERVICEBUS_MAX_DELIVERY_COUNT, SERVICEBUS_MESSAGE_TTL),
+// which needs them to know how long a copy of a message can still arrive.
 @description('Peek-lock duration; the worker renews the lock while it works (WORKER_MAX_LOCK_RENEWAL).')
 param lockDuration string = 'PT1M'
 
@@ -28,8 +56,12 @@ param maxDeliveryCount int = 10
 @description('How long Service Bus remembers a MessageId to drop a re-sent duplicate (20 s to 7 days).')
 param duplicateDetectionHistoryTimeWindow string = 'PT10M'
 
-@description('Time-to-live of a message nobody receives; it is then dead-lettered, not dropped.')
+@description('Time-to-live of a message nobody receives; it is then dead-lettered, not dropped. 14 days outlasts a long weekend of worker outage with room to spare, and bounds how long the worker must remember an order it has processed.')
 param defaultMessageTimeToLive string = 'P14D'
+
+var isPremium = sku == 'Premium'
+// A partitioned Premium namespace refuses non-partitioned entities; Standard keeps the queue unpartitioned.
+var partitioned = isPremium && premiumPartitions > 1
 
 var dataReceiverRoleId = '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0'
 var dataSenderRoleId = '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39'
@@ -40,19 +72,23 @@ resource sbNamespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
   location: location
   tags: tags
   sku: {
-    name: 'Standard'
-    tier: 'Standard'
+    name: sku
+    tier: sku
+    // Messaging units and partitions are Premium settings: no capacity and 0 partitions on Standard.
+    capacity: isPremium ? messagingUnits : null
   }
   properties: {
     disableLocalAuth: true
     minimumTlsVersion: '1.2'
     publicNetworkAccess: 'Enabled'
+    premiumMessagingPartitions: isPremium ? premiumPartitions : 0
   }
 }
 
 resource queue 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = {
   parent: sbNamespace
   name: queueName
+  // Identical on Standard and Premium except enablePartitioning, which a partitioned namespace imposes.
   properties: {
     // Can only be set when the queue is created.
     requiresDuplicateDetection: true
@@ -62,7 +98,9 @@ resource queue 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = {
     deadLetteringOnMessageExpiration: true
     defaultMessageTimeToLive: defaultMessageTimeToLive
     requiresSession: false
-    enablePartitioning: false
+    // With duplicate detection on and no partition key, a partitioned queue routes by MessageId, so
+    // every copy of a message meets the same partition's duplicate history.
+    enablePartitioning: partitioned
     maxSizeInMegabytes: 1024
   }
 }
@@ -122,4 +160,7 @@ output namespaceName string = sbNamespace.name
 // single slashes: tree-sitter-bicep 1.1.0 lexes a string literal that starts with two slashes as a comment.
 output fullyQualifiedNamespace string = split(split(sbNamespace.properties.serviceBusEndpoint, '/')[2], ':')[0]
 output queueName string = queue.name
+output lockDuration string = lockDuration
+output maxDeliveryCount int = maxDeliveryCount
+output defaultMessageTimeToLive string = defaultMessageTimeToLive
 

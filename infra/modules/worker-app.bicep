@@ -16,6 +16,17 @@ param scalerIdentityId string
 param serviceBusNamespaceName string
 param serviceBusFullyQualifiedNamespace string
 param queueName string
+
+// The queue's own settings, from the Service Bus module's outputs (defined there once).
+@description('Peek-lock duration of the queue (ISO 8601), as SERVICEBUS_LOCK_DURATION.')
+param queueLockDuration string
+
+@description('Deliveries before the queue dead-letters a message, as SERVICEBUS_MAX_DELIVERY_COUNT.')
+param queueMaxDeliveryCount int
+
+@description('Default message time-to-live of the queue (ISO 8601), as SERVICEBUS_MESSAGE_TTL.')
+param queueMessageTimeToLive string
+
 param cosmosEndpoint string
 param cosmosDatabaseName string
 param cosmosContainerName string
@@ -25,6 +36,7 @@ param applicationInsightsName string
 param minReplicas int = 0
 
 @minValue(1)
+@maxValue(1000)
 param maxReplicas int = 10
 
 @minValue(1)
@@ -62,9 +74,13 @@ param shutdownTimeout string = 'PT30S'
 param terminationGracePeriodSeconds int = 60
 
 // The placeholder is not the worker: it has no health endpoints, so it gets no probes. azure.yaml
-// provisions again after the first deploy, which adds them with the real image.
-var usePlaceholder = empty(imageName)
-var image = usePlaceholder ? 'mcr.microsoft.com/k8se/quickstart:latest' : imageName
+// provisions again after the first deploy, which adds them with the real image. azd saves every output
+// in the environment file and passes it back on the next provision, so the placeholder must never come
+// back as "the image": the output below is empty while the placeholder runs, and a placeholder name
+// passed in anyway (an environment file written before this rule) counts as no image.
+var placeholderImage = 'mcr.microsoft.com/k8se/quickstart:latest'
+var usePlaceholder = empty(imageName) || imageName == placeholderImage
+var image = usePlaceholder ? placeholderImage : imageName
 
 resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: applicationInsightsName
@@ -119,7 +135,7 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
     }
   }
   properties: {
-    managedEnvironmentId: containerAppsEnvironmentId
+    environmentId: containerAppsEnvironmentId
     workloadProfileName: 'Consumption'
     configuration: {
       activeRevisionsMode: 'Single'
@@ -155,6 +171,18 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
             {
               name: 'SERVICEBUS_QUEUE_NAME'
               value: queueName
+            }
+            {
+              name: 'SERVICEBUS_LOCK_DURATION'
+              value: queueLockDuration
+            }
+            {
+              name: 'SERVICEBUS_MAX_DELIVERY_COUNT'
+              value: string(queueMaxDeliveryCount)
+            }
+            {
+              name: 'SERVICEBUS_MESSAGE_TTL'
+              value: queueMessageTimeToLive
             }
             {
               name: 'COSMOS_ENDPOINT'
@@ -240,4 +268,5 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
 }
 
 output name string = app.name
-output imageName string = image
+// Empty while the placeholder runs: see placeholderImage.
+output imageName string = usePlaceholder ? '' : imageName

@@ -132,7 +132,8 @@ class BicepTemplatesTest {
 
   @Test
   void basicServiceBusTier_isReported() {
-    String broken = replaceOnce(SERVICE_BUS, "name: 'Standard'", "name: 'Basic'");
+    String broken =
+        replaceOnce(SERVICE_BUS, "param sku string = 'Standard'", "param sku string = 'Basic'");
 
     assertThat(BicepChecks.serviceBus(broken)).anyMatch(p -> p.contains("sku.name"));
   }
@@ -194,7 +195,7 @@ class BicepTemplatesTest {
 
   @Test
   void cosmosDataRoleForTheUserRemoved_isReported() {
-    String broken = removeLines(COSMOS, "resource userDataAccess", 9);
+    String broken = removeLines(COSMOS, "resource userDataAccess", 12);
 
     assertThat(BicepChecks.cosmos(broken)).anyMatch(p -> p.contains("userPrincipalId"));
   }

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Checks of the local-run files, the dev container and the azd files, as functions from file text
@@ -24,6 +25,12 @@ final class LocalChecks {
           .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
           .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
   private static final YAMLMapper YAML = new YAMLMapper();
+
+  static final String COSMOS_EMULATOR_TAG = "vnext-latest";
+
+  /** A comment claiming that a cache-mount step keeps dependencies in an image layer. */
+  private static final Pattern LAYER_CLAIM =
+      Pattern.compile("(?i).*\\b(own|dependency|dependencies|separate) layers?\\b.*");
 
   private LocalChecks() {}
 
@@ -130,6 +137,10 @@ final class LocalChecks {
     }
     if (!"https".equalsIgnoreCase(cosmos.path("environment").path("PROTOCOL").asText())) {
       problems.add("the Cosmos emulator must run with PROTOCOL=https for Java clients");
+    }
+    // The tag Microsoft's emulator page documents now; vnext-preview was the preview-era tag.
+    if (!cosmos.path("image").asText().endsWith(":" + COSMOS_EMULATOR_TAG)) {
+      problems.add("the Cosmos emulator image is not the documented tag " + COSMOS_EMULATOR_TAG);
     }
     if (!cosmos.path("ports").toString().contains("8081:8081")) {
       problems.add("the Cosmos emulator does not publish port 8081");
@@ -273,11 +284,14 @@ final class LocalChecks {
       problems.add("main.parameters.json is not valid JSON: " + e.getOriginalMessage());
       return problems;
     }
+    // principalType follows the login azd uses (User, or ServicePrincipal in CI): sent as User for
+    // a service principal, ARM rejects the user role assignments (UnmatchedPrincipalType).
     Map<String, String> azd =
         Map.of(
             "environmentName", "${AZURE_ENV_NAME}",
             "location", "${AZURE_LOCATION}",
-            "principalId", "${AZURE_PRINCIPAL_ID}");
+            "principalId", "${AZURE_PRINCIPAL_ID}",
+            "principalType", "${AZURE_PRINCIPAL_TYPE=User}");
     azd.forEach(
         (name, value) -> {
           if (!params.path(name).path("value").asText().equals(value)) {
@@ -320,6 +334,19 @@ final class LocalChecks {
         text.lines().map(String::strip).filter(l -> l.startsWith("USER ")).toList();
     if (users.isEmpty() || users.get(users.size() - 1).matches("USER\\s+(root|0)(:.*)?")) {
       problems.add("the image runs as root");
+    }
+    List<String> lines = text.lines().toList();
+    for (int i = 0; i < lines.size(); i++) {
+      if (!lines.get(i).contains("--mount=type=cache")) {
+        continue;
+      }
+      for (int j = i - 1; j >= 0 && lines.get(j).strip().startsWith("#"); j--) {
+        if (LAYER_CLAIM.matcher(lines.get(j)).matches()) {
+          problems.add(
+              "a comment says the cache-mount step keeps a layer, but a cache mount is in no layer: "
+                  + lines.get(j).strip());
+        }
+      }
     }
     if (!text.contains("-XX:MaxRAMPercentage=")) {
       problems.add("the JVM is not sized from the container's memory (MaxRAMPercentage)");

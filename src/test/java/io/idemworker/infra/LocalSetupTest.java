@@ -78,6 +78,29 @@ class LocalSetupTest {
   }
 
   @Test
+  void cosmosEmulatorOnThePreviewTag_isReported() {
+    String preview =
+        replaceOnce(
+            COMPOSE, "azure-cosmos-emulator:vnext-latest", "azure-cosmos-emulator:vnext-preview");
+
+    assertThat(LocalChecks.compose(preview))
+        .contains("the Cosmos emulator image is not the documented tag vnext-latest");
+  }
+
+  @Test
+  void dockerfileCallingTheCacheMountALayer_isReported() {
+    String dockerfile = Repo.read("Dockerfile");
+    String before =
+        dockerfile.replaceFirst(
+            "(?s)# Download dependencies before copying the sources.*?\n(RUN --mount)",
+            "# Resolve dependencies in their own layer so source edits do not re-download them.\n$1");
+
+    assertThat(before).isNotEqualTo(dockerfile);
+    assertThat(LocalChecks.dockerfile(before))
+        .anyMatch(p -> p.contains("a cache mount is in no layer"));
+  }
+
+  @Test
   void workerEnvWithoutCosmosEndpoint_orEmulatorProperties_isReported() {
     String noEndpoint = replaceOnce(WORKER_ENV, "COSMOS_ENDPOINT=", "#COSMOS_ENDPOINT=");
     String noProperties = replaceOnce(WORKER_ENV, " -DCOSMOS.DISABLE_IMDS_ACCESS=true", "");

@@ -1,0 +1,455 @@
+package io.idemworker.infra;
+
+import io.idemworker.infra.Bicep.Arr;
+import io.idemworker.infra.Bicep.Declaration;
+import io.idemworker.infra.Bicep.Expr;
+import io.idemworker.infra.Bicep.Node;
+import io.idemworker.infra.Bicep.Obj;
+import io.idemworker.infra.Bicep.Template;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Evaluates the values of one template for given parameter values, the way ARM would before
+ * deploying, so tests can ask "with these parameters, what does the template send?" (for example:
+ * with the placeholder image, are there probes?).
+ *
+ * <p>It knows the small expression language our templates use for choices: string, number, bool and
+ * {@code null} literals, object and array literals, parameters (given, else their default) and
+ * variables, {@code ==}, {@code !=}, {@code <}, {@code >}, {@code <=}, {@code >=}, {@code &&},
+ * {@code ||}, {@code !}, {@code c ? a : b} and {@code empty(x)}. Everything else (resource
+ * properties, other functions, interpolations of unknown values) becomes an {@link Opaque} value
+ * carrying its source text: fine to carry and compare, but a condition that depends on one fails
+ * loudly with {@link IllegalStateException} instead of guessing. Not thread-safe (one evaluation
+ * per instance at a time); cheap to create.
+ */
+final class BicepEval {
+
+  /** A value only Azure knows (a resource property, a function result), kept as source text. */
+  record Opaque(String text) {}
+
+  /** Bicep's {@code null}. */
+  enum Null {
+    NULL
+  }
+
+  private final Template template;
+  private final Map<String, Object> params;
+  private final Set<String> evaluating = new HashSet<>();
+
+  BicepEval(Template template, Map<String, Object> params) {
+    this.template = template;
+    this.params = Map.copyOf(params);
+  }
+
+  /** The body of the resource named {@code symbol}, evaluated. */
+  @SuppressWarnings("unchecked")
+  Map<String, Object> resource(String symbol) {
+    Declaration d =
+        template
+            .find("resource", symbol)
+            .orElseThrow(() -> new IllegalArgumentException("no resource " + symbol));
+    return (Map<String, Object>) node(template.body(d));
+  }
+
+  /** The value of the output named {@code name}. */
+  Object output(String name) {
+    Declaration d =
+        template
+            .find("output", name)
+            .orElseThrow(() -> new IllegalArgumentException("no output " + name));
+    return node(d.value().orElseThrow());
+  }
+
+  /** The value at a dotted path of an evaluated object, if every step is an object key. */
+  static Optional<Object> at(Object value, String dottedPath) {
+    Object current = value;
+    for (String key : dottedPath.split("\\.")) {
+      if (!(current instanceof Map<?, ?> map) || !map.containsKey(key)) {
+        return Optional.empty();
+      }
+      current = map.get(key);
+    }
+    return Optional.of(current);
+  }
+
+  Object node(Node node) {
+    if (node instanceof Obj obj) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      obj.properties().forEach((k, v) -> out.put(unquote(k), node(v)));
+      return out;
+    }
+    if (node instanceof Arr arr) {
+      List<Object> out = new ArrayList<>();
+      arr.items().forEach(item -> out.add(node(item)));
+      return out;
+    }
+    return expression(((Expr) node).text());
+  }
+
+  Object expression(String text) {
+    Parser parser = new Parser(text);
+    Object value = parser.ternary();
+    parser.skipSpaces();
+    if (!parser.atEnd()) {
+      throw new IllegalArgumentException("cannot read past offset " + parser.pos + " of: " + text);
+    }
+    return value;
+  }
+
+  private Object identifier(String name) {
+    if (params.containsKey(name)) {
+      return params.get(name);
+    }
+    Optional<Declaration> declared =
+        template.find("param", name).or(() -> template.find("var", name));
+    if (declared.isEmpty() || declared.get().value().isEmpty()) {
+      return new Opaque(name);
+    }
+    if (!evaluating.add(name)) {
+      throw new IllegalArgumentException("cycle through " + name);
+    }
+    try {
+      return node(declared.get().value().get());
+    } finally {
+      evaluating.remove(name);
+    }
+  }
+
+  private static String unquote(String key) {
+    return key.length() >= 2 && key.startsWith("'") && key.endsWith("'")
+        ? key.substring(1, key.length() - 1)
+        : key;
+  }
+
+  private static boolean truth(Object value, String context) {
+    if (value instanceof Boolean b) {
+      return b;
+    }
+    throw new IllegalStateException("cannot decide " + context + ": " + value);
+  }
+
+  private static boolean known(Object value) {
+    return !(value instanceof Opaque);
+  }
+
+  /** Recursive descent over one expression's text (already free of comments and line breaks). */
+  private final class Parser {
+    private final String src;
+    private int pos;
+
+    Parser(String src) {
+      this.src = src;
+    }
+
+    Object ternary() {
+      int start = pos;
+      Object condition = or();
+      skipSpaces();
+      if (peek('?')) {
+        pos++;
+        Object whenTrue = ternary();
+        expect(':');
+        Object whenFalse = ternary();
+        String context = src.substring(start, pos).trim();
+        return truth(condition, context) ? whenTrue : whenFalse;
+      }
+      return condition;
+    }
+
+    private Object or() {
+      Object left = and();
+      while (consume("||")) {
+        Object right = and();
+        left = logical(left, right, true);
+      }
+      return left;
+    }
+
+    private Object and() {
+      Object left = comparison();
+      while (consume("&&")) {
+        Object right = comparison();
+        left = logical(left, right, false);
+      }
+      return left;
+    }
+
+    private Object logical(Object left, Object right, boolean isOr) {
+      if (!known(left) || !known(right)) {
+        return new Opaque(left + (isOr ? " || " : " && ") + right);
+      }
+      boolean l = truth(left, "operand");
+      boolean r = truth(right, "operand");
+      return isOr ? l || r : l && r;
+    }
+
+    private Object comparison() {
+      Object left = unary();
+      for (String op : List.of("==", "!=", "<=", ">=", "<", ">")) {
+        if (consume(op)) {
+          Object right = unary();
+          if (!known(left) || !known(right)) {
+            return new Opaque(left + " " + op + " " + right);
+          }
+          return switch (op) {
+            case "==" -> left.equals(right);
+            case "!=" -> !left.equals(right);
+            default -> compare(op, left, right);
+          };
+        }
+      }
+      return left;
+    }
+
+    private Object compare(String op, Object left, Object right) {
+      if (!(left instanceof Long l) || !(right instanceof Long r)) {
+        throw new IllegalStateException("cannot compare " + left + " " + op + " " + right);
+      }
+      return switch (op) {
+        case "<" -> l < r;
+        case ">" -> l > r;
+        case "<=" -> l <= r;
+        default -> l >= r;
+      };
+    }
+
+    private Object unary() {
+      skipSpaces();
+      if (peek('!') && !src.startsWith("!=", pos)) {
+        pos++;
+        Object value = unary();
+        return known(value) ? !truth(value, "!") : new Opaque("!" + value);
+      }
+      return primary();
+    }
+
+    private Object primary() {
+      skipSpaces();
+      if (atEnd()) {
+        throw new IllegalArgumentException("expression ends early: " + src);
+      }
+      char c = src.charAt(pos);
+      if (c == '(') {
+        pos++;
+        Object value = ternary();
+        expect(')');
+        return value;
+      }
+      if (c == '\'') {
+        return string();
+      }
+      if (c == '{') {
+        return object();
+      }
+      if (c == '[') {
+        return array();
+      }
+      if (Character.isDigit(c)
+          || (c == '-' && pos + 1 < src.length() && Character.isDigit(src.charAt(pos + 1)))) {
+        int start = pos++;
+        while (!atEnd() && Character.isDigit(src.charAt(pos))) {
+          pos++;
+        }
+        return Long.valueOf(src.substring(start, pos));
+      }
+      int start = pos;
+      String name = name();
+      switch (name) {
+        case "true":
+          return Boolean.TRUE;
+        case "false":
+          return Boolean.FALSE;
+        case "null":
+          return Null.NULL;
+        default:
+          break;
+      }
+      Object value;
+      if (peek('(')) {
+        List<Object> args = arguments();
+        value =
+            name.equals("empty") && args.size() == 1 && known(args.get(0))
+                ? isEmpty(args.get(0))
+                : opaque(start);
+      } else {
+        value = identifier(name);
+      }
+      while (peek('.') || peek('[')) {
+        if (peek('.')) {
+          pos++;
+          String key = name();
+          value =
+              value instanceof Map<?, ?> map && map.containsKey(key) ? map.get(key) : opaque(start);
+        } else {
+          skipBracket();
+          value = opaque(start);
+        }
+      }
+      return value;
+    }
+
+    private boolean isEmpty(Object v) {
+      if (v instanceof String s) {
+        return s.isEmpty();
+      }
+      if (v instanceof List<?> l) {
+        return l.isEmpty();
+      }
+      if (v instanceof Map<?, ?> m) {
+        return m.isEmpty();
+      }
+      return v == Null.NULL;
+    }
+
+    private Opaque opaque(int start) {
+      return new Opaque(src.substring(start, pos));
+    }
+
+    private List<Object> arguments() {
+      expect('(');
+      List<Object> args = new ArrayList<>();
+      skipSpaces();
+      if (peek(')')) {
+        pos++;
+        return args;
+      }
+      while (true) {
+        args.add(ternary());
+        skipSpaces();
+        if (peek(',')) {
+          pos++;
+          continue;
+        }
+        expect(')');
+        return args;
+      }
+    }
+
+    private Object string() {
+      int start = pos;
+      pos++;
+      StringBuilder out = new StringBuilder();
+      boolean opaque = false;
+      while (!atEnd()) {
+        char c = src.charAt(pos);
+        if (c == '\\') {
+          out.append(src.charAt(pos + 1));
+          pos += 2;
+        } else if (c == '$' && src.startsWith("${", pos)) {
+          pos += 2;
+          Object inner = ternary();
+          expect('}');
+          if (inner instanceof String || inner instanceof Long || inner instanceof Boolean) {
+            out.append(inner);
+          } else {
+            opaque = true;
+          }
+        } else if (c == '\'') {
+          pos++;
+          return opaque ? new Opaque(src.substring(start, pos)) : out.toString();
+        } else {
+          out.append(c);
+          pos++;
+        }
+      }
+      throw new IllegalArgumentException("unterminated string in: " + src);
+    }
+
+    private Map<String, Object> object() {
+      expect('{');
+      Map<String, Object> out = new LinkedHashMap<>();
+      while (true) {
+        skipSpacesAndCommas();
+        if (peek('}')) {
+          pos++;
+          return out;
+        }
+        String key = peek('\'') ? String.valueOf(string()) : name();
+        expect(':');
+        out.put(key, ternary());
+      }
+    }
+
+    private List<Object> array() {
+      expect('[');
+      List<Object> out = new ArrayList<>();
+      while (true) {
+        skipSpacesAndCommas();
+        if (peek(']')) {
+          pos++;
+          return out;
+        }
+        out.add(ternary());
+      }
+    }
+
+    private void skipBracket() {
+      int depth = 0;
+      do {
+        char c = src.charAt(pos);
+        if (c == '[') {
+          depth++;
+        } else if (c == ']') {
+          depth--;
+        }
+        pos++;
+      } while (depth > 0 && !atEnd());
+    }
+
+    private String name() {
+      skipSpaces();
+      int start = pos;
+      while (!atEnd() && (Character.isLetterOrDigit(src.charAt(pos)) || src.charAt(pos) == '_')) {
+        pos++;
+      }
+      if (start == pos) {
+        throw new IllegalArgumentException("expected a name at offset " + pos + " of: " + src);
+      }
+      return src.substring(start, pos);
+    }
+
+    private boolean consume(String op) {
+      skipSpaces();
+      if (src.startsWith(op, pos)) {
+        pos += op.length();
+        return true;
+      }
+      return false;
+    }
+
+    private void expect(char c) {
+      skipSpaces();
+      if (!peek(c)) {
+        throw new IllegalArgumentException("expected '" + c + "' at offset " + pos + " of: " + src);
+      }
+      pos++;
+    }
+
+    private boolean peek(char c) {
+      skipSpaces();
+      return !atEnd() && src.charAt(pos) == c;
+    }
+
+    void skipSpaces() {
+      while (!atEnd() && Character.isWhitespace(src.charAt(pos))) {
+        pos++;
+      }
+    }
+
+    private void skipSpacesAndCommas() {
+      while (!atEnd() && (Character.isWhitespace(src.charAt(pos)) || src.charAt(pos) == ',')) {
+        pos++;
+      }
+    }
+
+    boolean atEnd() {
+      return pos >= src.length();
+    }
+  }
+}
