@@ -56,8 +56,8 @@ param maxDeliveryCount int = 10
 @description('How long Service Bus remembers a MessageId to drop a re-sent duplicate (20 s to 7 days).')
 param duplicateDetectionHistoryTimeWindow string = 'PT10M'
 
-@description('Time-to-live of a message nobody receives; it is then dead-lettered, not dropped. 14 days outlasts a long weekend of worker outage with room to spare, and bounds how long the worker must remember an order it has processed.')
-param defaultMessageTimeToLive string = 'P14D'
+@description('Time-to-live of a message nobody receives; it is then dead-lettered, not dropped. 6 days outlasts a long weekend of worker outage, and keeps the redelivery horizon (lock duration x max delivery count + this + the 7-day resubmit window = 13 days 10 minutes) inside the 14 days the worker keeps inbox markers: the worker refuses to start when the markers would expire first.')
+param defaultMessageTimeToLive string = 'P6D'
 
 var isPremium = sku == 'Premium'
 // A partitioned Premium namespace refuses non-partitioned entities; Standard keeps the queue unpartitioned.

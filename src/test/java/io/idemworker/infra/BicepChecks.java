@@ -281,9 +281,7 @@ final class BicepChecks {
       }
     }
     for (String name : set) {
-      // The queue settings are read by the worker once its configuration lists them (another
-      // branch); until worker-env.json names them, they are the one allowed addition.
-      if (!env.all().contains(name) && !DeploymentChecks.QUEUE_SETTINGS.containsKey(name)) {
+      if (!env.all().contains(name)) {
         problems.add("container app sets " + name + ", which the worker does not read");
       }
     }
