@@ -1,6 +1,7 @@
 package io.idemworker.app;
 
 import io.idemworker.emulator.cosmos.CosmosEmulator;
+import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.emulator.servicebus.ServiceBusEmulatorConfig;
@@ -14,14 +15,17 @@ import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code emulators}: both in-process emulators, stand-alone, for any program on this machine. */
+/**
+ * {@code emulators}: the in-process emulators (and the payment provider double), stand-alone, for
+ * any program on this machine.
+ */
 @Command(
     name = "emulators",
     mixinStandardHelpOptions = true,
     description = {
-      "Starts both in-process emulators stand-alone.",
+      "Starts the in-process emulators stand-alone.",
       "",
-      "Starts the Service Bus (AMQP, plain TCP) and Cosmos DB (HTTPS gateway) emulators on loopback, prints how to reach them, and runs until interrupted (Ctrl+C). Any Azure SDK can use them: Service Bus with the printed connection string, Cosmos DB in gateway mode with the printed endpoint and key and the SDK's emulator certificate setting. Data lives in memory only."
+      "Starts the Service Bus (AMQP, plain TCP) and Cosmos DB (HTTPS gateway) emulators and the payment provider double (plain HTTP) on loopback, prints how to reach them, and runs until interrupted (Ctrl+C). Any Azure SDK can use them: Service Bus with the printed connection string, Cosmos DB in gateway mode with the printed endpoint and key and the SDK's emulator certificate setting. Data lives in memory only."
     })
 final class EmulatorsCommand implements Callable<Integer> {
   static final Path DEFAULT_CONFIG = Path.of("local", "servicebus", "Config.json");
@@ -37,6 +41,19 @@ final class EmulatorsCommand implements Callable<Integer> {
       defaultValue = "8081",
       description = "HTTPS port; 0 picks a free one (default ${DEFAULT-VALUE}).")
   int cosmosPort;
+
+  @Option(
+      names = "--payments-port",
+      defaultValue = "8082",
+      description =
+          "Payment provider double's HTTP port; 0 picks a free one (default ${DEFAULT-VALUE}).")
+  int paymentsPort;
+
+  @Option(
+      names = "--payments-api-key",
+      defaultValue = PaymentProviderEmulator.DEFAULT_API_KEY,
+      description = "API key the payment provider double accepts (default ${DEFAULT-VALUE}).")
+  String paymentsApiKey;
 
   @Option(
       names = "--config",
@@ -81,8 +98,16 @@ final class EmulatorsCommand implements Callable<Integer> {
     if (cosmosKey != null) {
       cosmosBuilder.key(cosmosKey);
     }
+    PaymentProviderEmulator.Builder paymentsBuilder;
+    try {
+      paymentsBuilder = PaymentProviderEmulator.builder().port(paymentsPort).apiKey(paymentsApiKey);
+    } catch (IllegalArgumentException e) {
+      System.err.println("idemworker emulators: " + e.getMessage());
+      return 2;
+    }
     try (ServiceBusEmulator serviceBus = serviceBusBuilder.start();
-        CosmosEmulator cosmos = cosmosBuilder.start()) {
+        CosmosEmulator cosmos = cosmosBuilder.start();
+        PaymentProviderEmulator payments = paymentsBuilder.start()) {
       Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "emulators-stop"));
       out.println("Service Bus emulator (AMQP on 127.0.0.1:" + serviceBus.port() + ")");
       out.println("  SERVICEBUS_CONNECTION_STRING=\"" + serviceBus.connectionString() + "\"");
@@ -93,7 +118,10 @@ final class EmulatorsCommand implements Callable<Integer> {
       out.println("  Java clients: -DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true,");
       out.println(
           "  gateway mode; other SDKs: trust the self-signed certificate or disable checks.");
-      out.println("Running; Ctrl+C stops both.");
+      out.println("Payment provider double (HTTP on 127.0.0.1:" + payments.port() + ")");
+      out.println("  PAYMENTS_BASE_URL=" + payments.baseUrl());
+      out.println("  PAYMENTS_API_KEY=\"" + payments.apiKey() + "\"");
+      out.println("Running; Ctrl+C stops all three.");
       out.flush();
       stop.await();
     }

@@ -9,8 +9,12 @@ import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import io.idemworker.payments.CaptureAnswer;
+import io.idemworker.payments.HttpPaymentProvider;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,6 +45,8 @@ class EmulatorsCommandTest {
                         "0",
                         "--cosmos-port",
                         "0",
+                        "--payments-port",
+                        "0",
                         "--config",
                         Path.of("local", "servicebus", "Config.json").toString()));
     String output = awaitOutput(bytes, "Running;");
@@ -48,6 +54,8 @@ class EmulatorsCommandTest {
     String connectionString = group(output, "SERVICEBUS_CONNECTION_STRING=\"([^\"]+)\"");
     String endpoint = group(output, "COSMOS_ENDPOINT=(\\S+)");
     String key = group(output, "COSMOS_KEY=\"([^\"]+)\"");
+    URI paymentsUrl = URI.create(group(output, "PAYMENTS_BASE_URL=(\\S+)"));
+    String paymentsKey = group(output, "PAYMENTS_API_KEY=\"([^\"]+)\"");
     try (ServiceBusSenderClient sender =
             new ServiceBusClientBuilder()
                 .connectionString(connectionString)
@@ -68,6 +76,10 @@ class EmulatorsCommandTest {
       assertThat(received.getMessageId()).isEqualTo("m-1");
       assertThat(cosmos.createDatabaseIfNotExists("stand-alone").getStatusCode()).isEqualTo(201);
     }
+    assertThat(
+            new HttpPaymentProvider(paymentsUrl, paymentsKey, Duration.ofSeconds(30))
+                .capture("pay-1", "ord-1", BigDecimal.TEN, "EUR"))
+        .isInstanceOf(CaptureAnswer.Captured.class);
     stop.countDown();
 
     assertThat(exit.get(30, TimeUnit.SECONDS)).isZero();
