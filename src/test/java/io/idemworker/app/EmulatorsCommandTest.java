@@ -99,6 +99,19 @@ class EmulatorsCommandTest {
     assertThat(exit).isEqualTo(2);
   }
 
+  @Test
+  void badPaymentsApiKey_exitsTwoBeforeStartingAnything() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+    int exit =
+        new CommandLine(
+                new EmulatorsCommand(
+                    new PrintStream(bytes, true, StandardCharsets.UTF_8), new CountDownLatch(1)))
+            .execute("--payments-port", "0", "--payments-api-key", "two words");
+
+    assertThat(exit).isEqualTo(2);
+  }
+
   private static String awaitOutput(ByteArrayOutputStream bytes, String marker)
       throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

@@ -28,6 +28,12 @@ import java.util.regex.Pattern;
  * stops the listener and cuts in-flight requests (their keys are given up, as if never sent); the
  * ledger and the stored answers stay with the object, and a closed emulator may be started again
  * (on a new port if the port was 0).
+ *
+ * <p>Starting sets the system property {@code sun.net.httpserver.nodelay=true} unless it is set:
+ * without it the JDK's HTTP server delays every answer on a kept-alive connection by about 40 ms.
+ * The JDK reads the property when its first HTTP server in the JVM starts, so a program that
+ * started one before (a health endpoint, say) should pass {@code -Dsun.net.httpserver.nodelay=true}
+ * itself.
  */
 public final class PaymentProviderEmulator implements AutoCloseable {
   /** The sandbox API key accepted unless {@link Builder#apiKey(String)} sets another. */
@@ -36,6 +42,7 @@ public final class PaymentProviderEmulator implements AutoCloseable {
   /** How long an executed key's answer is replayed unless {@link Builder#keyRetention} says. */
   public static final Duration DEFAULT_KEY_RETENTION = Duration.ofHours(24);
 
+  private static final String NODELAY = "sun.net.httpserver.nodelay";
   private static final Pattern API_KEY = Pattern.compile("[\\x21-\\x7E]{1,255}");
 
   private final int requestedPort;
@@ -75,6 +82,14 @@ public final class PaymentProviderEmulator implements AutoCloseable {
     synchronized (lifecycle) {
       if (server != null) {
         return this;
+      }
+      // The JDK server flushes headers and body in two writes; without TCP_NODELAY every answer on
+      // a
+      // kept-alive connection waits ~40 ms for the client's delayed ACK (measured: p50 44 ms vs
+      // 0.9 ms). The JDK reads this once, when its first HttpServer starts; an explicit setting
+      // wins.
+      if (System.getProperty(NODELAY) == null) {
+        System.setProperty(NODELAY, "true");
       }
       InetSocketAddress address =
           new InetSocketAddress(InetAddress.getLoopbackAddress(), requestedPort);
