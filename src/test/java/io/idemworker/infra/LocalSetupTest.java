@@ -54,7 +54,7 @@ class LocalSetupTest {
   void commentsOrWrongNamespaceOrMissingTopics_areReported() {
     String commented = CONFIG.replaceFirst("\\{", "{ // local settings");
     String renamed = replaceOnce(CONFIG, "\"sbemulatorns\"", "\"idemworker\"");
-    String noTopics = replaceOnce(CONFIG, "\"Topics\": []", "\"Subscriptions\": []");
+    String noTopics = replaceOnce(CONFIG, "\"Topics\": [", "\"TopicList\": [");
     String noLogging = replaceOnce(CONFIG, "\"Type\": \"File\"", "\"Kind\": \"File\"");
 
     assertThat(LocalChecks.serviceBusEmulatorConfig(commented))

@@ -1,0 +1,485 @@
+package io.idemworker.emulator.servicebus;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.apache.qpid.proton.message.Message;
+
+/**
+ * A recursive-descent parser for the {@link SqlFilter} subset. Parsing yields a tree of lambdas;
+ * evaluating one is thread-safe because it only reads the message.
+ */
+final class SqlExpression {
+  /** A predicate in three-valued logic: TRUE, FALSE or null for unknown. */
+  interface Predicate {
+    Boolean test(Message m);
+  }
+
+  /** An operand: a constant or a property; empty when the property is missing or NULL. */
+  private interface Operand {
+    Optional<Object> value(Message m);
+  }
+
+  private enum Kind {
+    WORD,
+    STRING,
+    NUMBER,
+    SYMBOL,
+    END
+  }
+
+  private record Token(Kind kind, String text, int position) {
+    boolean is(String keyword) {
+      return (kind == Kind.WORD || kind == Kind.SYMBOL) && text.equalsIgnoreCase(keyword);
+    }
+  }
+
+  private final String source;
+  private final List<Token> tokens;
+  private int next;
+
+  private SqlExpression(String source) {
+    this.source = source;
+    this.tokens = tokenize(source);
+  }
+
+  static Predicate parse(String source) {
+    SqlExpression p = new SqlExpression(source);
+    Predicate result = p.or();
+    if (p.peek().kind != Kind.END) {
+      throw p.error("unexpected '" + p.peek().text + "'");
+    }
+    return result;
+  }
+
+  private Predicate or() {
+    Predicate left = and();
+    while (peek().is("OR")) {
+      next++;
+      Predicate a = left;
+      Predicate b = and();
+      left =
+          m -> {
+            Boolean x = a.test(m);
+            if (Boolean.TRUE.equals(x)) {
+              return true;
+            }
+            Boolean y = b.test(m);
+            if (Boolean.TRUE.equals(y)) {
+              return true;
+            }
+            return x == null || y == null ? null : false;
+          };
+    }
+    return left;
+  }
+
+  private Predicate and() {
+    Predicate left = not();
+    while (peek().is("AND")) {
+      next++;
+      Predicate a = left;
+      Predicate b = not();
+      left =
+          m -> {
+            Boolean x = a.test(m);
+            if (Boolean.FALSE.equals(x)) {
+              return false;
+            }
+            Boolean y = b.test(m);
+            if (Boolean.FALSE.equals(y)) {
+              return false;
+            }
+            return x == null || y == null ? null : true;
+          };
+    }
+    return left;
+  }
+
+  private Predicate not() {
+    if (peek().is("NOT")) {
+      next++;
+      Predicate inner = not();
+      return m -> {
+        Boolean v = inner.test(m);
+        return v == null ? null : !v;
+      };
+    }
+    return primary();
+  }
+
+  private Predicate primary() {
+    if (peek().is("(")) {
+      next++;
+      Predicate inner = or();
+      expect(")");
+      return inner;
+    }
+    if (peek().is("EXISTS")) {
+      next++;
+      expect("(");
+      Token t = take();
+      if (t.kind != Kind.WORD) {
+        throw error(t, "EXISTS takes a property name");
+      }
+      Property property = property(t);
+      expect(")");
+      return property::exists;
+    }
+    Operand left = operand();
+    Token op = peek();
+    if (op.is("IS")) {
+      next++;
+      boolean negated = takeIf("NOT");
+      expect("NULL");
+      return m -> left.value(m).isEmpty() != negated;
+    }
+    boolean negated = takeIf("NOT");
+    if (peek().is("IN")) {
+      next++;
+      return in(left, negated);
+    }
+    if (peek().is("LIKE")) {
+      next++;
+      return like(left, negated);
+    }
+    if (negated) {
+      throw error("NOT must be followed by IN or LIKE here");
+    }
+    if (op.kind == Kind.SYMBOL
+        && List.of("=", "<>", "!=", "<", "<=", ">", ">=").contains(op.text)) {
+      next++;
+      Operand right = operand();
+      String operator = op.text;
+      return m -> compare(left.value(m), right.value(m), operator);
+    }
+    throw error(op, "expected a comparison, IN, LIKE or IS after an operand");
+  }
+
+  private Predicate in(Operand left, boolean negated) {
+    expect("(");
+    List<Operand> values = new ArrayList<>();
+    do {
+      values.add(operand());
+    } while (takeIf(","));
+    expect(")");
+    return m -> {
+      Optional<Object> v = left.value(m);
+      if (v.isEmpty()) {
+        return null;
+      }
+      for (Operand candidate : values) {
+        if (Boolean.TRUE.equals(compare(v, candidate.value(m), "="))) {
+          return !negated;
+        }
+      }
+      return negated;
+    };
+  }
+
+  private Predicate like(Operand left, boolean negated) {
+    Token t = take();
+    if (t.kind != Kind.STRING) {
+      throw error(t, "LIKE takes a string pattern");
+    }
+    if (peek().is("ESCAPE")) {
+      throw error("LIKE ... ESCAPE is not supported by this emulator");
+    }
+    StringBuilder regex = new StringBuilder();
+    for (char c : t.text.toCharArray()) {
+      switch (c) {
+        case '%' -> regex.append(".*");
+        case '_' -> regex.append('.');
+        default -> regex.append(Pattern.quote(String.valueOf(c)));
+      }
+    }
+    Pattern pattern = Pattern.compile(regex.toString(), Pattern.DOTALL);
+    return m -> {
+      Optional<Object> v = left.value(m);
+      if (v.isEmpty() || !(v.get() instanceof String s)) {
+        return null;
+      }
+      return pattern.matcher(s).matches() != negated;
+    };
+  }
+
+  private Operand operand() {
+    Token t = take();
+    switch (t.kind) {
+      case STRING -> {
+        Optional<Object> v = Optional.of(t.text);
+        return m -> v;
+      }
+      case NUMBER -> {
+        Optional<Object> v = Optional.of(new BigDecimal(t.text));
+        return m -> v;
+      }
+      case WORD -> {
+        if (t.is("TRUE") || t.is("FALSE")) {
+          Optional<Object> v = Optional.of(t.is("TRUE"));
+          return m -> v;
+        }
+        if (t.is("NULL")) {
+          return m -> Optional.empty();
+        }
+        if (isKeyword(t)) {
+          throw error(t, "expected an operand but found " + t.text);
+        }
+        if (peek().is("(")) {
+          throw error(t, "functions are not supported by this emulator: " + t.text);
+        }
+        Property p = property(t);
+        return p::value;
+      }
+      case SYMBOL -> {
+        if (t.is("-") && peek().kind == Kind.NUMBER) {
+          Optional<Object> v = Optional.of(new BigDecimal(take().text).negate());
+          return m -> v;
+        }
+        if (List.of("+", "-", "*", "/", "%").contains(t.text)) {
+          throw error(t, "arithmetic is not supported by this emulator");
+        }
+        throw error(t, "expected an operand but found '" + t.text + "'");
+      }
+      default -> throw error(t, "expected an operand but the expression ended");
+    }
+  }
+
+  private static boolean isKeyword(Token t) {
+    for (String k : List.of("AND", "OR", "NOT", "IN", "IS", "LIKE", "EXISTS", "ESCAPE")) {
+      if (t.is(k)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A property reference, resolved against a message at evaluation time. */
+  private record Property(boolean system, String name) {
+    Optional<Object> value(Message m) {
+      if (system) {
+        return MessageProperties.system(m, name).map(v -> v);
+      }
+      return MessageProperties.applicationIgnoringCase(m, name)
+          .map(Map.Entry::getValue)
+          .filter(v -> v != MessageProperties.NULL);
+    }
+
+    Boolean exists(Message m) {
+      return system
+          ? MessageProperties.system(m, name).isPresent()
+          : MessageProperties.applicationIgnoringCase(m, name).isPresent();
+    }
+  }
+
+  private Property property(Token t) {
+    String text = t.text;
+    int dot = text.indexOf('.');
+    if (dot > 0 && !text.startsWith("[")) {
+      String scope = text.substring(0, dot).toLowerCase(Locale.ROOT);
+      String name = unquote(text.substring(dot + 1));
+      if (scope.equals("sys")) {
+        if (!MessageProperties.isSystemProperty(name)) {
+          throw error(t, "system property sys." + name + " is not supported by this emulator");
+        }
+        return new Property(true, name);
+      }
+      if (scope.equals("user")) {
+        return new Property(false, name);
+      }
+      throw error(t, "scope must be sys or user but was " + text.substring(0, dot));
+    }
+    return new Property(false, unquote(text));
+  }
+
+  private static String unquote(String name) {
+    return name.startsWith("[") && name.endsWith("]") ? name.substring(1, name.length() - 1) : name;
+  }
+
+  /** SQL comparison: unknown when either side is missing or the types do not compare. */
+  private static Boolean compare(Optional<Object> left, Optional<Object> right, String operator) {
+    if (left.isEmpty() || right.isEmpty()) {
+      return null;
+    }
+    Object a = left.get();
+    Object b = right.get();
+    int c;
+    if (a instanceof Number x && b instanceof Number y) {
+      Optional<BigDecimal> bx = decimal(x);
+      Optional<BigDecimal> by = decimal(y);
+      if (bx.isEmpty() || by.isEmpty()) {
+        return null;
+      }
+      c = bx.get().compareTo(by.get());
+    } else if (a instanceof String x && b instanceof String y) {
+      c = x.compareTo(y);
+    } else if (a instanceof Boolean x && b instanceof Boolean y) {
+      if (!operator.equals("=") && !operator.equals("<>") && !operator.equals("!=")) {
+        return null;
+      }
+      c = x.equals(y) ? 0 : 1;
+    } else {
+      return null;
+    }
+    return switch (operator) {
+      case "=" -> c == 0;
+      case "<>", "!=" -> c != 0;
+      case "<" -> c < 0;
+      case "<=" -> c <= 0;
+      case ">" -> c > 0;
+      default -> c >= 0;
+    };
+  }
+
+  private static Optional<BigDecimal> decimal(Number n) {
+    if (n instanceof BigDecimal d) {
+      return Optional.of(d);
+    }
+    try {
+      return Optional.of(new BigDecimal(n.toString()));
+    } catch (NumberFormatException e) {
+      return Optional.empty(); // NaN or infinity
+    }
+  }
+
+  private Token peek() {
+    return tokens.get(next);
+  }
+
+  private Token take() {
+    Token t = tokens.get(next);
+    if (t.kind != Kind.END) {
+      next++;
+    }
+    return t;
+  }
+
+  private boolean takeIf(String text) {
+    if (peek().is(text)) {
+      next++;
+      return true;
+    }
+    return false;
+  }
+
+  private void expect(String text) {
+    Token t = take();
+    if (!t.is(text)) {
+      throw error(t, "expected '" + text + "' but found " + describe(t));
+    }
+  }
+
+  private static String describe(Token t) {
+    return t.kind == Kind.END ? "the end" : "'" + t.text + "'";
+  }
+
+  private IllegalArgumentException error(String message) {
+    return error(peek(), message);
+  }
+
+  private IllegalArgumentException error(Token t, String message) {
+    return new IllegalArgumentException(
+        "SQL filter '" + source + "' at position " + (t.position + 1) + ": " + message);
+  }
+
+  private static List<Token> tokenize(String s) {
+    List<Token> out = new ArrayList<>();
+    int i = 0;
+    while (i < s.length()) {
+      char c = s.charAt(i);
+      if (Character.isWhitespace(c)) {
+        i++;
+      } else if (c == '\'') {
+        StringBuilder text = new StringBuilder();
+        int start = i++;
+        while (true) {
+          if (i >= s.length()) {
+            throw tokenError(s, start, "unterminated string");
+          }
+          char d = s.charAt(i++);
+          if (d == '\'') {
+            if (i < s.length() && s.charAt(i) == '\'') {
+              text.append('\'');
+              i++;
+            } else {
+              break;
+            }
+          } else {
+            text.append(d);
+          }
+        }
+        out.add(new Token(Kind.STRING, text.toString(), start));
+      } else if (Character.isDigit(c) || (c == '.' && i + 1 < s.length() && isDigit(s, i + 1))) {
+        int start = i;
+        while (i < s.length() && (isDigit(s, i) || s.charAt(i) == '.')) {
+          i++;
+        }
+        if (i < s.length() && (s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
+          i++;
+          if (i < s.length() && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
+            i++;
+          }
+          while (i < s.length() && isDigit(s, i)) {
+            i++;
+          }
+        }
+        String text = s.substring(start, i);
+        try {
+          new BigDecimal(text);
+        } catch (NumberFormatException e) {
+          throw tokenError(s, start, "bad number " + text);
+        }
+        out.add(new Token(Kind.NUMBER, text, start));
+      } else if (Character.isLetter(c) || c == '_' || c == '[') {
+        int start = i;
+        i = word(s, i);
+        if (i < s.length() && s.charAt(i) == '.' && i + 1 < s.length()) {
+          i = word(s, i + 1);
+        }
+        out.add(new Token(Kind.WORD, s.substring(start, i), start));
+      } else {
+        int start = i;
+        String two = i + 1 < s.length() ? s.substring(i, i + 2) : "";
+        if (two.equals("<>") || two.equals("!=") || two.equals("<=") || two.equals(">=")) {
+          out.add(new Token(Kind.SYMBOL, two, start));
+          i += 2;
+        } else if ("=<>(),+-*/%".indexOf(c) >= 0) {
+          out.add(new Token(Kind.SYMBOL, String.valueOf(c), start));
+          i++;
+        } else {
+          throw tokenError(s, start, "unexpected character '" + c + "'");
+        }
+      }
+    }
+    out.add(new Token(Kind.END, "", s.length()));
+    return out;
+  }
+
+  /** Reads a name or a [bracketed name] from {@code i}; returns the index after it. */
+  private static int word(String s, int i) {
+    if (s.charAt(i) == '[') {
+      int close = s.indexOf(']', i);
+      if (close < 0) {
+        throw tokenError(s, i, "unterminated [name]");
+      }
+      return close + 1;
+    }
+    while (i < s.length() && (Character.isLetterOrDigit(s.charAt(i)) || s.charAt(i) == '_')) {
+      i++;
+    }
+    return i;
+  }
+
+  private static boolean isDigit(String s, int i) {
+    return Character.isDigit(s.charAt(i));
+  }
+
+  private static IllegalArgumentException tokenError(String s, int position, String message) {
+    return new IllegalArgumentException(
+        "SQL filter '" + s + "' at position " + (position + 1) + ": " + message);
+  }
+}
