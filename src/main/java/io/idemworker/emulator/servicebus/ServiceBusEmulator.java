@@ -156,6 +156,7 @@ public final class ServiceBusEmulator implements AutoCloseable {
    * case-insensitively, exists; an existing queue keeps its settings.
    *
    * @param settings the queue
+   * @throws IllegalArgumentException when a topic has that name
    */
   public void createQueue(QueueSettings settings) {
     Objects.requireNonNull(settings, "settings");

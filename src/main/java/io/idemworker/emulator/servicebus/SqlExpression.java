@@ -38,6 +38,8 @@ final class SqlExpression {
     }
   }
 
+  private static final List<String> ARITHMETIC = List.of("+", "-", "*", "/", "%");
+
   private final String source;
   private final List<Token> tokens;
   private int next;
@@ -208,6 +210,15 @@ final class SqlExpression {
   }
 
   private Operand operand() {
+    Operand o = single();
+    Token after = peek();
+    if (after.kind == Kind.SYMBOL && ARITHMETIC.contains(after.text)) {
+      throw error(after, "arithmetic is not supported by this emulator");
+    }
+    return o;
+  }
+
+  private Operand single() {
     Token t = take();
     switch (t.kind) {
       case STRING -> {
@@ -240,7 +251,7 @@ final class SqlExpression {
           Optional<Object> v = Optional.of(new BigDecimal(take().text).negate());
           return m -> v;
         }
-        if (List.of("+", "-", "*", "/", "%").contains(t.text)) {
+        if (ARITHMETIC.contains(t.text)) {
           throw error(t, "arithmetic is not supported by this emulator");
         }
         throw error(t, "expected an operand but found '" + t.text + "'");
