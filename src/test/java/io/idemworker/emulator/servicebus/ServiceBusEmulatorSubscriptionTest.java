@@ -13,6 +13,7 @@ import com.azure.messaging.servicebus.models.DeadLetterOptions;
 import com.azure.messaging.servicebus.models.ServiceBusMessageState;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -175,6 +176,30 @@ class ServiceBusEmulatorSubscriptionTest {
     stats.complete(deferred);
     assertThat(stats.peekMessages(10)).isEmpty();
     assertThat(fx.subscriptionReceiver(TOPIC, LOYALTY).peekMessages(10)).hasSize(1);
+  }
+
+  @Test
+  void scheduledSendToATopic_appearsInEverySubscriptionAtItsTime() {
+    fx.topicSender(TOPIC)
+        .sendMessage(
+            new ServiceBusMessage("later")
+                .setMessageId("s-1")
+                .setScheduledEnqueueTime(
+                    fx.clock.instant().plus(Duration.ofMinutes(1)).atOffset(ZoneOffset.UTC)));
+    ServiceBusReceiverClient loyalty = fx.subscriptionReceiver(TOPIC, LOYALTY);
+    assertThat(loyalty.peekMessages(10))
+        .singleElement()
+        .satisfies(m -> assertThat(m.getState()).isEqualTo(ServiceBusMessageState.SCHEDULED));
+    assertThat(loyalty.receiveMessages(1, Duration.ofSeconds(1)).stream().toList()).isEmpty();
+
+    fx.advance(Duration.ofSeconds(61));
+
+    assertThat(receive(loyalty, 1))
+        .extracting(ServiceBusReceivedMessage::getMessageId)
+        .containsExactly("s-1");
+    assertThat(receive(fx.subscriptionReceiver(TOPIC, STATS), 1))
+        .extracting(ServiceBusReceivedMessage::getMessageId)
+        .containsExactly("s-1");
   }
 
   @Test

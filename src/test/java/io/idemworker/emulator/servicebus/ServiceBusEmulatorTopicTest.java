@@ -10,6 +10,7 @@ import com.azure.messaging.servicebus.ServiceBusMessageBatch;
 import com.azure.messaging.servicebus.ServiceBusProcessorClient;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
+import com.azure.messaging.servicebus.ServiceBusRuleManagerClient;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import java.time.Duration;
 import java.util.List;
@@ -286,6 +287,23 @@ class ServiceBusEmulatorTopicTest {
             TOPIC,
             TOPIC + "/$deadletterqueue")) {
       assertThat(rawAttachCondition(address)).as(address).isEqualTo("amqp:not-found");
+    }
+  }
+
+  @Test
+  void ruleManagement_isRefusedAsNotImplemented() {
+    start(topic(sub("loyalty")));
+    ServiceBusRuleManagerClient rules =
+        Clients.builder(fx.emulator)
+            .ruleManager()
+            .topicName(TOPIC)
+            .subscriptionName("loyalty")
+            .buildClient();
+    try {
+      assertThatThrownBy(() -> rules.listRules().stream().toList())
+          .hasStackTraceContaining("not implemented");
+    } finally {
+      rules.close();
     }
   }
 
