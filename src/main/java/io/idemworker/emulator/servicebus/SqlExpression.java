@@ -1,5 +1,7 @@
 package io.idemworker.emulator.servicebus;
 
+import io.idemworker.emulator.servicebus.SqlTokens.Kind;
+import io.idemworker.emulator.servicebus.SqlTokens.Token;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,20 +26,6 @@ final class SqlExpression {
     Optional<Object> value(Message m);
   }
 
-  private enum Kind {
-    WORD,
-    STRING,
-    NUMBER,
-    SYMBOL,
-    END
-  }
-
-  private record Token(Kind kind, String text, int position) {
-    boolean is(String keyword) {
-      return (kind == Kind.WORD || kind == Kind.SYMBOL) && text.equalsIgnoreCase(keyword);
-    }
-  }
-
   private static final List<String> ARITHMETIC = List.of("+", "-", "*", "/", "%");
 
   private final String source;
@@ -46,14 +34,14 @@ final class SqlExpression {
 
   private SqlExpression(String source) {
     this.source = source;
-    this.tokens = tokenize(source);
+    this.tokens = SqlTokens.tokenize(source);
   }
 
   static Predicate parse(String source) {
     SqlExpression p = new SqlExpression(source);
     Predicate result = p.or();
-    if (p.peek().kind != Kind.END) {
-      throw p.error("unexpected '" + p.peek().text + "'");
+    if (p.peek().kind() != Kind.END) {
+      throw p.error("unexpected '" + p.peek().text() + "'");
     }
     return result;
   }
@@ -125,7 +113,7 @@ final class SqlExpression {
       next++;
       expect("(");
       Token t = take();
-      if (t.kind != Kind.WORD) {
+      if (t.kind() != Kind.WORD) {
         throw error(t, "EXISTS takes a property name");
       }
       Property property = property(t);
@@ -152,11 +140,11 @@ final class SqlExpression {
     if (negated) {
       throw error("NOT must be followed by IN or LIKE here");
     }
-    if (op.kind == Kind.SYMBOL
-        && List.of("=", "<>", "!=", "<", "<=", ">", ">=").contains(op.text)) {
+    if (op.kind() == Kind.SYMBOL
+        && List.of("=", "<>", "!=", "<", "<=", ">", ">=").contains(op.text())) {
       next++;
       Operand right = operand();
-      String operator = op.text;
+      String operator = op.text();
       return m -> compare(left.value(m), right.value(m), operator);
     }
     throw error(op, "expected a comparison, IN, LIKE or IS after an operand");
@@ -185,14 +173,14 @@ final class SqlExpression {
 
   private Predicate like(Operand left, boolean negated) {
     Token t = take();
-    if (t.kind != Kind.STRING) {
+    if (t.kind() != Kind.STRING) {
       throw error(t, "LIKE takes a string pattern");
     }
     if (peek().is("ESCAPE")) {
       throw error("LIKE ... ESCAPE is not supported by this emulator");
     }
     StringBuilder regex = new StringBuilder();
-    for (char c : t.text.toCharArray()) {
+    for (char c : t.text().toCharArray()) {
       switch (c) {
         case '%' -> regex.append(".*");
         case '_' -> regex.append('.');
@@ -212,7 +200,7 @@ final class SqlExpression {
   private Operand operand() {
     Operand o = single();
     Token after = peek();
-    if (after.kind == Kind.SYMBOL && ARITHMETIC.contains(after.text)) {
+    if (after.kind() == Kind.SYMBOL && ARITHMETIC.contains(after.text())) {
       throw error(after, "arithmetic is not supported by this emulator");
     }
     return o;
@@ -220,13 +208,13 @@ final class SqlExpression {
 
   private Operand single() {
     Token t = take();
-    switch (t.kind) {
+    switch (t.kind()) {
       case STRING -> {
-        Optional<Object> v = Optional.of(t.text);
+        Optional<Object> v = Optional.of(t.text());
         return m -> v;
       }
       case NUMBER -> {
-        Optional<Object> v = Optional.of(new BigDecimal(t.text));
+        Optional<Object> v = Optional.of(new BigDecimal(t.text()));
         return m -> v;
       }
       case WORD -> {
@@ -238,23 +226,23 @@ final class SqlExpression {
           return m -> Optional.empty();
         }
         if (isKeyword(t)) {
-          throw error(t, "expected an operand but found " + t.text);
+          throw error(t, "expected an operand but found " + t.text());
         }
         if (peek().is("(")) {
-          throw error(t, "functions are not supported by this emulator: " + t.text);
+          throw error(t, "functions are not supported by this emulator: " + t.text());
         }
         Property p = property(t);
         return p::value;
       }
       case SYMBOL -> {
-        if (t.is("-") && peek().kind == Kind.NUMBER) {
-          Optional<Object> v = Optional.of(new BigDecimal(take().text).negate());
+        if (t.is("-") && peek().kind() == Kind.NUMBER) {
+          Optional<Object> v = Optional.of(new BigDecimal(take().text()).negate());
           return m -> v;
         }
-        if (ARITHMETIC.contains(t.text)) {
+        if (ARITHMETIC.contains(t.text())) {
           throw error(t, "arithmetic is not supported by this emulator");
         }
-        throw error(t, "expected an operand but found '" + t.text + "'");
+        throw error(t, "expected an operand but found '" + t.text() + "'");
       }
       default -> throw error(t, "expected an operand but the expression ended");
     }
@@ -288,7 +276,7 @@ final class SqlExpression {
   }
 
   private Property property(Token t) {
-    String text = t.text;
+    String text = t.text();
     int dot = text.indexOf('.');
     if (dot > 0 && !text.startsWith("[")) {
       String scope = text.substring(0, dot).toLowerCase(Locale.ROOT);
@@ -363,7 +351,7 @@ final class SqlExpression {
 
   private Token take() {
     Token t = tokens.get(next);
-    if (t.kind != Kind.END) {
+    if (t.kind() != Kind.END) {
       next++;
     }
     return t;
@@ -385,7 +373,7 @@ final class SqlExpression {
   }
 
   private static String describe(Token t) {
-    return t.kind == Kind.END ? "the end" : "'" + t.text + "'";
+    return t.kind() == Kind.END ? "the end" : "'" + t.text() + "'";
   }
 
   private IllegalArgumentException error(String message) {
@@ -394,103 +382,6 @@ final class SqlExpression {
 
   private IllegalArgumentException error(Token t, String message) {
     return new IllegalArgumentException(
-        "SQL filter '" + source + "' at position " + (t.position + 1) + ": " + message);
-  }
-
-  private static List<Token> tokenize(String s) {
-    List<Token> out = new ArrayList<>();
-    int i = 0;
-    while (i < s.length()) {
-      char c = s.charAt(i);
-      if (Character.isWhitespace(c)) {
-        i++;
-      } else if (c == '\'') {
-        StringBuilder text = new StringBuilder();
-        int start = i++;
-        while (true) {
-          if (i >= s.length()) {
-            throw tokenError(s, start, "unterminated string");
-          }
-          char d = s.charAt(i++);
-          if (d == '\'') {
-            if (i < s.length() && s.charAt(i) == '\'') {
-              text.append('\'');
-              i++;
-            } else {
-              break;
-            }
-          } else {
-            text.append(d);
-          }
-        }
-        out.add(new Token(Kind.STRING, text.toString(), start));
-      } else if (Character.isDigit(c) || (c == '.' && i + 1 < s.length() && isDigit(s, i + 1))) {
-        int start = i;
-        while (i < s.length() && (isDigit(s, i) || s.charAt(i) == '.')) {
-          i++;
-        }
-        if (i < s.length() && (s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
-          i++;
-          if (i < s.length() && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
-            i++;
-          }
-          while (i < s.length() && isDigit(s, i)) {
-            i++;
-          }
-        }
-        String text = s.substring(start, i);
-        try {
-          new BigDecimal(text);
-        } catch (NumberFormatException e) {
-          throw tokenError(s, start, "bad number " + text);
-        }
-        out.add(new Token(Kind.NUMBER, text, start));
-      } else if (Character.isLetter(c) || c == '_' || c == '[') {
-        int start = i;
-        i = word(s, i);
-        if (i < s.length() && s.charAt(i) == '.' && i + 1 < s.length()) {
-          i = word(s, i + 1);
-        }
-        out.add(new Token(Kind.WORD, s.substring(start, i), start));
-      } else {
-        int start = i;
-        String two = i + 1 < s.length() ? s.substring(i, i + 2) : "";
-        if (two.equals("<>") || two.equals("!=") || two.equals("<=") || two.equals(">=")) {
-          out.add(new Token(Kind.SYMBOL, two, start));
-          i += 2;
-        } else if ("=<>(),+-*/%".indexOf(c) >= 0) {
-          out.add(new Token(Kind.SYMBOL, String.valueOf(c), start));
-          i++;
-        } else {
-          throw tokenError(s, start, "unexpected character '" + c + "'");
-        }
-      }
-    }
-    out.add(new Token(Kind.END, "", s.length()));
-    return out;
-  }
-
-  /** Reads a name or a [bracketed name] from {@code i}; returns the index after it. */
-  private static int word(String s, int i) {
-    if (s.charAt(i) == '[') {
-      int close = s.indexOf(']', i);
-      if (close < 0) {
-        throw tokenError(s, i, "unterminated [name]");
-      }
-      return close + 1;
-    }
-    while (i < s.length() && (Character.isLetterOrDigit(s.charAt(i)) || s.charAt(i) == '_')) {
-      i++;
-    }
-    return i;
-  }
-
-  private static boolean isDigit(String s, int i) {
-    return Character.isDigit(s.charAt(i));
-  }
-
-  private static IllegalArgumentException tokenError(String s, int position, String message) {
-    return new IllegalArgumentException(
-        "SQL filter '" + s + "' at position " + (position + 1) + ": " + message);
+        "SQL filter '" + source + "' at position " + (t.position() + 1) + ": " + message);
   }
 }
