@@ -39,6 +39,16 @@ class LocalSetupTest {
   }
 
   @Test
+  void subscriptionLockBelowTheEmulatorsMinuteMinimum_isReported() {
+    String broken =
+        CONFIG.replaceFirst("\"LockDuration\": \"PT2M\"", "\"LockDuration\": \"PT30S\"");
+
+    assertThat(broken).isNotEqualTo(CONFIG);
+    assertThat(LocalChecks.serviceBusEmulatorConfig(broken))
+        .anyMatch(p -> p.contains("order-events/loyalty.LockDuration"));
+  }
+
+  @Test
   void duplicateWindowBelowEmulatorMinimum_isReported() {
     String broken =
         replaceOnce(
