@@ -16,9 +16,38 @@ import org.apache.qpid.proton.message.Message;
  * evaluating one is thread-safe because it only reads the message.
  */
 final class SqlExpression {
-  /** A predicate in three-valued logic: TRUE, FALSE or null for unknown. */
+  /** SQL's three truth values; a filter matches only on TRUE. */
+  enum Truth {
+    TRUE,
+    FALSE,
+    UNKNOWN;
+
+    static Truth of(boolean value) {
+      return value ? TRUE : FALSE;
+    }
+
+    Truth not() {
+      return this == UNKNOWN ? UNKNOWN : of(this == FALSE);
+    }
+
+    Truth and(Truth other) {
+      if (this == FALSE || other == FALSE) {
+        return FALSE;
+      }
+      return this == TRUE && other == TRUE ? TRUE : UNKNOWN;
+    }
+
+    Truth or(Truth other) {
+      if (this == TRUE || other == TRUE) {
+        return TRUE;
+      }
+      return this == FALSE && other == FALSE ? FALSE : UNKNOWN;
+    }
+  }
+
+  /** A predicate over a message. */
   interface Predicate {
-    Boolean test(Message m);
+    Truth test(Message m);
   }
 
   /** An operand: a constant or a property; empty when the property is missing or NULL. */
@@ -54,15 +83,8 @@ final class SqlExpression {
       Predicate b = and();
       left =
           m -> {
-            Boolean x = a.test(m);
-            if (Boolean.TRUE.equals(x)) {
-              return true;
-            }
-            Boolean y = b.test(m);
-            if (Boolean.TRUE.equals(y)) {
-              return true;
-            }
-            return x == null || y == null ? null : false;
+            Truth x = a.test(m);
+            return x == Truth.TRUE ? x : x.or(b.test(m));
           };
     }
     return left;
@@ -76,15 +98,8 @@ final class SqlExpression {
       Predicate b = not();
       left =
           m -> {
-            Boolean x = a.test(m);
-            if (Boolean.FALSE.equals(x)) {
-              return false;
-            }
-            Boolean y = b.test(m);
-            if (Boolean.FALSE.equals(y)) {
-              return false;
-            }
-            return x == null || y == null ? null : true;
+            Truth x = a.test(m);
+            return x == Truth.FALSE ? x : x.and(b.test(m));
           };
     }
     return left;
@@ -94,10 +109,7 @@ final class SqlExpression {
     if (peek().is("NOT")) {
       next++;
       Predicate inner = not();
-      return m -> {
-        Boolean v = inner.test(m);
-        return v == null ? null : !v;
-      };
+      return m -> inner.test(m).not();
     }
     return primary();
   }
@@ -126,7 +138,7 @@ final class SqlExpression {
       next++;
       boolean negated = takeIf("NOT");
       expect("NULL");
-      return m -> left.value(m).isEmpty() != negated;
+      return m -> Truth.of(left.value(m).isEmpty() != negated);
     }
     boolean negated = takeIf("NOT");
     if (peek().is("IN")) {
@@ -160,14 +172,14 @@ final class SqlExpression {
     return m -> {
       Optional<Object> v = left.value(m);
       if (v.isEmpty()) {
-        return null;
+        return Truth.UNKNOWN;
       }
       for (Operand candidate : values) {
-        if (Boolean.TRUE.equals(compare(v, candidate.value(m), "="))) {
-          return !negated;
+        if (compare(v, candidate.value(m), "=") == Truth.TRUE) {
+          return Truth.of(!negated);
         }
       }
-      return negated;
+      return Truth.of(negated);
     };
   }
 
@@ -191,9 +203,9 @@ final class SqlExpression {
     return m -> {
       Optional<Object> v = left.value(m);
       if (v.isEmpty() || !(v.get() instanceof String s)) {
-        return null;
+        return Truth.UNKNOWN;
       }
-      return pattern.matcher(s).matches() != negated;
+      return Truth.of(pattern.matcher(s).matches() != negated);
     };
   }
 
@@ -268,10 +280,11 @@ final class SqlExpression {
           .filter(v -> v != MessageProperties.NULL);
     }
 
-    Boolean exists(Message m) {
-      return system
-          ? MessageProperties.system(m, name).isPresent()
-          : MessageProperties.applicationIgnoringCase(m, name).isPresent();
+    Truth exists(Message m) {
+      return Truth.of(
+          system
+              ? MessageProperties.system(m, name).isPresent()
+              : MessageProperties.applicationIgnoringCase(m, name).isPresent());
     }
   }
 
@@ -300,9 +313,9 @@ final class SqlExpression {
   }
 
   /** SQL comparison: unknown when either side is missing or the types do not compare. */
-  private static Boolean compare(Optional<Object> left, Optional<Object> right, String operator) {
+  private static Truth compare(Optional<Object> left, Optional<Object> right, String operator) {
     if (left.isEmpty() || right.isEmpty()) {
-      return null;
+      return Truth.UNKNOWN;
     }
     Object a = left.get();
     Object b = right.get();
@@ -311,27 +324,28 @@ final class SqlExpression {
       Optional<BigDecimal> bx = decimal(x);
       Optional<BigDecimal> by = decimal(y);
       if (bx.isEmpty() || by.isEmpty()) {
-        return null;
+        return Truth.UNKNOWN;
       }
       c = bx.get().compareTo(by.get());
     } else if (a instanceof String x && b instanceof String y) {
       c = x.compareTo(y);
     } else if (a instanceof Boolean x && b instanceof Boolean y) {
       if (!operator.equals("=") && !operator.equals("<>") && !operator.equals("!=")) {
-        return null;
+        return Truth.UNKNOWN;
       }
       c = x.equals(y) ? 0 : 1;
     } else {
-      return null;
+      return Truth.UNKNOWN;
     }
-    return switch (operator) {
-      case "=" -> c == 0;
-      case "<>", "!=" -> c != 0;
-      case "<" -> c < 0;
-      case "<=" -> c <= 0;
-      case ">" -> c > 0;
-      default -> c >= 0;
-    };
+    return Truth.of(
+        switch (operator) {
+          case "=" -> c == 0;
+          case "<>", "!=" -> c != 0;
+          case "<" -> c < 0;
+          case "<=" -> c <= 0;
+          case ">" -> c > 0;
+          default -> c >= 0;
+        });
   }
 
   private static Optional<BigDecimal> decimal(Number n) {

@@ -54,7 +54,7 @@ public final class SqlFilter implements RuleFilter {
   }
 
   boolean matches(Message m) {
-    return Boolean.TRUE.equals(parsed.test(m));
+    return parsed.test(m) == SqlExpression.Truth.TRUE;
   }
 
   @Override
