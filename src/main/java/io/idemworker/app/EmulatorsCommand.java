@@ -84,16 +84,18 @@ final class EmulatorsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    List<QueueSettings> queues;
+    ServiceBusEmulatorConfig.Entities entities;
     try {
-      queues = queues();
+      entities = entities();
     } catch (IllegalArgumentException e) {
       System.err.println("idemworker emulators: --config: " + e.getMessage());
       return 2;
     }
     ServiceBusEmulator.Builder serviceBusBuilder =
         ServiceBusEmulator.builder().port(serviceBusPort);
+    List<QueueSettings> queues = entities.queues();
     queues.forEach(serviceBusBuilder::queue);
+    entities.topics().forEach(serviceBusBuilder::topic);
     CosmosEmulator.Builder cosmosBuilder = CosmosEmulator.builder().port(cosmosPort);
     if (cosmosKey != null) {
       cosmosBuilder.key(cosmosKey);
@@ -112,6 +114,16 @@ final class EmulatorsCommand implements Callable<Integer> {
       out.println("Service Bus emulator (AMQP on 127.0.0.1:" + serviceBus.port() + ")");
       out.println("  SERVICEBUS_CONNECTION_STRING=\"" + serviceBus.connectionString() + "\"");
       queues.forEach(q -> out.println("  queue " + q.name() + describe(q)));
+      entities
+          .topics()
+          .forEach(
+              t ->
+                  out.println(
+                      "  topic "
+                          + t.name()
+                          + " (subscriptions "
+                          + t.subscriptions().stream().map(s -> s.name()).toList()
+                          + ")"));
       out.println("Cosmos DB emulator (HTTPS gateway on 127.0.0.1:" + cosmos.port() + ")");
       out.println("  COSMOS_ENDPOINT=" + cosmos.endpoint());
       out.println("  COSMOS_KEY=\"" + cosmos.key() + "\"");
@@ -128,17 +140,19 @@ final class EmulatorsCommand implements Callable<Integer> {
     return 0;
   }
 
-  private List<QueueSettings> queues() {
+  private ServiceBusEmulatorConfig.Entities entities() {
     if (config != null) {
       return ServiceBusEmulatorConfig.load(config);
     }
     if (Files.isRegularFile(DEFAULT_CONFIG)) {
       return ServiceBusEmulatorConfig.load(DEFAULT_CONFIG);
     }
-    return List.of(
-        QueueSettings.defaults("orders")
-            .withRequiresDuplicateDetection(true)
-            .withDuplicateDetectionHistoryTimeWindow(Duration.ofMinutes(10)));
+    return new ServiceBusEmulatorConfig.Entities(
+        List.of(
+            QueueSettings.defaults("orders")
+                .withRequiresDuplicateDetection(true)
+                .withDuplicateDetectionHistoryTimeWindow(Duration.ofMinutes(10))),
+        List.of());
   }
 
   private static String describe(QueueSettings q) {

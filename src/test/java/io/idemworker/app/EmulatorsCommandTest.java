@@ -50,6 +50,7 @@ class EmulatorsCommandTest {
                         "--config",
                         Path.of("local", "servicebus", "Config.json").toString()));
     String output = awaitOutput(bytes, "Running;");
+    assertThat(output).contains("topic order-events (subscriptions [loyalty, customer-stats])");
 
     String connectionString = group(output, "SERVICEBUS_CONNECTION_STRING=\"([^\"]+)\"");
     String endpoint = group(output, "COSMOS_ENDPOINT=(\\S+)");

@@ -388,15 +388,15 @@ final class AmqpConnection implements Runnable {
         r.flow(REQUEST_CREDIT);
         return;
       }
-      Optional<EntityStore> store = broker.resolve(address);
-      if (store.isEmpty() || Broker.normalise(address).endsWith(Broker.DEAD_LETTER_SUFFIX)) {
+      Optional<MessageSink> sink = broker.resolveSink(address);
+      if (sink.isEmpty()) {
         refuse(link, address);
         return;
       }
       r.setMaxMessageSize(UnsignedLong.valueOf(MAX_MESSAGE_SIZE));
       r.open();
       r.flow(PRODUCER_CREDIT);
-      LOG.debug("connection {}: sender attached to {}", remote, store.get().path());
+      LOG.debug("connection {}: sender attached to {}", remote, sink.get().path());
       return;
     }
     Sender s = (Sender) link;
@@ -657,8 +657,8 @@ final class AmqpConnection implements Runnable {
       topUp(r, REQUEST_CREDIT);
       return;
     }
-    Optional<EntityStore> store = broker.resolve(address(r.getRemoteTarget()));
-    if (store.isEmpty()) {
+    Optional<MessageSink> sink = broker.resolveSink(address(r.getRemoteTarget()));
+    if (sink.isEmpty()) {
       answer(d, rejected(AmqpError.NOT_FOUND, "entity deleted"));
       return;
     }
@@ -671,7 +671,7 @@ final class AmqpConnection implements Runnable {
       topUp(r, PRODUCER_CREDIT);
       return;
     }
-    store.get().send(messages);
+    sink.get().send(messages);
     answer(d, Accepted.getInstance());
     topUp(r, PRODUCER_CREDIT);
   }
