@@ -113,6 +113,9 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     if (!child.equals("docs")) {
       return Operation.UNSUPPORTED;
     }
+    if (n == 5 && method.equals("GET") && h.getFirst("A-IM") != null) {
+      return Operation.CHANGE_FEED;
+    }
     if (n == 5 && method.equals("POST")) {
       if (isTrue(h, "x-ms-cosmos-is-batch-request")) {
         return Operation.BATCH;
@@ -211,9 +214,12 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
           boolean upsert = isTrue(h, "x-ms-documentdb-is-upsert");
           yield writeItem(c, h, body, upsert ? Container.Kind.UPSERT : Container.Kind.CREATE, null);
         }
-        case "GET" ->
-            throw CosmosError.notImplemented(
-                h.getFirst("A-IM") != null ? "The change feed" : "Reading the feed of items");
+        case "GET" -> {
+          if (h.getFirst("A-IM") != null) {
+            yield ChangeFeed.read(c, h, mapper);
+          }
+          throw CosmosError.notImplemented("Reading the feed of items");
+        }
         default -> throw methodNotAllowed(method);
       };
     }
@@ -335,7 +341,7 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     return withSession(reply, c, lsn);
   }
 
-  private static HttpReply withSession(HttpReply reply, Container c, long lsn) {
+  static HttpReply withSession(HttpReply reply, Container c, long lsn) {
     return reply
         .header("x-ms-session-token", "0:-1#" + lsn)
         .header("lsn", Long.toString(lsn))
