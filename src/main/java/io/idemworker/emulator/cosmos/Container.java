@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -150,6 +151,32 @@ final class Container {
                 : Optional.of(item);
           });
     }
+  }
+
+  /**
+   * The live items of one logical partition, read under its lock so that a query never sees a
+   * transactional batch half applied.
+   */
+  List<StoredItem> partitionItems(String pk) {
+    Partition p = partitions.get(pk);
+    if (p == null) {
+      return List.of();
+    }
+    long now = now();
+    List<StoredItem> items = new ArrayList<>();
+    p.lock.lock();
+    try {
+      for (StoredItem item : p.items.values()) {
+        if (!isExpired(item, now)) {
+          items.add(item);
+        }
+      }
+    } finally {
+      p.lock.unlock();
+    }
+    // Items in creation order (RIDs grow), as a scan of the service's index would roughly give.
+    items.sort(Comparator.comparingLong(item -> Rids.documentNumber(item.rid())));
+    return items;
   }
 
   /** Resolves an item addressed by RID to its (partition key, id). */

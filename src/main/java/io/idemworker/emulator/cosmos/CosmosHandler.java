@@ -121,7 +121,7 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
         return Operation.BATCH;
       }
       if (isQuery(h)) {
-        return Operation.UNSUPPORTED;
+        return Operation.QUERY;
       }
       return isTrue(h, "x-ms-documentdb-is-upsert") ? Operation.UPSERT : Operation.CREATE;
     }
@@ -146,7 +146,7 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     if (!segs.get(0).equals("dbs")) {
       throw unknownPath(segs);
     }
-    if (isQuery(h)) {
+    if (isQuery(h) && !(n == 5 && segs.get(4).equals("docs") && method.equals("POST"))) {
       throw CosmosError.notImplemented("Querying");
     }
     if (n == 1) {
@@ -208,6 +208,9 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     if (n == 5) {
       return switch (method) {
         case "POST" -> {
+          if (isQuery(h)) {
+            yield QueryEngine.serve(c, h, parse(body), mapper);
+          }
           if (isTrue(h, "x-ms-cosmos-is-batch-request")) {
             yield batch(c, h, body);
           }

@@ -227,6 +227,24 @@ class CosmosEmulatorChangeFeedTest {
   }
 
   @Test
+  void fromPointInTime_returnsOnlyVersionsWrittenSinceThen() {
+    CosmosContainer container = freshContainer(null);
+    container.createItem(order("old", 1));
+    clock.advance(Duration.ofMinutes(1));
+    Instant since = clock.instant();
+    container.createItem(order("new", 1));
+
+    List<FeedResponse<JsonNode>> pages =
+        pages(
+            container,
+            CosmosChangeFeedRequestOptions.createForProcessingFromPointInTime(
+                since, FeedRange.forFullRange()),
+            10);
+
+    assertThat(ids(pages)).containsExactly("new");
+  }
+
+  @Test
   void logicalPartitionFeedRange_returnsOnlyThatPartition() {
     CosmosContainer container = freshContainer(null);
     container.createItem(order("x", 1));
