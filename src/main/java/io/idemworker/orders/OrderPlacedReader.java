@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -79,6 +80,8 @@ final class OrderPlacedReader {
     JsonNode root;
     try {
       root = MAPPER.readTree(body);
+    } catch (StreamConstraintsException e) {
+      return new Unreadable(ExtraFields.beyondLimits(e));
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
       return new Unreadable(
@@ -112,6 +115,10 @@ final class OrderPlacedReader {
                 extras.put(field.getKey(), field.getValue());
               }
             });
+    ExtraFields.violations(extras).forEach(violations::add);
+    if (!violations.isEmpty()) {
+      return new Violations(List.copyOf(violations), validOrderId);
+    }
     return new Parsed(new OrderPlaced(orderId, customerId, currency, placedAt, lines, extras));
   }
 
