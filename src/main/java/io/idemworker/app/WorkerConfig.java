@@ -5,6 +5,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -179,6 +180,14 @@ record WorkerConfig(
                 r.problems.add(
                     "SERVICEBUS_CONNECTION_STRING: must contain Endpoint=sb://HOST (value not"
                         + " shown)"));
+    r.optional("COSMOS_KEY")
+        .filter(key -> !isBase64Key(key))
+        .ifPresent(
+            key ->
+                r.problems.add(
+                    "COSMOS_KEY: must be a base64 account key, or unset to use Entra ID (value not"
+                        + " shown)"));
+    r.problems.addAll(TelemetryExport.problems(env));
     WorkerConfig config =
         new WorkerConfig(
             connectionString,
@@ -272,6 +281,15 @@ record WorkerConfig(
       return Optional.empty();
     }
     return Optional.of(new PaymentsConfig(baseUrl, key.get(), timeout, lease));
+  }
+
+  /** The account key signs every request: it must decode as base64, or it can never work. */
+  private static boolean isBase64Key(String key) {
+    try {
+      return Base64.getDecoder().decode(key).length > 0;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
   }
 
   /** Thrown when the configuration is invalid; its message lists every problem. */

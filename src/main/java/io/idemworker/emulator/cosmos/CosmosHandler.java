@@ -1,6 +1,7 @@
 package io.idemworker.emulator.cosmos;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -77,7 +78,8 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
       reply = error(e);
     } catch (RuntimeException e) {
       LOG.warn("emulator failed on {} {}", request.method(), request.rawPath(), e);
-      reply = error(new CosmosError(500, "The emulator failed: " + e));
+      // The exception goes to the log only: its text is no business of the client's.
+      reply = error(new CosmosError(500, "The emulator failed on this request; see its log."));
     }
     return finish(request, reply);
   }
@@ -647,7 +649,10 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
       if (node == null || node.isMissingNode()) {
         throw CosmosError.badRequest("The request payload is invalid: it is empty.");
       }
+      JsonChecks.rejectNonFiniteNumbers(node);
       return node;
+    } catch (StreamConstraintsException e) {
+      throw CosmosError.badRequest(JsonChecks.beyondLimits(e));
     } catch (IOException e) {
       throw CosmosError.badRequest(
           "The request payload is invalid. Ensure to provide a valid request payload.");

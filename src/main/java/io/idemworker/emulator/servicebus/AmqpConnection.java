@@ -497,9 +497,11 @@ final class AmqpConnection implements Runnable {
     if (s.getLocalState() != EndpointState.ACTIVE || s.getRemoteState() != EndpointState.ACTIVE) {
       return;
     }
-    int credit = s.getCredit();
+    // Link credit is an AMQP uint: proton-j's int reads 2^31 and above as negative.
+    long credit = Integer.toUnsignedLong(s.getCredit());
     if (credit > 0) {
-      List<Snapshot> messages = c.store.take(credit, c, c.receiveAndDelete);
+      int max = (int) Math.min(credit, Integer.MAX_VALUE);
+      List<Snapshot> messages = c.store.take(max, c, c.receiveAndDelete);
       for (Snapshot m : messages) {
         byte[] bytes = MessageCodec.encodeForDelivery(m, !c.receiveAndDelete);
         UUID token = c.receiveAndDelete ? UUID.randomUUID() : m.lockToken();
