@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.core.Change;
 import io.idemworker.core.Fingerprint;
 import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.IncomingMessage;
@@ -80,10 +81,12 @@ class MessageDecodingFuzzProperties {
     }
     MessageDecoder.ValidMessage valid = ((MessageDecoder.Valid) decoding).message();
     WriteSet writes =
-        valid.writeSet(
-            new IdempotencyKey("ord-1"),
-            Fingerprint.of(valid.immutableFields()),
-            Instant.parse("2026-11-30T10:00:00Z"));
+        ((Change.Anchored)
+                valid.change(
+                    new IdempotencyKey("ord-1"),
+                    Fingerprint.of(valid.immutableFields()),
+                    Instant.parse("2026-11-30T10:00:00Z")))
+            .writeSet();
     for (ObjectNode document : writes.documents()) {
       assertThat(SERVICE.readTree(SDK.writeValueAsBytes(document))).isNotNull();
     }
