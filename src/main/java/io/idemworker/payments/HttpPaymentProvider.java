@@ -20,6 +20,10 @@ import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 
 /**
@@ -30,8 +34,8 @@ import java.util.regex.Pattern;
  * {@link #capture} never throws: every answer, network failure, timeout, interruption and bad
  * argument becomes a {@link CaptureAnswer}. Each call makes exactly one HTTP attempt (the JDK
  * client does not resend a {@code POST}); retrying is the caller's decision, with the same key.
- * Each attempt waits at most the request timeout for the complete answer (and separately at most
- * that long to connect), then answers {@link Ambiguous}.
+ * Each attempt, connecting included, waits at most the request timeout for the complete answer
+ * (status, headers and body), then answers {@link Ambiguous}.
  */
 public final class HttpPaymentProvider implements PaymentProvider {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -79,18 +83,31 @@ public final class HttpPaymentProvider implements PaymentProvider {
     } catch (IllegalArgumentException | JsonProcessingException e) {
       return new Rejected(0, "the request cannot be built: " + e.getMessage());
     }
+    CompletableFuture<HttpResponse<byte[]>> pending;
+    try {
+      pending = client.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+    } catch (RuntimeException e) {
+      return new Rejected(0, "the HTTP client refused the request: " + describe(e));
+    }
     HttpResponse<byte[]> response;
     try {
-      response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
-    } catch (HttpTimeoutException e) {
-      return new Ambiguous("no answer within " + requestTimeout + ": " + describe(e));
-    } catch (IOException e) {
-      return new Ambiguous("connection failed: " + describe(e));
+      // The client's own timeout ends when the headers arrive; this one also bounds the body.
+      response = pending.get(requestTimeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      pending.cancel(true);
+      return noAnswer(e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      if (cause instanceof HttpTimeoutException) {
+        return noAnswer(cause);
+      }
+      return new Ambiguous(
+          (cause instanceof IOException ? "connection failed: " : "the HTTP client failed: ")
+              + describe(cause));
     } catch (InterruptedException e) {
+      pending.cancel(true);
       Thread.currentThread().interrupt();
       return new Ambiguous("interrupted while waiting for the answer");
-    } catch (RuntimeException e) {
-      return new Ambiguous("the HTTP client failed: " + describe(e));
     }
     return classify(response);
   }
@@ -187,7 +204,11 @@ public final class HttpPaymentProvider implements PaymentProvider {
     return error == null ? Optional.empty() : text(error, "message");
   }
 
-  private static String describe(Exception e) {
+  private Ambiguous noAnswer(Throwable e) {
+    return new Ambiguous("no answer within " + requestTimeout + ": " + describe(e));
+  }
+
+  private static String describe(Throwable e) {
     return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage());
   }
 

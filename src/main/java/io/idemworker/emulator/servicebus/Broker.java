@@ -38,16 +38,16 @@ final class Broker {
   /**
    * Creates a queue unless one of that name exists; returns whether it was created.
    *
-   * @throws IllegalArgumentException when a topic has that name
+   * @throws IllegalArgumentException when a topic or a subscription path has that name
    */
   synchronized boolean createQueue(QueueSettings settings) {
     String key = settings.name().toLowerCase(Locale.ROOT);
     if (queues.containsKey(key)) {
       return false;
     }
-    if (topics.containsKey(key)) {
+    if (topics.containsKey(key) || subscriptions.containsKey(key)) {
       throw new IllegalArgumentException(
-          "cannot create queue " + settings.name() + ": a topic has that name");
+          "cannot create queue " + settings.name() + ": a topic or subscription has that name");
     }
     AtomicLong sequence = new AtomicLong();
     EntityStore dlq =
@@ -61,7 +61,8 @@ final class Broker {
    * Creates a topic with its subscriptions unless one of that name exists; returns whether it was
    * created.
    *
-   * @throws IllegalArgumentException when a queue has that name
+   * @throws IllegalArgumentException when a queue has its name or the path of one of its
+   *     subscriptions
    */
   synchronized boolean createTopic(TopicSettings settings) {
     String key = settings.name().toLowerCase(Locale.ROOT);
@@ -73,6 +74,12 @@ final class Broker {
           "cannot create topic " + settings.name() + ": a queue has that name");
     }
     Topic topic = new Topic(settings, clock);
+    for (Topic.Subscription s : topic.subscriptions()) {
+      if (queues.containsKey(s.main().path().toLowerCase(Locale.ROOT))) {
+        throw new IllegalArgumentException(
+            "cannot create topic " + settings.name() + ": a queue is named " + s.main().path());
+      }
+    }
     for (Topic.Subscription s : topic.subscriptions()) {
       subscriptions.put(
           s.main().path().toLowerCase(Locale.ROOT), new Queue(s.main(), s.deadLetter()));

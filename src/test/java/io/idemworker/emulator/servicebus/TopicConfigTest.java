@@ -154,4 +154,24 @@ class TopicConfigTest {
         .hasMessageContaining("position 10")
         .hasMessageContaining("operand");
   }
+
+  @Test
+  void queueAndTopicNames_mayNotCollide() {
+    try (ServiceBusEmulator emulator = ServiceBusEmulator.builder().build()) {
+      emulator.createTopic(
+          TopicSettings.defaults("events").withSubscription(SubscriptionSettings.defaults("s")));
+      emulator.createQueue(QueueSettings.defaults("jobs"));
+
+      assertThatThrownBy(() -> emulator.createQueue(QueueSettings.defaults("EVENTS")))
+          .hasMessageContaining("EVENTS");
+      assertThatThrownBy(
+              () -> emulator.createQueue(QueueSettings.defaults("events/subscriptions/S")))
+          .hasMessageContaining("subscription");
+      assertThatThrownBy(() -> emulator.createTopic(TopicSettings.defaults("Jobs")))
+          .hasMessageContaining("queue");
+      assertThat(emulator.broker().resolve("events/Subscriptions/s")).isPresent();
+      assertThat(emulator.broker().resolve("events")).isEmpty();
+      assertThat(emulator.broker().resolveSink("events")).isPresent();
+    }
+  }
 }
