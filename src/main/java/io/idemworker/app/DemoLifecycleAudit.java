@@ -29,6 +29,7 @@ final class DemoLifecycleAudit {
   private final Map<String, String> deadLetterReasons = new HashMap<>();
   private final BiFunction<String, String, Optional<ObjectNode>> read;
   private final Duration markerTtl;
+  private final Map<String, Optional<ObjectNode>> orders = new HashMap<>();
 
   /**
    * @param lifecycle what the producer sent
@@ -79,7 +80,7 @@ final class DemoLifecycleAudit {
     for (Map.Entry<String, List<DemoLifecycle.Credit>> order : byOrder.entrySet()) {
       String orderId = order.getKey();
       List<DemoLifecycle.Credit> credits = order.getValue();
-      Optional<ObjectNode> stored = read.apply(orderId, orderId);
+      Optional<ObjectNode> stored = order(orderId);
       if (stored.isEmpty()) {
         problems.add(orderId + " missing");
         continue;
@@ -129,7 +130,7 @@ final class DemoLifecycleAudit {
                 Collectors.groupingBy(
                     d -> d.message().messageId().orElse("?"), Collectors.counting()));
     for (String orderId : lifecycle.statusOrders) {
-      Optional<ObjectNode> stored = read.apply(orderId, orderId);
+      Optional<ObjectNode> stored = order(orderId);
       if (stored.isEmpty()) {
         problems.add(orderId + " missing");
         continue;
@@ -178,8 +179,8 @@ final class DemoLifecycleAudit {
             + " markers read back, each with ttl "
             + ttl
             + " s ("
-            + markerTtl
-            + ")",
+            + markerTtl.toDays()
+            + " days)",
         problems.isEmpty(),
         summarize(problems));
   }
@@ -195,10 +196,7 @@ final class DemoLifecycleAudit {
       }
       long goodCredits =
           lifecycle.credits.stream().filter(c -> c.orderId().equals(credit.orderId())).count();
-      long count =
-          read.apply(credit.orderId(), credit.orderId())
-              .map(o -> o.path("creditCount").asLong(0))
-              .orElse(-1L);
+      long count = order(credit.orderId()).map(o -> o.path("creditCount").asLong(0)).orElse(-1L);
       if (count != goodCredits) {
         problems.add(credit.orderId() + " creditCount " + count + ", expected " + goodCredits);
       }
@@ -243,6 +241,11 @@ final class DemoLifecycleAudit {
             + " (retried NOT_YET before); no order created",
         problems.isEmpty(),
         summarize(problems));
+  }
+
+  /** The order document, read once: several checks look at it. */
+  private Optional<ObjectNode> order(String orderId) {
+    return orders.computeIfAbsent(orderId, id -> read.apply(id, id));
   }
 
   private static String summarize(List<String> problems) {
