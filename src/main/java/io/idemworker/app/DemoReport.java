@@ -172,9 +172,9 @@ final class DemoReport {
   private void outcomes(List<Delivery> d, int instances) {
     section("Outcomes of " + d.size() + " deliveries on " + instances + " instances");
     row("orders created", DemoCommand.processedCount(d));
-    applied(d, DemoCommand.ORDER_PLACED);
+    appliedRows(d, DemoCommand.ORDER_PLACED);
     row("credits applied", DemoCommand.applied(d, OrderMessageTypes.ORDER_CREDITED));
-    applied(d, OrderMessageTypes.ORDER_CREDITED);
+    appliedRows(d, OrderMessageTypes.ORDER_CREDITED);
     row("status changes applied", DemoCommand.applied(d, OrderMessageTypes.ORDER_STATUS_CHANGED));
     row("duplicates completed", DemoCommand.duplicates(d));
     row("stale (older status version than stored; completed)", DemoCommand.stale(d));
@@ -202,7 +202,7 @@ final class DemoReport {
         .forEach((instance, n) -> row("handled by " + instance, n));
   }
 
-  private void applied(List<Delivery> d, String subject) {
+  private void appliedRows(List<Delivery> d, String subject) {
     row(
         "  completed at once",
         count(d, x -> DemoCommand.isType(x, subject) && x.outcome() instanceof Outcome.Processed));
