@@ -6,6 +6,8 @@ import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.emulator.servicebus.ServiceBusEmulatorConfig;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,11 +51,31 @@ final class EmulatorsCommand implements Callable<Integer> {
           "Payment provider double's HTTP port; 0 picks a free one (default ${DEFAULT-VALUE}).")
   int paymentsPort;
 
+  // From the environment when set, so a container gets the key as a secret rather than on its
+  // command line (which the platform shows and logs).
   @Option(
       names = "--payments-api-key",
-      defaultValue = PaymentProviderEmulator.DEFAULT_API_KEY,
-      description = "API key the payment provider double accepts (default ${DEFAULT-VALUE}).")
+      defaultValue = "${env:PAYMENTS_API_KEY:-" + PaymentProviderEmulator.DEFAULT_API_KEY + "}",
+      description =
+          "API key the payment provider double accepts (default: PAYMENTS_API_KEY when set, else "
+              + PaymentProviderEmulator.DEFAULT_API_KEY
+              + ").")
   String paymentsApiKey;
+
+  @Option(
+      names = "--payments-bind",
+      defaultValue = "127.0.0.1",
+      description =
+          "IP address the payment provider double listens on; 0.0.0.0 for every interface, as in a"
+              + " container (default ${DEFAULT-VALUE}).")
+  String paymentsBind;
+
+  @Option(
+      names = "--only",
+      description =
+          "Start only this one; 'payments' runs the payment provider double alone (its own"
+              + " Container App on Azure).")
+  String only;
 
   @Option(
       names = "--config",
@@ -84,6 +106,31 @@ final class EmulatorsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    if (only != null && !only.equals("payments")) {
+      System.err.println("idemworker emulators: --only accepts 'payments', got '" + only + "'");
+      return 2;
+    }
+    PaymentProviderEmulator.Builder paymentsBuilder;
+    try {
+      paymentsBuilder =
+          PaymentProviderEmulator.builder()
+              .port(paymentsPort)
+              .apiKey(paymentsApiKey)
+              .bindAddress(ipAddress(paymentsBind));
+    } catch (IllegalArgumentException e) {
+      System.err.println("idemworker emulators: " + e.getMessage());
+      return 2;
+    }
+    if (only != null) {
+      try (PaymentProviderEmulator payments = paymentsBuilder.start()) {
+        Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "emulators-stop"));
+        printPayments(payments);
+        out.println("Running; Ctrl+C stops it.");
+        out.flush();
+        stop.await();
+      }
+      return 0;
+    }
     ServiceBusEmulatorConfig.Entities entities;
     try {
       entities = entities();
@@ -99,13 +146,6 @@ final class EmulatorsCommand implements Callable<Integer> {
     CosmosEmulator.Builder cosmosBuilder = CosmosEmulator.builder().port(cosmosPort);
     if (cosmosKey != null) {
       cosmosBuilder.key(cosmosKey);
-    }
-    PaymentProviderEmulator.Builder paymentsBuilder;
-    try {
-      paymentsBuilder = PaymentProviderEmulator.builder().port(paymentsPort).apiKey(paymentsApiKey);
-    } catch (IllegalArgumentException e) {
-      System.err.println("idemworker emulators: " + e.getMessage());
-      return 2;
     }
     try (ServiceBusEmulator serviceBus = serviceBusBuilder.start();
         CosmosEmulator cosmos = cosmosBuilder.start();
@@ -130,14 +170,36 @@ final class EmulatorsCommand implements Callable<Integer> {
       out.println("  Java clients: -DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true,");
       out.println(
           "  gateway mode; other SDKs: trust the self-signed certificate or disable checks.");
-      out.println("Payment provider double (HTTP on 127.0.0.1:" + payments.port() + ")");
-      out.println("  PAYMENTS_BASE_URL=" + payments.baseUrl());
-      out.println("  PAYMENTS_API_KEY=\"" + payments.apiKey() + "\"");
+      printPayments(payments);
       out.println("Running; Ctrl+C stops all three.");
       out.flush();
       stop.await();
     }
     return 0;
+  }
+
+  private void printPayments(PaymentProviderEmulator payments) {
+    out.println("Payment provider double (HTTP on " + paymentsBind + ":" + payments.port() + ")");
+    out.println("  PAYMENTS_BASE_URL=" + payments.baseUrl());
+    // The sandbox key is public; any other key came in as a secret and stays out of the logs.
+    out.println(
+        "  PAYMENTS_API_KEY="
+            + (payments.apiKey().equals(PaymentProviderEmulator.DEFAULT_API_KEY)
+                ? "\"" + payments.apiKey() + "\""
+                : "(the key given, not printed)"));
+  }
+
+  /** An IP literal only: a host name would need a DNS lookup and could mean several addresses. */
+  private static InetAddress ipAddress(String text) {
+    if (!text.matches("[0-9.]+|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*")) {
+      throw new IllegalArgumentException(
+          "--payments-bind must be an IP address, got '" + text + "'");
+    }
+    try {
+      return InetAddress.getByName(text);
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException("--payments-bind is not an IP address: '" + text + "'");
+    }
   }
 
   private ServiceBusEmulatorConfig.Entities entities() {

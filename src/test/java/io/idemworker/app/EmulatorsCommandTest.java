@@ -87,6 +87,83 @@ class EmulatorsCommandTest {
   }
 
   @Test
+  void onlyPayments_servesTheDoubleAloneOnAllInterfaces_withoutPrintingAGivenKey()
+      throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    CountDownLatch stop = new CountDownLatch(1);
+    EmulatorsCommand command =
+        new EmulatorsCommand(new PrintStream(bytes, true, StandardCharsets.UTF_8), stop);
+    CompletableFuture<Integer> exit =
+        CompletableFuture.supplyAsync(
+            () ->
+                new CommandLine(command)
+                    .execute(
+                        "--only",
+                        "payments",
+                        "--payments-port",
+                        "0",
+                        "--payments-bind",
+                        "0.0.0.0",
+                        "--payments-api-key",
+                        "sk_live_given_as_secret"));
+    String output = awaitOutput(bytes, "Running;");
+    int port = URI.create(group(output, "PAYMENTS_BASE_URL=(\\S+)")).getPort();
+
+    // 127.0.0.2 is a local address other than the loopback one a laptop default binds to.
+    CaptureAnswer answer =
+        new HttpPaymentProvider(
+                URI.create("http://127.0.0.2:" + port),
+                "sk_live_given_as_secret",
+                Duration.ofSeconds(30))
+            .capture("pay-1", "ord-1", BigDecimal.TEN, "EUR");
+    stop.countDown();
+
+    assertThat(answer).isInstanceOf(CaptureAnswer.Captured.class);
+    assertThat(output)
+        .doesNotContain("Service Bus", "Cosmos", "sk_live_given_as_secret")
+        .contains("PAYMENTS_API_KEY=(the key given, not printed)");
+    assertThat(exit.get(30, TimeUnit.SECONDS)).isZero();
+  }
+
+  @Test
+  void paymentsDoubleByDefault_listensOnLoopbackOnly() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    CountDownLatch stop = new CountDownLatch(1);
+    EmulatorsCommand command =
+        new EmulatorsCommand(new PrintStream(bytes, true, StandardCharsets.UTF_8), stop);
+    CompletableFuture<Integer> exit =
+        CompletableFuture.supplyAsync(
+            () -> new CommandLine(command).execute("--only", "payments", "--payments-port", "0"));
+    String output = awaitOutput(bytes, "Running;");
+    int port = URI.create(group(output, "PAYMENTS_BASE_URL=(\\S+)")).getPort();
+
+    Throwable refused =
+        org.assertj.core.api.Assertions.catchThrowable(
+            () -> {
+              try (java.net.Socket socket = new java.net.Socket()) {
+                socket.connect(new java.net.InetSocketAddress("127.0.0.2", port), 10_000);
+              }
+            });
+    stop.countDown();
+
+    assertThat(refused).isInstanceOf(java.net.ConnectException.class);
+    assertThat(output).contains("127.0.0.1:" + port);
+    assertThat(exit.get(30, TimeUnit.SECONDS)).isZero();
+  }
+
+  @Test
+  void onlySomethingElse_orAHostNameToBind_exitsTwo() {
+    CommandLine cli =
+        new CommandLine(
+            new EmulatorsCommand(
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new CountDownLatch(1)));
+
+    assertThat(cli.execute("--only", "cosmos")).isEqualTo(2);
+    assertThat(cli.execute("--only", "payments", "--payments-bind", "localhost")).isEqualTo(2);
+  }
+
+  @Test
   void badConfigFile_exitsTwoNamingTheProblem(@TempDir Path dir) throws Exception {
     Path config = Files.writeString(dir.resolve("Config.json"), "{\"UserConfig\":{}}");
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();

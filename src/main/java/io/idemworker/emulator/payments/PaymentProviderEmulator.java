@@ -18,10 +18,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 
 /**
- * An in-process payment provider double: plain HTTP on loopback, {@code POST /v1/captures} with the
- * idempotency-key semantics of real payment APIs, and {@code GET /v1/captures} listing every
- * capture it executed (the ledger audits count). See the {@link io.idemworker.emulator.payments
- * package documentation} and {@code docs/payments-emulator.md} for the API.
+ * An in-process payment provider double: plain HTTP (on loopback unless told otherwise), {@code
+ * POST /v1/captures} with the idempotency-key semantics of real payment APIs, and {@code GET
+ * /v1/captures} listing every capture it executed (the ledger audits count). See the {@link
+ * io.idemworker.emulator.payments package documentation} and {@code docs/payments-emulator.md} for
+ * the API.
  *
  * <p>Life cycle: {@link #builder()} → {@link Builder#start()} (or {@link Builder#build()} then
  * {@link #start()}) → {@link #close()}. Once started it is safe for use from any thread. Closing
@@ -46,6 +47,7 @@ public final class PaymentProviderEmulator implements AutoCloseable {
   private static final Pattern API_KEY = Pattern.compile("[\\x21-\\x7E]{1,255}");
 
   private final int requestedPort;
+  private final InetAddress bindAddress;
   private final int threads;
   private final String apiKey;
   private final PaymentFaults faults = new PaymentFaults();
@@ -58,6 +60,7 @@ public final class PaymentProviderEmulator implements AutoCloseable {
 
   private PaymentProviderEmulator(Builder b) {
     this.requestedPort = b.port;
+    this.bindAddress = b.bindAddress;
     this.threads = b.threads;
     this.apiKey = b.apiKey;
     this.handler =
@@ -91,8 +94,7 @@ public final class PaymentProviderEmulator implements AutoCloseable {
       if (System.getProperty(NODELAY) == null) {
         System.setProperty(NODELAY, "true");
       }
-      InetSocketAddress address =
-          new InetSocketAddress(InetAddress.getLoopbackAddress(), requestedPort);
+      InetSocketAddress address = new InetSocketAddress(bindAddress, requestedPort);
       HttpServer created;
       try {
         created = HttpServer.create(address, 128);
@@ -131,7 +133,10 @@ public final class PaymentProviderEmulator implements AutoCloseable {
     return port;
   }
 
-  /** {@code http://127.0.0.1:PORT} (no trailing slash), the base URL clients are given. */
+  /**
+   * {@code http://127.0.0.1:PORT} (no trailing slash), the base URL clients on this machine are
+   * given; also right when bound to all interfaces, which include loopback.
+   */
   public URI baseUrl() {
     InetAddress loopback = InetAddress.getLoopbackAddress();
     String host = loopback.getHostAddress();
@@ -183,6 +188,7 @@ public final class PaymentProviderEmulator implements AutoCloseable {
   /** Configures an emulator. Not thread-safe. */
   public static final class Builder {
     private int port;
+    private InetAddress bindAddress = InetAddress.getLoopbackAddress();
     private String apiKey = DEFAULT_API_KEY;
     private Clock clock = Clock.systemUTC();
     private Duration keyRetention = DEFAULT_KEY_RETENTION;
@@ -196,6 +202,15 @@ public final class PaymentProviderEmulator implements AutoCloseable {
         throw new IllegalArgumentException("port must be in 0..65535, got " + port);
       }
       this.port = port;
+      return this;
+    }
+
+    /**
+     * Address to listen on (default loopback). The wildcard address (0.0.0.0) serves every
+     * interface, as a container behind an ingress needs; a laptop should keep loopback.
+     */
+    public Builder bindAddress(InetAddress address) {
+      this.bindAddress = Objects.requireNonNull(address, "address");
       return this;
     }
 
