@@ -5,13 +5,20 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.core.DeadLetterReason;
+import io.idemworker.core.IncomingMessage;
+import io.idemworker.core.MessageDecoder;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
 
 /**
  * Reads message bodies and checks their fields, one rule per field shape, collecting violations
@@ -166,6 +173,72 @@ final class BodyFields {
       return Optional.empty();
     }
     return Optional.of(node.asText());
+  }
+
+  /**
+   * What a change message's fields read to: the order it concerns, the MessageId its key must be,
+   * and the valid message, built only when every field passed.
+   *
+   * @param orderId the order id, when it was valid
+   * @param expectedMessageId the MessageId the body implies (called only when valid)
+   * @param mismatch the description of a MessageId that differs, naming the rule
+   * @param message the valid message (called only when valid)
+   */
+  record Candidate(
+      Optional<String> orderId,
+      Supplier<String> expectedMessageId,
+      String mismatch,
+      Supplier<MessageDecoder.ValidMessage> message) {}
+
+  /**
+   * Decodes a change to an existing order strictly: the body must be a JSON object whose fields all
+   * pass and include none outside the contract (a field the worker would ignore on a message that
+   * changes state is a contract mismatch worth seeing), and, when the MessageId is the key, the
+   * MessageId must be the one the body implies.
+   *
+   * @param message the delivery
+   * @param messageIdMustMatchKey whether the MessageId is the idempotency key
+   * @param subject the message type, for descriptions
+   * @param contract the fields the contract allows
+   * @param read reads the fields, adding one violation per broken rule
+   * @return the decoding
+   */
+  static MessageDecoder.Decoding decodeStrict(
+      IncomingMessage message,
+      boolean messageIdMustMatchKey,
+      String subject,
+      Set<String> contract,
+      BiFunction<ObjectNode, List<String>, Candidate> read) {
+    Body body = parse(message.body());
+    if (body instanceof Unreadable unreadable) {
+      return new MessageDecoder.Invalid(
+          DeadLetterReason.UNREADABLE_BODY, unreadable.description(), Optional.empty());
+    }
+    ObjectNode root = ((JsonObject) body).root();
+    List<String> violations = new ArrayList<>();
+    Candidate candidate = read.apply(root, violations);
+    root.fieldNames()
+        .forEachRemaining(
+            name -> {
+              if (!contract.contains(name)) {
+                violations.add(name + " is not a field of " + subject);
+              }
+            });
+    if (!violations.isEmpty()) {
+      return new MessageDecoder.Invalid(
+          DeadLetterReason.SCHEMA_VIOLATION,
+          OrderDecoder.summarize(violations),
+          candidate.orderId());
+    }
+    if (messageIdMustMatchKey
+        && message
+            .messageId()
+            .filter(id -> !id.equals(candidate.expectedMessageId().get()))
+            .isPresent()) {
+      return new MessageDecoder.Invalid(
+          DeadLetterReason.MESSAGE_ID_MISMATCH, candidate.mismatch(), candidate.orderId());
+    }
+    return new MessageDecoder.Valid(candidate.message().get());
   }
 
   /** Money in exact integer units of 0.0001, the form sums are kept in. */

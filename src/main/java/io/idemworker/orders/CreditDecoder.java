@@ -3,7 +3,6 @@ package io.idemworker.orders;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.Change;
-import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.Fingerprint;
 import io.idemworker.core.IdempotencyKey;
@@ -12,7 +11,6 @@ import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.WriteSet;
 import java.math.BigDecimal;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -46,39 +44,30 @@ final class CreditDecoder implements MessageDecoder {
 
   @Override
   public Decoding decode(IncomingMessage message) {
-    BodyFields.Body body = BodyFields.parse(message.body());
-    if (body instanceof BodyFields.Unreadable unreadable) {
-      return new Invalid(
-          DeadLetterReason.UNREADABLE_BODY, unreadable.description(), Optional.empty());
-    }
-    ObjectNode root = ((BodyFields.JsonObject) body).root();
-    List<String> violations = new ArrayList<>();
-    Optional<String> orderId = BodyFields.id(root, "orderId", violations);
-    Optional<String> creditId = BodyFields.id(root, "creditId", violations);
-    Optional<BigDecimal> amount = BodyFields.amount(root, "amount", violations);
-    Optional<String> currency = BodyFields.currency(root, violations);
-    Optional<String> reason = BodyFields.text(root, "reason", MAX_REASON_LENGTH, violations);
-    root.fieldNames()
-        .forEachRemaining(
-            name -> {
-              if (!CONTRACT_FIELDS.contains(name)) {
-                violations.add(name + " is not a field of " + SUBJECT);
-              }
-            });
-    if (!violations.isEmpty()) {
-      return new Invalid(
-          DeadLetterReason.SCHEMA_VIOLATION, OrderDecoder.summarize(violations), orderId);
-    }
-    if (messageIdMustMatchKey
-        && message.messageId().filter(id -> !id.equals(creditId.get())).isPresent()) {
-      return new Invalid(
-          DeadLetterReason.MESSAGE_ID_MISMATCH,
-          "MessageId must equal the body's creditId",
-          orderId);
-    }
-    return new Valid(
-        new Credit(
-            orderId.get(), creditId.get(), amount.get(), currency.get(), reason.get(), markers));
+    return BodyFields.decodeStrict(
+        message,
+        messageIdMustMatchKey,
+        SUBJECT,
+        CONTRACT_FIELDS,
+        (root, violations) -> {
+          Optional<String> orderId = BodyFields.id(root, "orderId", violations);
+          Optional<String> creditId = BodyFields.id(root, "creditId", violations);
+          Optional<BigDecimal> amount = BodyFields.amount(root, "amount", violations);
+          Optional<String> currency = BodyFields.currency(root, violations);
+          Optional<String> reason = BodyFields.text(root, "reason", MAX_REASON_LENGTH, violations);
+          return new BodyFields.Candidate(
+              orderId,
+              creditId::get,
+              "MessageId must equal the body's creditId",
+              () ->
+                  new Credit(
+                      orderId.get(),
+                      creditId.get(),
+                      amount.get(),
+                      currency.get(),
+                      reason.get(),
+                      markers));
+        });
   }
 
   /** A valid credit. */

@@ -3,7 +3,6 @@ package io.idemworker.orders;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.Change;
-import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.ExternalCall;
 import io.idemworker.core.Fingerprint;
@@ -56,38 +55,29 @@ final class PaymentDecoder implements MessageDecoder {
 
   @Override
   public Decoding decode(IncomingMessage message) {
-    BodyFields.Body body = BodyFields.parse(message.body());
-    if (body instanceof BodyFields.Unreadable unreadable) {
-      return new Invalid(
-          DeadLetterReason.UNREADABLE_BODY, unreadable.description(), Optional.empty());
-    }
-    ObjectNode root = ((BodyFields.JsonObject) body).root();
-    List<String> violations = new ArrayList<>();
-    Optional<String> orderId = BodyFields.id(root, "orderId", violations);
-    Optional<String> requestId = BodyFields.id(root, "paymentRequestId", violations);
-    Optional<BigDecimal> amount = BodyFields.amount(root, "amount", violations);
-    Optional<String> currency = BodyFields.currency(root, violations);
-    root.fieldNames()
-        .forEachRemaining(
-            name -> {
-              if (!CONTRACT_FIELDS.contains(name)) {
-                violations.add(name + " is not a field of " + SUBJECT);
-              }
-            });
-    if (!violations.isEmpty()) {
-      return new Invalid(
-          DeadLetterReason.SCHEMA_VIOLATION, OrderDecoder.summarize(violations), orderId);
-    }
-    if (messageIdMustMatchKey
-        && message.messageId().filter(id -> !id.equals(requestId.get())).isPresent()) {
-      return new Invalid(
-          DeadLetterReason.MESSAGE_ID_MISMATCH,
-          "MessageId must equal the body's paymentRequestId",
-          orderId);
-    }
-    return new Valid(
-        new CaptureRequest(
-            orderId.get(), requestId.get(), amount.get(), currency.get(), provider, lease));
+    return BodyFields.decodeStrict(
+        message,
+        messageIdMustMatchKey,
+        SUBJECT,
+        CONTRACT_FIELDS,
+        (root, violations) -> {
+          Optional<String> orderId = BodyFields.id(root, "orderId", violations);
+          Optional<String> requestId = BodyFields.id(root, "paymentRequestId", violations);
+          Optional<BigDecimal> amount = BodyFields.amount(root, "amount", violations);
+          Optional<String> currency = BodyFields.currency(root, violations);
+          return new BodyFields.Candidate(
+              orderId,
+              requestId::get,
+              "MessageId must equal the body's paymentRequestId",
+              () ->
+                  new CaptureRequest(
+                      orderId.get(),
+                      requestId.get(),
+                      amount.get(),
+                      currency.get(),
+                      provider,
+                      lease));
+        });
   }
 
   /** A valid capture request. */

@@ -4,13 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.Change;
-import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.Fingerprint;
 import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.IncomingMessage;
 import io.idemworker.core.MessageDecoder;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,39 +51,22 @@ final class StatusChangeDecoder implements MessageDecoder {
 
   @Override
   public Decoding decode(IncomingMessage message) {
-    BodyFields.Body body = BodyFields.parse(message.body());
-    if (body instanceof BodyFields.Unreadable unreadable) {
-      return new Invalid(
-          DeadLetterReason.UNREADABLE_BODY, unreadable.description(), Optional.empty());
-    }
-    ObjectNode root = ((BodyFields.JsonObject) body).root();
-    List<String> violations = new ArrayList<>();
-    Optional<String> orderId = BodyFields.id(root, "orderId", violations);
-    Optional<String> status = status(root, violations);
-    Optional<Long> version = BodyFields.integer(root, "version", 1, MAX_VERSION, violations);
-    Optional<Instant> changedAt = BodyFields.instant(root, "changedAt", violations);
-    root.fieldNames()
-        .forEachRemaining(
-            name -> {
-              if (!CONTRACT_FIELDS.contains(name)) {
-                violations.add(name + " is not a field of " + SUBJECT);
-              }
-            });
-    if (!violations.isEmpty()) {
-      return new Invalid(
-          DeadLetterReason.SCHEMA_VIOLATION, OrderDecoder.summarize(violations), orderId);
-    }
-    if (messageIdMustMatchKey
-        && message
-            .messageId()
-            .filter(id -> !id.equals(messageId(orderId.get(), version.get())))
-            .isPresent()) {
-      return new Invalid(
-          DeadLetterReason.MESSAGE_ID_MISMATCH,
-          "MessageId must be {orderId}:status:{version} of the body",
-          orderId);
-    }
-    return new Valid(new StatusChange(orderId.get(), status.get(), version.get(), changedAt.get()));
+    return BodyFields.decodeStrict(
+        message,
+        messageIdMustMatchKey,
+        SUBJECT,
+        CONTRACT_FIELDS,
+        (root, violations) -> {
+          Optional<String> orderId = BodyFields.id(root, "orderId", violations);
+          Optional<String> status = status(root, violations);
+          Optional<Long> version = BodyFields.integer(root, "version", 1, MAX_VERSION, violations);
+          Optional<Instant> changedAt = BodyFields.instant(root, "changedAt", violations);
+          return new BodyFields.Candidate(
+              orderId,
+              () -> messageId(orderId.get(), version.get()),
+              "MessageId must be {orderId}:status:{version} of the body",
+              () -> new StatusChange(orderId.get(), status.get(), version.get(), changedAt.get()));
+        });
   }
 
   private static Optional<String> status(JsonNode root, List<String> violations) {
