@@ -164,8 +164,7 @@ class ConfigurationFuzzProperties {
         .all()
         .ofMinLength(1)
         .ofMaxLength(15)
-        .filter(
-            s -> isSet(s) && !allowed.contains(s.trim().toLowerCase(java.util.Locale.ROOT)));
+        .filter(s -> isSet(s) && !allowed.contains(s.trim().toLowerCase(java.util.Locale.ROOT)));
   }
 
   private static Arbitrary<String> badInteger(int min, int max) {
