@@ -46,7 +46,7 @@ class ConfigurationFuzzProperties {
     assertThat(badValues().keySet()).containsExactlyInAnyOrderElementsOf(reference);
   }
 
-  @Property(seed = "20261130", tries = 400)
+  @Property(seed = "20261130")
   void aBadValue_isOneLineNamingTheVariable(
       @ForAll("badSettings") Tuple.Tuple2<String, String> bad) {
     Map<String, String> env = valid();

@@ -11,9 +11,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Fuzzes the Cosmos DB emulator with seeded mutated HTTP over TLS: signed requests of every kind
@@ -43,7 +45,9 @@ class CosmosEmulatorFuzzTest {
     emulator.close();
   }
 
+  // The suite default (120 s) is for ordinary tests; -Pfuzz runs this one for minutes.
   @Test
+  @Timeout(value = 2, unit = TimeUnit.HOURS)
   void mutatedRequests_getServiceStatusesWithoutExceptionText_andAWellFormedClientIsServed()
       throws Exception {
     FuzzBudget budget = FuzzBudget.fromSystemProperties(120);

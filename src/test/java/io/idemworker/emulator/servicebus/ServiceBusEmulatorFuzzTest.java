@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.DescribedType;
 import org.apache.qpid.proton.amqp.Symbol;
@@ -43,6 +44,7 @@ import org.apache.qpid.proton.message.Message;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Fuzzes the Service Bus emulator over real sockets with seeded random and mutated AMQP: valid
@@ -75,7 +77,9 @@ class ServiceBusEmulatorFuzzTest {
     fx.close();
   }
 
+  // The suite default (120 s) is for ordinary tests; -Pfuzz runs this one for minutes.
   @Test
+  @Timeout(value = 2, unit = TimeUnit.HOURS)
   void randomAndMutatedAmqp_closesOrServesEachConnection_andAWellBehavedClientIsServed()
       throws Exception {
     FuzzBudget budget = FuzzBudget.fromSystemProperties(150);
