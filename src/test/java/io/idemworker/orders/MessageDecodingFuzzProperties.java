@@ -109,7 +109,7 @@ class MessageDecodingFuzzProperties {
   Arbitrary<String> bodies() {
     Arbitrary<String> member =
         Arbitraries.frequencyOf(
-            Tuple.of(6, Arbitraries.lazy(() -> jsonValue(3)).map(v -> ",\"x\":" + v)),
+            Tuple.of(6, Arbitraries.lazy(() -> jsonValue(2)).map(v -> ",\"x\":" + v)),
             Tuple.of(
                 3,
                 Combinators.combine(key(), Arbitraries.lazy(() -> jsonValue(2)))
