@@ -16,7 +16,7 @@ import java.util.Map;
  * as UTF-8). Each violation names the field's path, never its value. Stateless.
  */
 final class ExtraFields {
-  /** Paths past this depth are not walked further; the parser already caps nesting. */
+  /** At most this many violations are listed: dead-letter descriptions have a limit. */
   private static final int MAX_LISTED = 10;
 
   private ExtraFields() {}

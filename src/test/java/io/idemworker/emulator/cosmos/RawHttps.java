@@ -181,6 +181,10 @@ final class RawHttps implements AutoCloseable {
     return read().orElseThrow(() -> new EOFException("connection closed without an answer"));
   }
 
+  void soTimeout(int millis) throws IOException {
+    socket.setSoTimeout(millis);
+  }
+
   void write(byte[] bytes) throws IOException {
     out.write(bytes);
     out.flush();
