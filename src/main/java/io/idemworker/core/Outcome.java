@@ -227,12 +227,16 @@ public sealed interface Outcome {
    * @param knownEntityId the entity id, if known
    * @param cause why: a passing fault, or the worker's own misconfiguration
    * @param description what failed, e.g. the store's status code
+   * @param notBefore the earliest a retry can succeed, when the flow knows it (a lease another
+   *     attempt holds): the adapter waits until then, within the lock, instead of spending
+   *     deliveries that cannot succeed
    */
   record Retry(
       Optional<IdempotencyKey> knownKey,
       Optional<String> knownEntityId,
       RetryCause cause,
-      String description)
+      String description,
+      Optional<java.time.Instant> notBefore)
       implements Outcome {
     /** Requires every component. */
     public Retry {
@@ -240,6 +244,23 @@ public sealed interface Outcome {
       Objects.requireNonNull(knownEntityId, "knownEntityId");
       Objects.requireNonNull(cause, "cause");
       Objects.requireNonNull(description, "description");
+      Objects.requireNonNull(notBefore, "notBefore");
+    }
+
+    /**
+     * A retry with no earliest time: the adapter's back-off decides.
+     *
+     * @param knownKey the key, if one was derived
+     * @param knownEntityId the entity id, if known
+     * @param cause why
+     * @param description what failed
+     */
+    public Retry(
+        Optional<IdempotencyKey> knownKey,
+        Optional<String> knownEntityId,
+        RetryCause cause,
+        String description) {
+      this(knownKey, knownEntityId, cause, description, Optional.empty());
     }
 
     @Override

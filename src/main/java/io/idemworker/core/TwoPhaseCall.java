@@ -30,8 +30,11 @@ import java.util.Optional;
  * </ol>
  *
  * <p>Round trips: a new call 2 (claim, complete), a completed duplicate 2 (claim, read), a takeover
- * 4 (claim, read, take over, complete). An ambiguous answer releases the lease (one more patch) so
- * the redelivery may take over at once instead of waiting the lease out.
+ * 4 (claim, read, take over, complete). An ambiguous answer, a refusal and a failed completion
+ * release the lease (one more patch) so the redelivery may take over at once instead of waiting the
+ * lease out; a delivery that finds another attempt's live lease asks to be retried no earlier than
+ * the lease's end ({@link Outcome.Retry#notBefore}), so contested copies do not spend their
+ * delivery count on tries that cannot succeed.
  */
 final class TwoPhaseCall {
   static final String IN_PROGRESS = "InProgress";
@@ -97,13 +100,13 @@ final class TwoPhaseCall {
     long seen = stored.path(ATTEMPT).asLong();
     long now = clock.millis();
     if (stored.path(LEASE_UNTIL).asLong() > now) {
-      return attempt.retry(
+      Instant leaseEnd = Instant.ofEpochMilli(stored.path(LEASE_UNTIL).asLong());
+      return new Outcome.Retry(
+          Optional.of(attempt.key()),
+          Optional.of(attempt.entityId()),
           Outcome.RetryCause.NOT_YET,
-          "attempt "
-              + seen
-              + " holds the lease until "
-              + Instant.ofEpochMilli(stored.path(LEASE_UNTIL).asLong())
-              + "; retrying after it");
+          "attempt " + seen + " holds the lease until " + leaseEnd + "; retrying after it",
+          Optional.of(leaseEnd));
     }
     DocumentPatch takeover =
         new DocumentPatch(
@@ -182,6 +185,8 @@ final class TwoPhaseCall {
       return new Outcome.Duplicate(attempt.key(), attempt.entityId());
     }
     if (completed instanceof EffectStore.Failed failed) {
+      // The call happened; whoever retries must be able to take over at once and replay it.
+      release(store, change, recordId, attemptNumber);
       return attempt.failed(failed.failure());
     }
     EffectStore.ReadResult read = store.read(change.partitionKey(), recordId);

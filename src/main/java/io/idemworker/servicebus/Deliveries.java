@@ -37,10 +37,30 @@ final class Deliveries {
    */
   static Duration backoff(
       long deliveryCount, OffsetDateTime lockedUntil, Instant now, Duration max) {
+    return backoff(deliveryCount, lockedUntil, now, max, java.util.Optional.empty());
+  }
+
+  /**
+   * As {@link #backoff(long, OffsetDateTime, Instant, Duration)}, but no shorter than the time left
+   * until {@code notBefore} when the flow named one (a lease held by another attempt): that wait
+   * may exceed {@code max}, never the lock.
+   */
+  static Duration backoff(
+      long deliveryCount,
+      OffsetDateTime lockedUntil,
+      Instant now,
+      Duration max,
+      java.util.Optional<Instant> notBefore) {
     long exponent = Math.min(Math.max(deliveryCount, 0), 10);
     long millis = BASE_BACKOFF.toMillis() << exponent;
     double jitter = 0.5 + ThreadLocalRandom.current().nextDouble() * 0.5;
     Duration wanted = Duration.ofMillis((long) (Math.min(millis, max.toMillis()) * jitter));
+    if (notBefore.isPresent()) {
+      Duration untilThen = Duration.between(now, notBefore.get());
+      if (untilThen.compareTo(wanted) > 0) {
+        wanted = untilThen;
+      }
+    }
     if (lockedUntil == null) {
       return wanted;
     }

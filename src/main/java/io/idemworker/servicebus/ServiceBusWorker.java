@@ -345,7 +345,8 @@ public final class ServiceBusWorker implements AutoCloseable {
                     received.getDeliveryCount(),
                     received.getLockedUntil(),
                     clock.instant(),
-                    settings.maxRetryBackoff());
+                    settings.maxRetryBackoff(),
+                    retry.notBefore());
             sleep(wait);
             context.abandon();
             return null;

@@ -52,6 +52,8 @@ class PaymentCaptureTest {
   private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T12:00:00Z"));
   private final InMemoryEffectStore store = new InMemoryEffectStore();
   private final AtomicBoolean failNextCompletion = new AtomicBoolean();
+  private final AtomicBoolean crashAfterNextCall = new AtomicBoolean();
+  private final AtomicBoolean dead = new AtomicBoolean();
 
   @BeforeAll
   static void startProvider() {
@@ -74,15 +76,23 @@ class PaymentCaptureTest {
           @Override
           public WriteResult apply(WriteSet writeSet) {
             boolean completion = writeSet.anchor().path("type").asText().equals("outbox");
-            if (completion && failNextCompletion.compareAndSet(true, false)) {
-              // The worker dies after the provider call, before its completion reaches the store.
+            if (completion && crashAfterNextCall.compareAndSet(true, false)) {
+              // The process dies after the provider call: nothing it would do next reaches the
+              // store, its lease included.
+              dead.set(true);
               return new Failed(new StoreFailure(StoreFailure.Kind.TRANSIENT, 0, "crash"));
+            }
+            if (completion && failNextCompletion.compareAndSet(true, false)) {
+              return new Failed(new StoreFailure(StoreFailure.Kind.TRANSIENT, 503, "unavailable"));
             }
             return store.apply(writeSet);
           }
 
           @Override
           public UpdateResult update(String partitionKey, DocumentPatch patch) {
+            if (dead.compareAndSet(true, false)) {
+              return new Failed(new StoreFailure(StoreFailure.Kind.TRANSIENT, 0, "dead"));
+            }
             return store.update(partitionKey, patch);
           }
 
@@ -168,9 +178,10 @@ class PaymentCaptureTest {
   void crashBetweenCallAndCompletion_isTakenOverAfterTheLease_andTheProviderReplays()
       throws Exception {
     String id = placed("pay-3");
-    failNextCompletion.set(true);
+    crashAfterNextCall.set(true);
     IncomingMessage message = Orders.payment(id, "pr-3", "7.5", "EUR");
 
+    Instant claimedAt = clock.instant();
     Outcome crashed = consumer().handle(message);
     Outcome whileLeased = consumer().handle(message);
     clock.advance(LEASE.plusSeconds(1));
@@ -180,10 +191,27 @@ class PaymentCaptureTest {
     assertThat(crashed).isInstanceOf(Outcome.Retry.class);
     assertThat(whileLeased).isInstanceOf(Outcome.Retry.class);
     assertThat(((Outcome.Retry) whileLeased).description()).contains("holds the lease");
+    assertThat(((Outcome.Retry) whileLeased).notBefore()).contains(clock.instant().plus(LEASE));
     assertThat(takenOver).isInstanceOf(Outcome.Processed.class);
     assertThat(provider.stats().replays()).isEqualTo(replaysBefore + 1);
     assertThat(document(id, "payment:pr-3").get("attempt").asLong()).isEqualTo(2);
     assertThat(document(id, id).get("amountPaidUnits").asLong()).isEqualTo(75_000);
+    assertThat(ledger(id)).hasSize(1);
+  }
+
+  @Test
+  void completionRefusedByTheStore_releasesTheLease_soTheRedeliveryTakesOverAtOnce()
+      throws Exception {
+    String id = placed("pay-3b");
+    failNextCompletion.set(true);
+    IncomingMessage message = Orders.payment(id, "pr-3b", "4", "EUR");
+
+    Outcome failed = consumer().handle(message);
+    Outcome retried = consumer().handle(message);
+
+    assertThat(((Outcome.Retry) failed).cause()).isEqualTo(Outcome.RetryCause.TRANSIENT);
+    assertThat(retried).isInstanceOf(Outcome.Processed.class);
+    assertThat(document(id, "payment:pr-3b").get("attempt").asLong()).isEqualTo(2);
     assertThat(ledger(id)).hasSize(1);
   }
 

@@ -47,6 +47,27 @@ class DeliveriesTest {
   }
 
   @Test
+  void aLeaseHeldElsewhere_isWaitedOut_beyondTheMaximumBackoffButInsideTheLock() {
+    Duration wait =
+        Deliveries.backoff(
+            0,
+            lockedFor(Duration.ofMinutes(1)),
+            NOW,
+            Duration.ofSeconds(2),
+            java.util.Optional.of(NOW.plusSeconds(20)));
+    Duration capped =
+        Deliveries.backoff(
+            0,
+            lockedFor(Duration.ofSeconds(10)),
+            NOW,
+            Duration.ofSeconds(2),
+            java.util.Optional.of(NOW.plusSeconds(20)));
+
+    assertThat(wait).isEqualTo(Duration.ofSeconds(20));
+    assertThat(capped).isEqualTo(Duration.ofSeconds(8));
+  }
+
+  @Test
   void expiredLock_meansAbandonAtOnce() {
     assertThat(
             Deliveries.backoff(3, lockedFor(Duration.ofMillis(-500)), NOW, Duration.ofSeconds(2)))
