@@ -74,6 +74,13 @@ param serviceBusMessagingUnits int = 1
 @description('Premium only: namespace partitions, fixed when the namespace is created.')
 param serviceBusPremiumPartitions int = 1
 
+@description('E-mail address that alert notifications go to; empty = the alert rules fire (visible under Alerts) but notify nobody. main.parameters.json takes it from ALERT_EMAIL.')
+param alertEmail string = ''
+
+@minValue(1)
+@description('Outbox relay lag in seconds above which the relay alert fires.')
+param relayLagThresholdSeconds int = 300
+
 var abbrs = loadJsonContent('abbreviations.json')
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = {
@@ -206,6 +213,32 @@ module worker 'modules/worker-app.bicep' = {
     minReplicas: workerMinReplicas
     maxReplicas: workerMaxReplicas
     messagesPerReplica: workerMessagesPerReplica
+  }
+}
+
+module alerts 'modules/alerts.bicep' = {
+  name: 'alerts'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    logAnalyticsWorkspaceName: monitoring.outputs.logAnalyticsWorkspaceName
+    serviceBusNamespaceName: serviceBus.outputs.namespaceName
+    workerAppName: worker.outputs.name
+    alertEmail: alertEmail
+    relayLagThresholdSeconds: relayLagThresholdSeconds
+  }
+}
+
+module workbook 'modules/workbook.bicep' = {
+  name: 'workbook'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    serviceBusNamespaceName: serviceBus.outputs.namespaceName
   }
 }
 
