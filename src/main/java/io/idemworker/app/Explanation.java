@@ -255,7 +255,7 @@ record Explanation(
     out.println("timeline");
     for (Event event : timeline(clock)) {
       out.printf(
-          "  %-27s %s%n", event.at().map(Instant::toString).orElse("(no time)"), event.text());
+          "  %-30s %s%n", event.at().map(Instant::toString).orElse("(no time)"), event.text());
     }
     problems.forEach(p -> out.printf("note: %s%n", p));
   }
@@ -344,7 +344,7 @@ record Explanation(
                             + o.path("status").asText()
                             + " (version "
                             + o.path("statusVersion").asText("?")
-                            + ")"));
+                            + ", at the message's changedAt)"));
               }
             });
     for (JsonNode marker : ofType("inbox")) {
