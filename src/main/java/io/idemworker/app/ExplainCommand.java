@@ -125,6 +125,13 @@ final class ExplainCommand implements Callable<Integer> {
           config.cosmosContainer(),
           firstLine(e.getShortMessage()));
       return 2;
+    } catch (RuntimeException e) {
+      // Anything else (no credential, an unreachable endpoint) is a setup problem, not "nothing
+      // found": exit 2 with one line instead of a stack trace and picocli's exit 1.
+      err.printf(
+          "idemworker explain: %s%n",
+          firstLine(Optional.ofNullable(e.getMessage()).orElse(e.toString())));
+      return 2;
     }
     if (json) {
       try {
