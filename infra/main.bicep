@@ -81,6 +81,12 @@ param paymentsApiKey string
 
 @description('Base URL of a real payment provider. Empty (default) deploys the payment provider double as a second Container App and points the worker at its internal URL.')
 param paymentsBaseUrl string = ''
+@description('E-mail address that alert notifications go to; empty = the alert rules fire (visible under Alerts) but notify nobody. main.parameters.json takes it from ALERT_EMAIL.')
+param alertEmail string = ''
+
+@minValue(1)
+@description('Outbox relay lag in seconds above which the relay alert fires.')
+param relayLagThresholdSeconds int = 300
 
 var abbrs = loadJsonContent('abbreviations.json')
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
@@ -255,6 +261,32 @@ module worker 'modules/worker-app.bicep' = {
     minReplicas: workerMinReplicas
     maxReplicas: workerMaxReplicas
     messagesPerReplica: workerMessagesPerReplica
+  }
+}
+
+module alerts 'modules/alerts.bicep' = {
+  name: 'alerts'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    logAnalyticsWorkspaceName: monitoring.outputs.logAnalyticsWorkspaceName
+    serviceBusNamespaceName: serviceBus.outputs.namespaceName
+    workerAppName: worker.outputs.name
+    alertEmail: alertEmail
+    relayLagThresholdSeconds: relayLagThresholdSeconds
+  }
+}
+
+module workbook 'modules/workbook.bicep' = {
+  name: 'workbook'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    serviceBusNamespaceName: serviceBus.outputs.namespaceName
   }
 }
 

@@ -20,6 +20,8 @@ import picocli.CommandLine.Command;
       EmulatorsCommand.class,
       SendCommand.class,
       ResubmitCommand.class,
+      ExplainCommand.class,
+      DlqCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main {

@@ -1,0 +1,266 @@
+// Alert rules for operating the worker, and the action group that notifies. Log alerts query the
+// OpenTelemetry metrics in Application Insights (customMetrics: name = the instrument's name,
+// customDimensions = its attributes; a test checks every name here against the telemetry code) and
+// the Container Apps system logs in Log Analytics; the dead-letter alert uses Service Bus's own
+// DeadletteredMessages metric, so messages the broker dead-letters itself (delivery count, expiry)
+// count too. Without alertEmail the rules still fire (visible under Alerts) but notify nobody.
+param location string
+param tags object
+param applicationInsightsName string
+param logAnalyticsWorkspaceName string
+param serviceBusNamespaceName string
+param workerAppName string
+
+@description('E-mail address for alert notifications; empty = no action group, no notifications.')
+param alertEmail string = ''
+
+@minValue(1)
+@description('Relay lag (oldest unpublished outbox event, seconds) above which the relay alert fires.')
+param relayLagThresholdSeconds int = 300
+
+@minValue(1)
+@maxValue(100)
+@description('Duplicate share (percent of outcomes) in the last 15 minutes above which, if also at least twice the share of the 45 minutes before, the duplicate-rate alert fires.')
+param duplicateRatePercent int = 5
+
+@minValue(1)
+@description('Fewest outcomes in the last 15 minutes before the duplicate rate is judged (a handful of messages says nothing).')
+param duplicateRateMinMessages int = 50
+
+resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
+  name: applicationInsightsName
+}
+
+resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2025-07-01' existing = {
+  name: logAnalyticsWorkspaceName
+}
+
+resource serviceBus 'Microsoft.ServiceBus/namespaces@2024-01-01' existing = {
+  name: serviceBusNamespaceName
+}
+
+var notify = !empty(alertEmail)
+
+resource actionGroup 'Microsoft.Insights/actionGroups@2023-01-01' = if (notify) {
+  name: 'ag-idemworker-${uniqueString(resourceGroup().id)}'
+  location: 'global'
+  tags: tags
+  properties: {
+    groupShortName: 'idemworker'
+    enabled: true
+    emailReceivers: [
+      {
+        name: 'operator'
+        emailAddress: alertEmail
+        useCommonAlertSchema: true
+      }
+    ]
+  }
+}
+
+var actions = {
+  actionGroups: notify ? [
+    actionGroup.id
+  ] : []
+}
+
+// Any IdempotencyConflict: a producer reused a MessageId for other content (a bug upstream).
+resource idempotencyConflict 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-idempotency-conflict-${workerAppName}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'idemworker: IdempotencyConflict'
+    description: 'A message was dead-lettered as IdempotencyConflict: its key was already used for other content. Find it with: idemworker dlq list --reason IdempotencyConflict, then idemworker explain <messageId>.'
+    severity: 1
+    enabled: true
+    scopes: [
+      applicationInsights.id
+    ]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT5M'
+    criteria: {
+      allOf: [
+        {
+          query: 'customMetrics | where name == "idemworker.messages.outcomes" | where tostring(customDimensions["outcome"]) == "dead_lettered" and tostring(customDimensions["reason"]) == "IdempotencyConflict" | summarize conflicts = sum(valueSum)'
+          timeAggregation: 'Total'
+          metricMeasureColumn: 'conflicts'
+          operator: 'GreaterThan'
+          threshold: 0
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: actions
+  }
+}
+
+// Dead-letter queue depth above zero, per queue or subscription (EntityName), from Service Bus itself.
+resource deadLettered 'Microsoft.Insights/metricAlerts@2018-03-01' = {
+  name: 'alert-dead-lettered-${serviceBusNamespaceName}'
+  location: 'global'
+  tags: tags
+  properties: {
+    description: 'Messages lie in a dead-letter queue. Count them by reason with: idemworker dlq; list with: idemworker dlq list --reason R.'
+    severity: 2
+    enabled: true
+    scopes: [
+      serviceBus.id
+    ]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT5M'
+    criteria: {
+      'odata.type': 'Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria'
+      allOf: [
+        {
+          criterionType: 'StaticThresholdCriterion'
+          name: 'DeadletteredMessages'
+          metricNamespace: 'Microsoft.ServiceBus/namespaces'
+          metricName: 'DeadletteredMessages'
+          dimensions: [
+            {
+              name: 'EntityName'
+              operator: 'Include'
+              values: [
+                '*'
+              ]
+            }
+          ]
+          operator: 'GreaterThan'
+          threshold: 0
+          timeAggregation: 'Maximum'
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: notify ? [
+      {
+        actionGroupId: actionGroup.id
+      }
+    ] : []
+  }
+}
+
+// Readiness failing in each of 5 consecutive minutes: the worker is paused (misconfiguration, a long
+// store outage) or cannot start. The probe failures are in the environment's system logs.
+resource readiness 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-readiness-${workerAppName}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'idemworker: not ready for 5 minutes'
+    description: 'The worker\'s readiness probe (/health/ready) has failed in each of the last 5 minutes: it is paused (401/403, missing container, long store outage) or cannot start. Its log says why (ERROR lines).'
+    severity: 1
+    enabled: true
+    scopes: [
+      logAnalytics.id
+    ]
+    evaluationFrequency: 'PT1M'
+    windowSize: 'PT1M'
+    criteria: {
+      allOf: [
+        {
+          query: 'ContainerAppSystemLogs | where ContainerAppName == "${workerAppName}" | where Log has "readiness" and (Log has "fail" or Reason has "Probe" or Reason has "Unhealthy") | summarize failures = count()'
+          timeAggregation: 'Total'
+          metricMeasureColumn: 'failures'
+          operator: 'GreaterThan'
+          threshold: 0
+          failingPeriods: {
+            numberOfEvaluationPeriods: 5
+            minFailingPeriodsToAlert: 5
+          }
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: actions
+  }
+}
+
+// The outbox relay falling behind: its lag gauge (seconds since the oldest pending event) too high.
+resource relayLag 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-relay-lag-${workerAppName}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'idemworker: outbox relay lag above ${relayLagThresholdSeconds} s'
+    description: 'Outbox events wait longer than the threshold to be published. idemworker explain <orderId> shows whether an order\'s events were published.'
+    severity: 2
+    enabled: true
+    scopes: [
+      applicationInsights.id
+    ]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT5M'
+    criteria: {
+      allOf: [
+        {
+          query: 'customMetrics | where name == "idemworker.relay.lag" | summarize lag = max(valueMax)'
+          timeAggregation: 'Maximum'
+          metricMeasureColumn: 'lag'
+          operator: 'GreaterThan'
+          threshold: relayLagThresholdSeconds
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: actions
+  }
+}
+
+// A rising duplicate rate: redeliveries (lock losses, crashes, producer retries outside the
+// broker's duplicate-detection window). Judged on the last 15 minutes against the 45 before.
+resource duplicateRate 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-duplicate-rate-${workerAppName}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'idemworker: duplicate rate rising'
+    description: 'More than ${duplicateRatePercent}% of outcomes in the last 15 minutes were duplicates, at least twice the share of the 45 minutes before. Look for lock losses (settlements.failed), crashes and producer retries.'
+    severity: 3
+    enabled: true
+    scopes: [
+      applicationInsights.id
+    ]
+    evaluationFrequency: 'PT15M'
+    windowSize: 'PT1H'
+    criteria: {
+      allOf: [
+        {
+          query: 'customMetrics | where name == "idemworker.messages.outcomes" | extend recent = timestamp > ago(15m), duplicate = tostring(customDimensions["outcome"]) == "duplicate" | summarize recentAll = sumif(valueSum, recent), recentDuplicates = sumif(valueSum, recent and duplicate), earlierAll = sumif(valueSum, not(recent)), earlierDuplicates = sumif(valueSum, not(recent) and duplicate) | extend recentRate = iff(recentAll > 0, 100.0 * recentDuplicates / recentAll, 0.0), earlierRate = iff(earlierAll > 0, 100.0 * earlierDuplicates / earlierAll, 0.0) | where recentAll >= ${duplicateRateMinMessages} and recentRate > ${duplicateRatePercent} and recentRate >= 2 * earlierRate | project rate = recentRate'
+          timeAggregation: 'Maximum'
+          metricMeasureColumn: 'rate'
+          operator: 'GreaterThan'
+          threshold: duplicateRatePercent
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: actions
+  }
+}
+
+output actionGroupId string = notify ? actionGroup.id : ''
+output alertRuleNames array = [
+  idempotencyConflict.name
+  deadLettered.name
+  readiness.name
+  relayLag.name
+  duplicateRate.name
+]

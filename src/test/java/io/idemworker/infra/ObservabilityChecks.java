@@ -1,0 +1,365 @@
+package io.idemworker.infra;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Checks of the alert rules and the workbook: that they query metrics and dimensions the telemetry
+ * code declares (so a renamed instrument fails the build instead of a silent alert), and that each
+ * rule and panel the operators rely on is there with the condition that matters. Each check returns
+ * its problems; empty means it passed.
+ */
+final class ObservabilityChecks {
+  /**
+   * Metrics the templates use before the code that emits them is merged: the outbox relay's lag
+   * gauge comes from another branch. Once a name here is declared in the code, the check asks for
+   * it to be removed, so that from then on a rename fails the build.
+   */
+  static final Set<String> AWAITED = Set.of("idemworker.relay.lag");
+
+  private static final Pattern INSTRUMENT =
+      Pattern.compile("(?:counter|histogram|gauge|upDownCounter)Builder\\(\\s*\"([^\"]+)\"\\s*\\)");
+  private static final Pattern ATTRIBUTE =
+      Pattern.compile("AttributeKey\\.\\w+Key\\(\\s*\"([^\"]+)\"\\s*\\)");
+  private static final Pattern METRIC_REFERENCE =
+      Pattern.compile("name\\s*==\\s*\\\\?\"(idemworker\\.[^\"\\\\]+)\\\\?\"");
+  private static final Pattern DIMENSION_REFERENCE =
+      Pattern.compile("customDimensions\\[\\\\?\"([^\"\\\\]+)\\\\?\"\\]");
+  private static final ObjectMapper JSON =
+      new ObjectMapper()
+          .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+  private ObservabilityChecks() {}
+
+  static Set<String> declaredMetrics(Collection<String> javaSources) {
+    return all(INSTRUMENT, javaSources);
+  }
+
+  static Set<String> declaredAttributes(Collection<String> javaSources) {
+    return all(ATTRIBUTE, javaSources);
+  }
+
+  static Set<String> referencedMetrics(String text) {
+    return all(METRIC_REFERENCE, List.of(text));
+  }
+
+  static Set<String> referencedDimensions(String text) {
+    return all(DIMENSION_REFERENCE, List.of(text));
+  }
+
+  private static Set<String> all(Pattern pattern, Collection<String> texts) {
+    Set<String> found = new TreeSet<>();
+    for (String text : texts) {
+      Matcher m = pattern.matcher(text);
+      while (m.find()) {
+        found.add(m.group(1));
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Every metric and dimension name the templates query is declared in the code.
+   *
+   * @param javaSources the main sources
+   * @param templates file name to text, for each template that queries metrics
+   * @param awaited metric names allowed while undeclared
+   * @return the problems
+   */
+  static List<String> names(
+      Collection<String> javaSources, Map<String, String> templates, Set<String> awaited) {
+    List<String> problems = new ArrayList<>();
+    Set<String> metrics = declaredMetrics(javaSources);
+    Set<String> attributes = declaredAttributes(javaSources);
+    for (String name : new TreeSet<>(awaited)) {
+      if (metrics.contains(name)) {
+        problems.add(
+            name
+                + " is declared in the code now: remove it from ObservabilityChecks.AWAITED so a"
+                + " rename fails the build");
+      }
+    }
+    templates.forEach(
+        (file, text) -> {
+          Set<String> used = referencedMetrics(text);
+          if (used.isEmpty()) {
+            problems.add(file + " queries no idemworker metric (or the reference pattern broke)");
+          }
+          for (String name : used) {
+            if (!metrics.contains(name) && !awaited.contains(name)) {
+              problems.add(file + " queries metric " + name + ", which no instrument declares");
+            }
+          }
+          for (String dimension : referencedDimensions(text)) {
+            if (!attributes.contains(dimension)) {
+              problems.add(
+                  file + " reads dimension " + dimension + ", which no attribute key declares");
+            }
+          }
+        });
+    return problems;
+  }
+
+  /** The five alert rules, their conditions, and notifications only with an e-mail address. */
+  static List<String> alerts(String source) {
+    List<String> problems = new ArrayList<>();
+    Bicep.Template t = Bicep.parse(source);
+    if (!Pattern.compile("var notify = !empty\\(alertEmail\\)").matcher(source).find()
+        || !Pattern.compile("resource actionGroup '[^']+' = if \\(notify\\)")
+            .matcher(source)
+            .find()) {
+      problems.add("the action group is not created only when alertEmail is set");
+    }
+    for (String email : List.of("", "ops@example.com")) {
+      BicepEval eval = new BicepEval(t, Map.of("alertEmail", email));
+      Object receivers =
+          BicepEval.at(eval.resource("actionGroup"), "properties.emailReceivers").orElse(List.of());
+      if (!(receivers instanceof List<?> list)
+          || list.size() != 1
+          || !Objects.equals(BicepEval.at(list.get(0), "emailAddress").orElse(null), email)) {
+        problems.add("the action group's e-mail receiver is not alertEmail");
+      }
+      List<Object> expected =
+          email.isEmpty() ? List.of() : List.of(new BicepEval.Opaque("actionGroup.id"));
+      for (Bicep.Declaration rule : t.resourcesOfType("Microsoft.Insights/scheduledQueryRules")) {
+        Object groups =
+            BicepEval.at(eval.resource(rule.name()), "properties.actions.actionGroups")
+                .orElse(null);
+        if (!expected.equals(groups)) {
+          problems.add(
+              rule.name()
+                  + " notifies "
+                  + groups
+                  + " with alertEmail '"
+                  + email
+                  + "' (expected "
+                  + expected
+                  + ")");
+        }
+      }
+      for (Bicep.Declaration rule : t.resourcesOfType("Microsoft.Insights/metricAlerts")) {
+        Object actions =
+            BicepEval.at(eval.resource(rule.name()), "properties.actions").orElse(null);
+        boolean notifies = actions instanceof List<?> list && !list.isEmpty();
+        if (notifies == email.isEmpty()) {
+          problems.add(rule.name() + " notifies=" + notifies + " with alertEmail '" + email + "'");
+        }
+      }
+    }
+    BicepEval eval = new BicepEval(t, Map.of());
+    queryRule(t, eval, "IdempotencyConflict", problems)
+        .ifPresent(
+            r -> {
+              expect(r, "operator", "GreaterThan", problems);
+              expect(r, "threshold", 0L, problems);
+            });
+    queryRule(t, eval, "idemworker.relay.lag", problems)
+        .ifPresent(
+            r -> {
+              expect(r, "operator", "GreaterThan", problems);
+              if (!t.find("param", "relayLagThresholdSeconds").isPresent()
+                  || !Objects.equals(
+                      r.get("threshold"), eval.expression("relayLagThresholdSeconds"))) {
+                problems.add("the relay-lag rule's threshold is not relayLagThresholdSeconds");
+              }
+            });
+    queryRule(t, eval, "\"duplicate\"", problems)
+        .ifPresent(r -> expect(r, "operator", "GreaterThan", problems));
+    readiness(t, eval, problems);
+    deadLetters(t, eval, problems);
+    return problems;
+  }
+
+  private static java.util.Optional<Map<?, ?>> queryRule(
+      Bicep.Template t, BicepEval eval, String marker, List<String> problems) {
+    for (Bicep.Declaration rule : t.resourcesOfType("Microsoft.Insights/scheduledQueryRules")) {
+      Object criterion =
+          BicepEval.at(eval.resource(rule.name()), "properties.criteria.allOf")
+              .filter(List.class::isInstance)
+              .map(l -> ((List<?>) l).isEmpty() ? null : ((List<?>) l).get(0))
+              .orElse(null);
+      if (criterion instanceof Map<?, ?> map && String.valueOf(map.get("query")).contains(marker)) {
+        return java.util.Optional.of(map);
+      }
+    }
+    problems.add("no log alert rule whose query mentions " + marker);
+    return java.util.Optional.empty();
+  }
+
+  private static void expect(Map<?, ?> criterion, String key, Object value, List<String> problems) {
+    Object actual = criterion.get(key);
+    if (actual instanceof Number n && value instanceof Number v) {
+      if (n.doubleValue() != v.doubleValue()) {
+        problems.add("rule " + key + " is " + actual + ", expected " + value);
+      }
+    } else if (!Objects.equals(actual, value)) {
+      problems.add("rule " + key + " is " + actual + ", expected " + value);
+    }
+  }
+
+  private static void readiness(Bicep.Template t, BicepEval eval, List<String> problems) {
+    for (Bicep.Declaration rule : t.resourcesOfType("Microsoft.Insights/scheduledQueryRules")) {
+      Map<String, Object> body = eval.resource(rule.name());
+      Object query = BicepEval.at(body, "properties.criteria").orElse("");
+      if (!String.valueOf(query).contains("ContainerAppSystemLogs")) {
+        continue;
+      }
+      Duration window =
+          Duration.parse(String.valueOf(BicepEval.at(body, "properties.windowSize").orElse("")));
+      Map<?, ?> criterion =
+          (Map<?, ?>)
+              ((List<?>) BicepEval.at(body, "properties.criteria.allOf").orElseThrow()).get(0);
+      Map<?, ?> periods = (Map<?, ?>) criterion.get("failingPeriods");
+      long evaluated = ((Number) periods.get("numberOfEvaluationPeriods")).longValue();
+      long failing = ((Number) periods.get("minFailingPeriodsToAlert")).longValue();
+      if (!window.multipliedBy(evaluated).equals(Duration.ofMinutes(5)) || failing != evaluated) {
+        problems.add(
+            "the readiness rule does not fire on failures in every period of 5 minutes ("
+                + failing
+                + " of "
+                + evaluated
+                + " x "
+                + window
+                + ")");
+      }
+      if (!String.valueOf(query).contains("readiness")) {
+        problems.add("the readiness rule does not look at readiness probe failures");
+      }
+      return;
+    }
+    problems.add("no readiness rule over ContainerAppSystemLogs");
+  }
+
+  private static void deadLetters(Bicep.Template t, BicepEval eval, List<String> problems) {
+    List<Bicep.Declaration> rules = t.resourcesOfType("Microsoft.Insights/metricAlerts");
+    for (Bicep.Declaration rule : rules) {
+      Map<String, Object> body = eval.resource(rule.name());
+      Object all = BicepEval.at(body, "properties.criteria.allOf").orElse(List.of());
+      for (Object c : (List<?>) all) {
+        Map<?, ?> criterion = (Map<?, ?>) c;
+        if (!"DeadletteredMessages".equals(criterion.get("metricName"))) {
+          continue;
+        }
+        expect(criterion, "operator", "GreaterThan", problems);
+        expect(criterion, "threshold", 0L, problems);
+        if (!String.valueOf(criterion.get("dimensions")).contains("EntityName")) {
+          problems.add("the dead-letter rule is not split by EntityName (queue or subscription)");
+        }
+        if (!String.valueOf(BicepEval.at(body, "properties.scopes").orElse(""))
+            .contains("serviceBus.id")) {
+          problems.add("the dead-letter rule is not scoped to the Service Bus namespace");
+        }
+        return;
+      }
+    }
+    problems.add("no metric alert on the Service Bus metric DeadletteredMessages");
+  }
+
+  /** The workbook: valid, attached to Application Insights, with every panel the issue lists. */
+  static List<String> workbook(String bicep, String json) {
+    List<String> problems = new ArrayList<>();
+    Bicep.Template t = Bicep.parse(bicep);
+    List<Bicep.Declaration> workbooks = t.resourcesOfType("Microsoft.Insights/workbooks");
+    if (workbooks.size() != 1) {
+      problems.add("expected one Microsoft.Insights/workbooks resource, found " + workbooks.size());
+      return problems;
+    }
+    Map<String, Object> body = new BicepEval(t, Map.of()).resource(workbooks.get(0).name());
+    expectAt(body, "kind", "shared", problems);
+    expectAt(body, "properties.category", "workbook", problems);
+    expectAt(body, "properties.sourceId", new BicepEval.Opaque("applicationInsights.id"), problems);
+    if (!t.body(workbooks.get(0)).text("name").orElse("").startsWith("guid(")) {
+      problems.add("a workbook's name must be a GUID: use guid(...)");
+    }
+    for (String placeholder : List.of("__APP_INSIGHTS_ID__", "__SERVICE_BUS_ID__")) {
+      if (!bicep.contains("'" + placeholder + "'") || !json.contains(placeholder)) {
+        problems.add(placeholder + " is not both in workbook.json and replaced in the template");
+      }
+    }
+    if (!bicep.contains("loadTextContent('workbook.json')")) {
+      problems.add("the template does not load workbook.json");
+    }
+    JsonNode root;
+    try {
+      root = JSON.readTree(json);
+    } catch (JsonProcessingException e) {
+      problems.add("workbook.json is not valid JSON: " + e.getOriginalMessage());
+      return problems;
+    }
+    if (!"Notebook/1.0".equals(root.path("version").asText())) {
+      problems.add("workbook.json version is not Notebook/1.0");
+    }
+    List<String> panels = new ArrayList<>();
+    for (JsonNode item : root.path("items")) {
+      JsonNode content = item.path("content");
+      panels.add(content.path("query").asText() + " " + content.path("metrics").toString());
+      if (item.path("type").asInt() == 3
+          && !content.path("crossComponentResources").toString().contains("__APP_INSIGHTS_ID__")) {
+        problems.add(
+            "query " + item.path("name").asText() + " is not bound to Application Insights");
+      }
+    }
+    Map<String, String> required =
+        Map.of(
+            "outcome mix", "customDimensions[\"outcome\"]",
+            "duplicate rate by source", "\"duplicate\"",
+            "round trips per path", "idemworker.cosmos.calls",
+            "RU per path", "idemworker.cosmos.request_charge",
+            "DLQ depth", "DeadletteredMessages",
+            "relay lag", "idemworker.relay.lag");
+    required.forEach(
+        (panel, marker) -> {
+          if (panels.stream().noneMatch(p -> p.contains(marker))) {
+            problems.add("the workbook has no " + panel + " panel (" + marker + ")");
+          }
+        });
+    return problems;
+  }
+
+  private static void expectAt(
+      Map<String, Object> body, String path, Object expected, List<String> problems) {
+    Object actual = BicepEval.at(body, path).orElse(null);
+    if (!Objects.equals(actual, expected)) {
+      problems.add("workbook " + path + " is " + actual + ", expected " + expected);
+    }
+  }
+
+  /** main.bicep passes the e-mail parameter (default empty) and calls both modules. */
+  static List<String> main(String source) {
+    List<String> problems = new ArrayList<>();
+    Bicep.Template t = Bicep.parse(source);
+    if (!t.find("param", "alertEmail")
+        .flatMap(Bicep.Declaration::value)
+        .map(Bicep::text)
+        .filter("''"::equals)
+        .isPresent()) {
+      problems.add("main.bicep: param alertEmail must default to '' (no notifications)");
+    }
+    for (String module : List.of("modules/alerts.bicep", "modules/workbook.bicep")) {
+      if (t.all("module").stream().noneMatch(m -> m.type().equals(module))) {
+        problems.add("main.bicep does not call " + module);
+      }
+    }
+    t.all("module").stream()
+        .filter(m -> m.type().equals("modules/alerts.bicep"))
+        .findFirst()
+        .ifPresent(
+            m -> {
+              if (!t.body(m).text("params.alertEmail").filter("alertEmail"::equals).isPresent()) {
+                problems.add("main.bicep does not pass alertEmail to the alerts module");
+              }
+            });
+    return problems;
+  }
+}
