@@ -15,7 +15,6 @@ import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
-import io.idemworker.emulator.payments.PaymentFaults;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
@@ -53,7 +52,7 @@ import picocli.CommandLine.Option;
     description = {
       "Runs the whole pattern on in-process emulators and audits the result.",
       "",
-      "Starts in-process Service Bus and Cosmos DB emulators (no Azure, no Docker), two competing worker instances, and a producer that sends new orders plus every kind of repeat and poison the pattern must absorb. Ends with a summary and an audit that reads Cosmos DB and the dead-letter queue back; exits 0 on PASS, 1 on FAIL."
+      "Starts in-process Service Bus and Cosmos DB emulators and a payment provider double (no Azure, no Docker), two competing worker instances, and a producer that sends new orders, credits, status changes and payment captures plus every kind of repeat and poison the pattern must absorb. Ends with a summary and an audit that reads Cosmos DB, the dead-letter queue and the provider's ledger back; exits 0 on PASS, 1 on FAIL."
     })
 final class DemoCommand implements Callable<Integer> {
   static final String QUEUE = "orders";
@@ -262,7 +261,8 @@ final class DemoCommand implements Callable<Integer> {
                 timeout);
         cosmos.faults().clear();
         settled &= lifecycle(sender, brokerClock, lifecycle, tally);
-        settled &= payments(sender, brokerClock, payments, provider, tally);
+        settled &=
+            new DemoPaymentsPhase(out, timeout).run(sender, brokerClock, payments, provider, tally);
       } finally {
         progress.shutdownNow();
         workers.forEach(worker -> worker.shutdown(Duration.ofSeconds(10)));
@@ -356,65 +356,8 @@ final class DemoCommand implements Callable<Integer> {
     return settled;
   }
 
-  /**
-   * Phase 4: payment captures, each exposed to one hazard of a call outside the transaction, then
-   * keys reused with another amount.
-   *
-   * @return true if every step settled within the timeout
-   */
-  private boolean payments(
-      ServiceBusSenderClient sender,
-      AdjustableClock brokerClock,
-      DemoPayments payments,
-      PaymentProviderEmulator provider,
-      DemoTally tally)
-      throws InterruptedException {
-    out.println(
-        "phase 4: payment captures: the provider's answer lost to a dropped connection, declines, a crash after the provider call");
-    List<DemoPayments.Request> ambiguous = payments.requests(DemoPayments.Hazard.AMBIGUOUS);
-    // Alone, so that the drops hit exactly these requests' first executions.
-    provider.faults().applyThenDropConnection(PaymentFaults.Trigger.next(ambiguous.size()));
-    List<ServiceBusMessage> batch = new ArrayList<>();
-    ambiguous.forEach(r -> batch.add(DemoPayments.message(r)));
-    sendAll(sender, batch);
-    boolean settled = tally.awaitQuiet(d -> applied(d, PAYMENT) >= ambiguous.size(), timeout);
-    provider.faults().clear();
-    List<DemoPayments.Request> concurrent = payments.requests(DemoPayments.Hazard.CONCURRENT);
-    for (DemoPayments.Request r : payments.requests) {
-      if (r.hazard() != DemoPayments.Hazard.AMBIGUOUS
-          && r.hazard() != DemoPayments.Hazard.CONCURRENT) {
-        batch.add(DemoPayments.message(r));
-      }
-    }
-    sendAll(sender, batch);
-    int single = payments.requests.size() - concurrent.size();
-    settled &= tally.awaitQuiet(d -> applied(d, PAYMENT) >= single, timeout);
-
-    out.printf(
-        "phase 4b: concurrent copies of new payment requests; %s later, completed keys reused with another amount%n",
-        DUPLICATE_WINDOW);
-    concurrent.forEach(r -> batch.add(DemoPayments.message(r)));
-    sendAll(sender, batch);
-    // The second copies, and the reused keys, must get past the broker's duplicate detection too.
-    brokerClock.advance(DUPLICATE_WINDOW.plusSeconds(1));
-    concurrent.forEach(r -> batch.add(DemoPayments.message(r)));
-    payments.reusedKeys.forEach(r -> batch.add(DemoPayments.message(r)));
-    sendAll(sender, batch);
-    int all = payments.requests.size();
-    long conflicts =
-        (long) payments.reusedKeys.size() + deadLettered(tally.deliveries(), "IdempotencyConflict");
-    settled &=
-        tally.awaitQuiet(
-            d ->
-                applied(d, PAYMENT) >= all
-                    && duplicates(d, PAYMENT) >= concurrent.size()
-                    && deadLettered(d, "IdempotencyConflict") >= conflicts,
-            timeout);
-    return settled;
-  }
-
   /** Sends in batches of at most 50 and clears the list. */
-  private static void sendAll(ServiceBusSenderClient sender, List<ServiceBusMessage> messages) {
+  static void sendAll(ServiceBusSenderClient sender, List<ServiceBusMessage> messages) {
     for (int from = 0; from < messages.size(); from += 50) {
       sender.sendMessages(messages.subList(from, Math.min(messages.size(), from + 50)));
     }
