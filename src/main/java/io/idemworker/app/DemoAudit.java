@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.app.DemoTally.Delivery;
 import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.Outcome;
+import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderReasons;
 import java.io.IOException;
@@ -41,6 +42,7 @@ final class DemoAudit {
   private final CosmosContainer container;
   private final String connectionString;
   private final String queue;
+  private final PaymentProviderEmulator provider;
   final List<ServiceBusReceivedMessage> deadLetters = new ArrayList<>();
 
   DemoAudit(
@@ -49,16 +51,18 @@ final class DemoAudit {
       TelemetryCounts metrics,
       CosmosContainer container,
       String connectionString,
-      String queue) {
+      String queue,
+      PaymentProviderEmulator provider) {
     this.scenario = scenario;
     this.tally = tally;
     this.metrics = metrics;
     this.container = container;
     this.connectionString = connectionString;
     this.queue = queue;
+    this.provider = provider;
   }
 
-  List<Check> run(boolean settledInTime) {
+  List<Check> run(boolean settledInTime) throws InterruptedException {
     List<Delivery> deliveries = tally.deliveries();
     readDeadLetterQueue();
     List<Check> checks = new ArrayList<>();
@@ -78,6 +82,15 @@ final class DemoAudit {
                 deadLetters,
                 (partitionKey, id) -> read(partitionKey, id),
                 DemoCommand.MARKER_TTL)
+            .run());
+    checks.addAll(
+        new DemoPaymentsAudit(
+                scenario.payments,
+                deliveries,
+                deadLetters,
+                (partitionKey, id) -> read(partitionKey, id),
+                DemoPaymentsAudit.ledger(provider.baseUrl(), provider.apiKey()),
+                provider.stats().replays())
             .run());
     checks.add(balance(deliveries));
     checks.add(metricsBalance(deliveries));
@@ -183,7 +196,10 @@ final class DemoAudit {
   private Check poisonDeadLettered(List<Delivery> deliveries) {
     Map<String, Long> expected = new TreeMap<>();
     scenario.poisons.forEach(p -> expected.merge(p.expected().code(), 1L, Long::sum));
-    expected.merge("IdempotencyConflict", (long) scenario.conflicts.size(), Long::sum);
+    expected.merge(
+        "IdempotencyConflict",
+        (long) scenario.conflicts.size() + scenario.payments.reusedKeys.size(),
+        Long::sum);
     expected.merge(
         OrderReasons.CURRENCY_MISMATCH.code(),
         (long) scenario.lifecycle.wrongCurrency.size(),

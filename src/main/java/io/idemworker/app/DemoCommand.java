@@ -6,7 +6,6 @@ import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import io.idemworker.app.DemoTally.Delivery;
-import io.idemworker.core.EffectStore;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
@@ -16,11 +15,13 @@ import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
+import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderReasons;
+import io.idemworker.payments.HttpPaymentProvider;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
@@ -51,7 +52,7 @@ import picocli.CommandLine.Option;
     description = {
       "Runs the whole pattern on in-process emulators and audits the result.",
       "",
-      "Starts in-process Service Bus and Cosmos DB emulators (no Azure, no Docker), two competing worker instances, and a producer that sends new orders plus every kind of repeat and poison the pattern must absorb. Ends with a summary and an audit that reads Cosmos DB and the dead-letter queue back; exits 0 on PASS, 1 on FAIL."
+      "Starts in-process Service Bus and Cosmos DB emulators and a payment provider double (no Azure, no Docker), two competing worker instances, and a producer that sends new orders, credits, status changes and payment captures plus every kind of repeat and poison the pattern must absorb. Ends with a summary and an audit that reads Cosmos DB, the dead-letter queue and the provider's ledger back; exits 0 on PASS, 1 on FAIL."
     })
 final class DemoCommand implements Callable<Integer> {
   static final String QUEUE = "orders";
@@ -61,6 +62,12 @@ final class DemoCommand implements Callable<Integer> {
   static final int MAX_DELIVERY_COUNT = 10;
   static final Duration MARKER_TTL = Duration.ofDays(14);
   static final String ORDER_PLACED = OrderMessageTypes.SUBJECTS.get(0);
+  static final String PAYMENT = OrderMessageTypes.PAYMENT_CAPTURE_REQUESTED;
+
+  /** The provider's request timeout; the lease must outlast it (the worker's config rule). */
+  static final Duration PAYMENT_TIMEOUT = Duration.ofSeconds(5);
+
+  static final Duration PAYMENT_LEASE = Duration.ofSeconds(15);
 
   @Option(
       names = "--orders",
@@ -119,6 +126,9 @@ final class DemoCommand implements Callable<Integer> {
     long started = System.nanoTime();
     DemoScenario scenario = DemoScenario.generate(orders, seed, MAX_BODY_BYTES);
     AdjustableClock brokerClock = new AdjustableClock();
+    // The consumers' own clock: the simulated crash before a payment's completion moves it past
+    // the claim's lease, so the redelivery takes the expired lease over without waiting it out.
+    AdjustableClock consumerClock = new AdjustableClock();
     DemoTally tally = new DemoTally();
     Telemetry telemetry = Telemetry.fromEnvironment(System.getenv());
     out.printf(
@@ -136,9 +146,11 @@ final class DemoCommand implements Callable<Integer> {
                         .withMaxDeliveryCount(MAX_DELIVERY_COUNT))
                 .start();
         CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start();
-        CosmosClient cosmosClient = LocalClients.cosmos(cosmos)) {
+        CosmosClient cosmosClient = LocalClients.cosmos(cosmos);
+        PaymentProviderEmulator provider = PaymentProviderEmulator.builder().port(0).start()) {
       out.printf("  Service Bus emulator  %s%n", serviceBus.connectionString());
-      out.printf("  Cosmos DB emulator    %s%n%n", cosmos.endpoint());
+      out.printf("  Cosmos DB emulator    %s%n", cosmos.endpoint());
+      out.printf("  payment provider      %s%n%n", provider.baseUrl());
       CosmosContainer container =
           CosmosContainers.ensureExists(cosmosClient, "idemworker", "orders");
       Set<String> crashPending = ConcurrentHashMap.newKeySet();
@@ -150,6 +162,17 @@ final class DemoCommand implements Callable<Integer> {
       lifecycle
           .credits(DemoLifecycle.Source.CONCURRENT)
           .forEach(c -> meetings.put(c.markerId(), new CountDownLatch(2)));
+      DemoPayments payments = scenario.payments;
+      payments
+          .requests(DemoPayments.Hazard.CONCURRENT)
+          .forEach(r -> meetings.put(r.recordId(), new CountDownLatch(2)));
+      Set<String> crashBeforeCommit = ConcurrentHashMap.newKeySet();
+      payments.requests(DemoPayments.Hazard.CRASH).forEach(r -> crashBeforeCommit.add(r.eventId()));
+      OrderMessageTypes.Payments paymentProvider =
+          new OrderMessageTypes.Payments(
+              new HttpPaymentProvider(provider.baseUrl(), provider.apiKey(), PAYMENT_TIMEOUT),
+              PAYMENT_LEASE);
+      Runnable leaseExpires = () -> consumerClock.advance(PAYMENT_LEASE.plusSeconds(1));
       List<ServiceBusWorker> workers = new ArrayList<>();
       ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor();
       boolean settled;
@@ -160,15 +183,18 @@ final class DemoCommand implements Callable<Integer> {
               .queueName(QUEUE)
               .buildClient()) {
         for (int i = 1; i <= instances; i++) {
+          CosmosEffectStore cosmosStore = cosmosStore(container, tally, telemetry);
           workers.add(
               worker(
                   serviceBus,
-                  container,
                   tally,
                   telemetry,
                   "instance-" + i,
-                  crashPending,
-                  meetings));
+                  cosmosStore,
+                  new DemoStore(
+                      cosmosStore, crashPending, crashBeforeCommit, leaseExpires, meetings),
+                  paymentProvider,
+                  consumerClock));
         }
         workers.forEach(ServiceBusWorker::start);
         progress.scheduleAtFixedRate(() -> printProgress(tally, started), 1, 1, TimeUnit.SECONDS);
@@ -235,16 +261,24 @@ final class DemoCommand implements Callable<Integer> {
                 timeout);
         cosmos.faults().clear();
         settled &= lifecycle(sender, brokerClock, lifecycle, tally);
+        settled &=
+            new DemoPaymentsPhase(out, timeout).run(sender, brokerClock, payments, provider, tally);
       } finally {
         progress.shutdownNow();
         workers.forEach(worker -> worker.shutdown(Duration.ofSeconds(10)));
       }
       out.println();
       DemoReport report = new DemoReport(out);
-      report.summary(scenario, tally, instances);
+      report.summary(scenario, tally, instances, provider.stats());
       DemoAudit audit =
           new DemoAudit(
-              scenario, tally, telemetry.counts(), container, serviceBus.connectionString(), QUEUE);
+              scenario,
+              tally,
+              telemetry.counts(),
+              container,
+              serviceBus.connectionString(),
+              QUEUE,
+              provider);
       List<DemoAudit.Check> checks = audit.run(settled);
       report.deadLetterSamples(audit.deadLetters);
       boolean pass = report.audit(checks);
@@ -323,38 +357,43 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   /** Sends in batches of at most 50 and clears the list. */
-  private static void sendAll(ServiceBusSenderClient sender, List<ServiceBusMessage> messages) {
+  static void sendAll(ServiceBusSenderClient sender, List<ServiceBusMessage> messages) {
     for (int from = 0; from < messages.size(); from += 50) {
       sender.sendMessages(messages.subList(from, Math.min(messages.size(), from + 50)));
     }
     messages.clear();
   }
 
+  private static CosmosEffectStore cosmosStore(
+      CosmosContainer container, DemoTally tally, Telemetry telemetry) {
+    StoreCallListener demoCosts = tally.storeListener();
+    StoreCallListener metrics = telemetry.storeListener();
+    return new CosmosEffectStore(
+        container,
+        (operation, status, charge, latency) -> {
+          demoCosts.onCall(operation, status, charge, latency);
+          metrics.onCall(operation, status, charge, latency);
+        });
+  }
+
   private ServiceBusWorker worker(
       ServiceBusEmulator serviceBus,
-      CosmosContainer container,
       DemoTally tally,
       Telemetry telemetry,
       String instance,
-      Set<String> crashPending,
-      Map<String, CountDownLatch> meetings) {
-    StoreCallListener demoCosts = tally.storeListener();
-    StoreCallListener metrics = telemetry.storeListener();
-    CosmosEffectStore cosmos =
-        new CosmosEffectStore(
-            container,
-            (operation, status, charge, latency) -> {
-              demoCosts.onCall(operation, status, charge, latency);
-              metrics.onCall(operation, status, charge, latency);
-            });
-    EffectStore demoStore = new DemoStore(cosmos, crashPending, meetings);
+      CosmosEffectStore cosmos,
+      DemoStore demoStore,
+      OrderMessageTypes.Payments payments,
+      Clock consumerClock) {
     IdempotentConsumer consumer =
         new IdempotentConsumer(
             KeyStrategies.messageId(),
             OrderMessageTypes.decoder(
-                true, new InboxMarkers(DemoLifecycle.CONSUMER, Optional.of(MARKER_TTL))),
+                true,
+                new InboxMarkers(DemoLifecycle.CONSUMER, Optional.of(MARKER_TTL)),
+                Optional.of(payments)),
             demoStore,
-            Clock.systemUTC(),
+            consumerClock,
             MAX_BODY_BYTES,
             MAX_DELIVERY_COUNT);
     return new ServiceBusWorker(
@@ -371,11 +410,12 @@ final class DemoCommand implements Callable<Integer> {
   private void printProgress(DemoTally tally, long started) {
     List<Delivery> d = tally.deliveries();
     out.printf(
-        "  [%5.1f s] delivered %d · orders created %d · credits applied %d · duplicates %d · stale %d · dead-lettered %d · retried %d%n",
+        "  [%5.1f s] delivered %d · orders created %d · credits applied %d · payments completed %d · duplicates %d · stale %d · dead-lettered %d · retried %d%n",
         (System.nanoTime() - started) / 1e9,
         d.size(),
         processedCount(d),
         applied(d, OrderMessageTypes.ORDER_CREDITED),
+        applied(d, PAYMENT),
         duplicates(d),
         stale(d),
         deadLettered(d),

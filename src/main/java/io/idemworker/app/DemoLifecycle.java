@@ -144,7 +144,7 @@ final class DemoLifecycle {
     return BigDecimal.valueOf(unscaled, scale);
   }
 
-  private static String currency(String orderBody) {
+  static String currency(String orderBody) {
     Matcher m = CURRENCY.matcher(orderBody);
     if (!m.find()) {
       throw new IllegalStateException("the demo generated an order without a currency");

@@ -3,6 +3,7 @@ package io.idemworker.app;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import io.idemworker.app.DemoTally.Delivery;
 import io.idemworker.core.Outcome;
+import io.idemworker.emulator.payments.PaymentStats;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderReasons;
 import java.io.PrintStream;
@@ -24,9 +25,10 @@ final class DemoReport {
     this.out = out;
   }
 
-  void summary(DemoScenario s, DemoTally tally, int instances) {
+  void summary(DemoScenario s, DemoTally tally, int instances, PaymentStats provider) {
     List<Delivery> d = tally.deliveries();
     DemoLifecycle l = s.lifecycle;
+    DemoPayments p = s.payments;
     int retriesSent = s.producerRetries.size();
     int sent =
         s.firstWave.size()
@@ -35,7 +37,8 @@ final class DemoReport {
             + s.conflicts.size()
             + 2 * s.concurrentCopies.size()
             + s.poisons.size()
-            + l.messagesSent();
+            + l.messagesSent()
+            + p.messagesSent();
     long firstDeliveries = d.stream().filter(x -> x.message().deliveryCount() == 0).count();
     section("What the producer sent");
     row("new orders", s.orders.size());
@@ -57,11 +60,71 @@ final class DemoReport {
     row("credits in another currency than the order's", l.wrongCurrency.size());
     row("status changes: version 3 (Shipped), then version 2 (Packed)", 2L * l.statusOrders.size());
     row("status change for an order that is never placed", 1);
+    row(
+        "payment requests (PaymentCaptureRequested) on " + p.byOrder().size() + " orders",
+        p.requests.size());
+    for (DemoPayments.Hazard hazard : DemoPayments.Hazard.values()) {
+      row("  " + hazard.label, p.requests(hazard).size());
+    }
+    row("completed payment keys reused with another amount", p.reusedKeys.size());
     row("messages sent in all", sent);
 
     repeats(s, d, sent - firstDeliveries);
+    paymentRepeats(p, d, provider);
     outcomes(d, instances);
-    costs(d);
+    costs(d, p);
+  }
+
+  private void paymentRepeats(DemoPayments p, List<Delivery> d, PaymentStats provider) {
+    List<Delivery> duplicates =
+        d.stream()
+            .filter(x -> x.outcome() instanceof Outcome.Duplicate)
+            .filter(x -> DemoCommand.isType(x, DemoCommand.PAYMENT))
+            .toList();
+    row("payments caught by the worker (record Completed)", duplicates.size());
+    Map<String, DemoPayments.Hazard> hazards = hazards(p);
+    for (DemoPayments.Hazard hazard : DemoPayments.Hazard.values()) {
+      long n = count(duplicates, x -> hazards.get(key(x)) == hazard);
+      if (n > 0) {
+        row("  " + hazard.label, n);
+      }
+    }
+    row("repeated provider calls (same key), answered by a replay", provider.replays());
+    row(
+        "  after a crash after the call (expired lease taken over)",
+        count(d, x -> retriedAndCompleted(x, hazards, DemoPayments.Hazard.CRASH)));
+    row(
+        "  after a dropped connection (released lease taken over)",
+        count(d, x -> retriedAndCompleted(x, hazards, DemoPayments.Hazard.AMBIGUOUS)));
+    out.printf(
+        "    (%s; provider: %d requests, %d executed, %d declined, %d replays, %d reused keys reached it)%n",
+        overlap(
+            d,
+            p.requests(DemoPayments.Hazard.CONCURRENT).stream()
+                .map(DemoPayments.Request::paymentRequestId)
+                .toList(),
+            "payment",
+            // Each copy's first delivery: the one that lost the claim finds the lease held and is
+            // retried; its redelivery completes as the duplicate.
+            x -> x.message().deliveryCount() == 0),
+        provider.requests(),
+        provider.executed(),
+        provider.declined(),
+        provider.replays(),
+        provider.keyConflicts());
+  }
+
+  private static boolean retriedAndCompleted(
+      Delivery x, Map<String, DemoPayments.Hazard> hazards, DemoPayments.Hazard hazard) {
+    return x.outcome() instanceof Outcome.Processed
+        && x.message().deliveryCount() > 0
+        && hazards.get(key(x)) == hazard;
+  }
+
+  private static Map<String, DemoPayments.Hazard> hazards(DemoPayments p) {
+    return p.requests.stream()
+        .collect(
+            Collectors.toMap(DemoPayments.Request::paymentRequestId, DemoPayments.Request::hazard));
   }
 
   private void repeats(DemoScenario s, List<Delivery> d, long droppedByBroker) {
@@ -138,17 +201,26 @@ final class DemoReport {
 
   /** How many copy pairs were in flight at the same time, and on two instances. */
   private static String overlap(List<Delivery> d, java.util.Collection<String> keys, String what) {
+    return overlap(
+        d,
+        keys,
+        what,
+        x -> x.outcome() instanceof Outcome.Processed || x.outcome() instanceof Outcome.Duplicate);
+  }
+
+  /**
+   * How many copy pairs were in flight at the same time, and on two instances, comparing the first
+   * two deliveries of each key that {@code counted} accepts.
+   */
+  private static String overlap(
+      List<Delivery> d,
+      java.util.Collection<String> keys,
+      String what,
+      Predicate<Delivery> counted) {
     long overlapped = 0;
     long crossInstance = 0;
     for (String key : keys) {
-      List<Delivery> copies =
-          d.stream()
-              .filter(x -> key.equals(key(x)))
-              .filter(
-                  x ->
-                      x.outcome() instanceof Outcome.Processed
-                          || x.outcome() instanceof Outcome.Duplicate)
-              .toList();
+      List<Delivery> copies = d.stream().filter(x -> key.equals(key(x))).filter(counted).toList();
       if (copies.size() >= 2) {
         Delivery a = copies.get(0);
         Delivery b = copies.get(1);
@@ -176,6 +248,7 @@ final class DemoReport {
     row("credits applied", DemoCommand.applied(d, OrderMessageTypes.ORDER_CREDITED));
     appliedRows(d, OrderMessageTypes.ORDER_CREDITED);
     row("status changes applied", DemoCommand.applied(d, OrderMessageTypes.ORDER_STATUS_CHANGED));
+    row("payments completed (captured or declined)", DemoCommand.applied(d, DemoCommand.PAYMENT));
     row("duplicates completed", DemoCommand.duplicates(d));
     row("stale (older status version than stored; completed)", DemoCommand.stale(d));
     Map<String, Long> dead =
@@ -216,6 +289,16 @@ final class DemoReport {
     if (DemoCommand.crashedAfterCommit(x)) {
       return "simulated crash after commit";
     }
+    if (retry.description().contains(DemoStore.SIMULATED_CRASH_BEFORE_COMPLETION)) {
+      return "simulated crash after the provider call, before completion";
+    }
+    if (DemoCommand.isType(x, DemoCommand.PAYMENT)) {
+      return switch (retry.cause()) {
+        case TRANSIENT -> "payment call's answer lost (dropped connection)";
+        case NOT_YET -> "payment in progress: another delivery holds the lease";
+        case MISCONFIGURATION -> "payment call refused";
+      };
+    }
     return switch (retry.cause()) {
       case TRANSIENT -> "transient store fault (injected 503)";
       case NOT_YET -> "not yet: the order has not arrived";
@@ -223,7 +306,7 @@ final class DemoReport {
     };
   }
 
-  private void costs(List<Delivery> d) {
+  private void costs(List<Delivery> d, DemoPayments p) {
     section("Cosmos DB cost per delivery (from the emulator's x-ms-request-charge)");
     String placed = DemoCommand.ORDER_PLACED;
     String credited = OrderMessageTypes.ORDER_CREDITED;
@@ -246,6 +329,33 @@ final class DemoReport {
         "stale status change (patch refused, order read)",
         d,
         x -> is(x, status, Outcome.Stale.class));
+    Map<String, DemoPayments.Hazard> hazards = hazards(p);
+    String payment = DemoCommand.PAYMENT;
+    cost(
+        "new payment (claim, provider call, complete)",
+        d,
+        x ->
+            is(x, payment, Outcome.Processed.class)
+                && hazards.get(key(x)) != DemoPayments.Hazard.CRASH
+                && hazards.get(key(x)) != DemoPayments.Hazard.AMBIGUOUS);
+    cost(
+        "duplicate payment (claim 409, record read)",
+        d,
+        x -> is(x, payment, Outcome.Duplicate.class));
+    cost(
+        "payment takeover (claim 409, read, take over, complete)",
+        d,
+        x ->
+            is(x, payment, Outcome.Processed.class)
+                && (hazards.get(key(x)) == DemoPayments.Hazard.CRASH
+                    || hazards.get(key(x)) == DemoPayments.Hazard.AMBIGUOUS));
+    cost(
+        "payment whose lease is held (claim 409, read; retried)",
+        d,
+        x ->
+            DemoCommand.isType(x, payment)
+                && x.outcome() instanceof Outcome.Retry r
+                && r.cause() == Outcome.RetryCause.NOT_YET);
     cost(
         "dead-lettered poison (no store call)",
         d,

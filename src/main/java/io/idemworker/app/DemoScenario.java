@@ -53,6 +53,9 @@ final class DemoScenario {
   /** Credits and status changes for the orders, sent once they exist. */
   DemoLifecycle lifecycle;
 
+  /** Payment capture requests for the orders, sent last. */
+  DemoPayments payments;
+
   private DemoScenario(long seed) {
     this.seed = seed;
   }
@@ -82,6 +85,7 @@ final class DemoScenario {
     }
     s.addPoisons(prefix, random, maxBodyBytes);
     s.lifecycle = DemoLifecycle.generate(prefix, s.orders, random);
+    s.payments = DemoPayments.generate(prefix, s.orders, random);
     return s;
   }
 

@@ -11,7 +11,7 @@ import picocli.CommandLine;
 class DemoCommandTest {
 
   @Test
-  void smallDemo_passesItsAuditIncludingTheLifecycleChecksAndItsMetricsBalance() {
+  void smallDemo_passesItsAuditIncludingTheLifecycleAndPaymentChecksAndItsMetricsBalance() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
 
@@ -31,6 +31,13 @@ class DemoCommandTest {
         .contains("PASS  every credit's inbox marker carries the configured TTL")
         .contains("PASS  every credit in another currency")
         .contains("PASS  the status for an order that never came dead-lettered as OrderNotFound")
+        .contains("PASS  one capture per payment request at the provider")
+        .contains("PASS  each order's amount paid = the sum of its captured requests")
+        .contains("PASS  every payment record Completed with the provider's answer")
+        .contains("PASS  a crash after the provider call (1) and a dropped answer (1)")
+        .contains("PASS  concurrent copies of a payment request (1 pairs)")
+        .contains("PASS  a decline is a business answer: 2 declined requests completed")
+        .contains("PASS  every payment key reused with another amount (2) dead-lettered")
         .contains("PASS  every delivery accounted for")
         .contains("PASS  OpenTelemetry counters balance")
         .contains("PASS: every message took effect exactly once")
@@ -41,6 +48,9 @@ class DemoCommandTest {
     assertThat(output).containsPattern("duplicate credit \\(.*\\)\\s+2\\.00 round trips");
     assertThat(output).containsPattern("applied status change \\(.*\\)\\s+1\\.00 round trips");
     assertThat(output).containsPattern("stale status change \\(.*\\)\\s+2\\.00 round trips");
+    assertThat(output).containsPattern("new payment \\(.*\\)\\s+2\\.00 round trips");
+    assertThat(output).containsPattern("duplicate payment \\(.*\\)\\s+2\\.00 round trips");
+    assertThat(output).containsPattern("payment takeover \\(.*\\)\\s+4\\.00 round trips");
   }
 
   @Test
