@@ -1,5 +1,7 @@
 package io.idemworker.simulation;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -62,6 +64,7 @@ final class Explorer {
    * @param handlerRuns runs of the real flow
    * @param longest the longest schedule, in steps
    * @param elapsed wall time
+   * @param cpu CPU time of the exploring thread (the machine may be shared)
    * @param counterexample the first (shortest) violation, if any
    */
   record Report(
@@ -74,6 +77,7 @@ final class Explorer {
       long handlerRuns,
       int longest,
       Duration elapsed,
+      Duration cpu,
       Optional<Counterexample> counterexample) {
 
     /**
@@ -84,7 +88,7 @@ final class Explorer {
     String summary() {
       return String.format(
           "%s [%s]: copies=%d crashes=%d lockExpiries=%d maxDeliveryCount=%d: states=%d"
-              + " transitions=%d quietStates=%d schedules=%s longest=%d handlerRuns=%d time=%dms%s",
+              + " transitions=%d quietStates=%d schedules=%s longest=%d handlerRuns=%d wall=%dms cpu=%dms%s",
           model,
           setup.flow(),
           setup.copies(),
@@ -98,6 +102,7 @@ final class Explorer {
           longest,
           handlerRuns,
           elapsed.toMillis(),
+          cpu.toMillis(),
           counterexample.map(c -> " COUNTEREXAMPLE in " + c.steps().size() + " steps").orElse(""));
     }
   }
@@ -115,6 +120,7 @@ final class Explorer {
    */
   static Report explore(Model model, Setup setup) {
     long started = System.nanoTime();
+    long cpuStarted = cpuNanos();
     Simulation simulation = new Simulation(model, setup);
     World initial = simulation.initial();
     Key root = key(initial);
@@ -172,6 +178,7 @@ final class Explorer {
         simulation.handlerRuns(),
         longest,
         Duration.ofNanos(System.nanoTime() - started),
+        Duration.ofNanos(cpuNanos() - cpuStarted),
         counterexample);
   }
 
@@ -193,6 +200,11 @@ final class Explorer {
     }
     memo.put(key, count);
     return count;
+  }
+
+  private static long cpuNanos() {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    return threads.isCurrentThreadCpuTimeSupported() ? threads.getCurrentThreadCpuTime() : 0;
   }
 
   private static List<String> path(Map<Key, Node> nodes, Key key) {

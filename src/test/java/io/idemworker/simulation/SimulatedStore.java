@@ -46,8 +46,9 @@ final class SimulatedStore {
   record Executed(Object result, SimulatedStore after) {}
 
   private final Map<String, Map<String, Stored>> partitions;
-  // Memo of canonical(now) for the last time asked; many states share one snapshot.
-  private long canonicalAt = Long.MIN_VALUE;
+  // Memo of canonical(now), valid while no document expires: many states share one snapshot.
+  private long canonicalFrom;
+  private long canonicalUntil;
   private String canonical;
 
   private SimulatedStore(Map<String, Map<String, Stored>> partitions) {
@@ -183,8 +184,21 @@ final class SimulatedStore {
    * @return the text
    */
   String canonical(long now) {
-    if (canonicalAt == now && canonical != null) {
+    if (canonical != null && now >= canonicalFrom && now < canonicalUntil) {
       return canonical;
+    }
+    canonicalFrom = now;
+    canonicalUntil = Long.MAX_VALUE;
+    for (Map<String, Stored> documents : partitions.values()) {
+      for (Stored stored : documents.values()) {
+        long ttl = stored.content().path("ttl").asLong(-1);
+        if (ttl > 0) {
+          long expiry = stored.writtenAt() + ttl;
+          if (expiry > now) {
+            canonicalUntil = Math.min(canonicalUntil, expiry);
+          }
+        }
+      }
     }
     StringBuilder text = new StringBuilder();
     live(now)
@@ -202,7 +216,6 @@ final class SimulatedStore {
                             .append(stored.content())
                             .append('\n')));
     canonical = text.toString();
-    canonicalAt = now;
     return canonical;
   }
 

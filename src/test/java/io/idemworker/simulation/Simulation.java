@@ -121,12 +121,11 @@ final class Simulation {
     for (int i = 0; i < world.copies().size(); i++) {
       Copy copy = world.copies().get(i);
       if (copy.status() == Status.AVAILABLE) {
-        steps.add(deliver(world, i));
+        steps.add(deliver(world, i, ""));
       } else if (copy.status() == Status.UNSENT) {
-        steps.add(
-            new Step(
-                "the producer sends " + copy.label(),
-                world.withCopy(i, copy.with(Status.AVAILABLE))));
+        // Sending is fused with the first delivery: a message that waits in the queue changes
+        // nothing any other step reads, so sending it earlier only adds equivalent states.
+        steps.add(deliver(world, i, "the producer sends " + copy.label() + "; "));
       }
     }
     return steps;
@@ -136,7 +135,7 @@ final class Simulation {
     return handlerRuns;
   }
 
-  private Step deliver(World world, int index) {
+  private Step deliver(World world, int index, String sent) {
     Copy copy = world.copies().get(index);
     Copy locked =
         new Copy(
@@ -160,7 +159,8 @@ final class Simulation {
     }
     World next = world.withCopy(index, locked).adding(delivery);
     return new Step(
-        "broker delivers "
+        sent
+            + "broker delivers "
             + copy.label()
             + " as "
             + next.nameOf(delivery)
@@ -198,7 +198,7 @@ final class Simulation {
           run(messages.get(delivery.copy()).message(), delivery, world.store(), world.now(), true);
       ScheduledStore.Recorded made = run.calls().get(run.calls().size() - 1);
       return new Step(
-          name + ": " + call.call().describe() + " → " + StoreCall.describeResult(made.result()),
+          name + ": " + call.description() + " → " + StoreCall.describeResult(made.result()),
           world
               .withStore(run.store())
               .replacing(delivery, delivery.next(run.calls(), run.pending())));

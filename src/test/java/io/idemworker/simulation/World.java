@@ -74,15 +74,25 @@ record World(
    * Its next store call.
    *
    * @param call the call
+   * @param description the call in words, computed once
    */
-  record NextCall(StoreCall call) implements Pending {}
+  record NextCall(StoreCall call, String description) implements Pending {
+    NextCall(StoreCall call) {
+      this(call, call.describe());
+    }
+  }
 
   /**
    * The flow returned; the settlement is next.
    *
    * @param outcome the outcome
+   * @param text the outcome in full, computed once
    */
-  record Finished(Outcome outcome) implements Pending {}
+  record Finished(Outcome outcome, String text) implements Pending {
+    Finished(Outcome outcome) {
+      this(outcome, outcome.toString());
+    }
+  }
 
   /** It settles before running the flow (the complete-before-commit mutant). */
   record SettleFirst() implements Pending {}
@@ -234,10 +244,10 @@ record World(
 
   private static String pending(Pending pending) {
     if (pending instanceof NextCall next) {
-      return next.call().describe();
+      return next.description();
     }
     if (pending instanceof Finished finished) {
-      return finished.outcome().toString();
+      return finished.text();
     }
     return "settle first";
   }
