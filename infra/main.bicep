@@ -74,6 +74,14 @@ param serviceBusMessagingUnits int = 1
 @description('Premium only: namespace partitions, fixed when the namespace is created.')
 param serviceBusPremiumPartitions int = 1
 
+@secure()
+@minLength(16)
+@description('API key of the payment provider, stored once in Key Vault. main.parameters.json has azd generate it on the first provision and read it back from the vault afterwards; to use a real provider, put its key in the vault secret (docs/deploy.md).')
+param paymentsApiKey string
+
+@description('Base URL of a real payment provider. Empty (default) deploys the payment provider double as a second Container App and points the worker at its internal URL.')
+param paymentsBaseUrl string = ''
+
 var abbrs = loadJsonContent('abbreviations.json')
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = {
@@ -82,6 +90,8 @@ var tags = {
 var queueName = 'orders'
 var databaseName = 'idemworker'
 var containerName = 'orders'
+var paymentsApiKeySecretName = 'payments-api-key'
+var deployPaymentsDouble = empty(paymentsBaseUrl)
 
 resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
   name: '${abbrs.resourcesResourceGroups}${environmentName}'
@@ -108,6 +118,7 @@ module identity 'modules/identity.bicep' = {
     tags: tags
     workerIdentityName: '${abbrs.managedIdentityUserAssignedIdentities}worker-${resourceToken}'
     scalerIdentityName: '${abbrs.managedIdentityUserAssignedIdentities}scaler-${resourceToken}'
+    paymentsIdentityName: '${abbrs.managedIdentityUserAssignedIdentities}payments-${resourceToken}'
   }
 }
 
@@ -119,6 +130,7 @@ module registry 'modules/registry.bicep' = {
     tags: tags
     name: '${abbrs.containerRegistryRegistries}${resourceToken}'
     pullPrincipalId: identity.outputs.workerPrincipalId
+    paymentsPullPrincipalId: identity.outputs.paymentsPrincipalId
   }
 }
 
@@ -176,6 +188,40 @@ module containerAppsEnvironment 'modules/containerapps-env.bicep' = {
   }
 }
 
+module keyVault 'modules/keyvault.bicep' = {
+  name: 'keyvault'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    name: '${abbrs.keyVaultVaults}${resourceToken}'
+    paymentsApiKey: paymentsApiKey
+    paymentsApiKeySecretName: paymentsApiKeySecretName
+    workerPrincipalId: identity.outputs.workerPrincipalId
+    paymentsPrincipalId: identity.outputs.paymentsPrincipalId
+    userPrincipalId: principalId
+    userPrincipalType: principalType
+  }
+}
+
+module payments 'modules/payments-app.bicep' = if (deployPaymentsDouble) {
+  name: 'payments'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    name: '${abbrs.appContainerApps}payments-${resourceToken}'
+    containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
+    // The worker's image: the jar holds both commands, so azd builds and pushes one image.
+    imageName: workerImageName
+    registryLoginServer: registry.outputs.loginServer
+    paymentsIdentityId: identity.outputs.paymentsId
+    // Waits for the vault module, so the secret and its role assignments exist first.
+    keyVaultUri: keyVault.outputs.vaultUri
+    apiKeySecretName: paymentsApiKeySecretName
+  }
+}
+
 module worker 'modules/worker-app.bicep' = {
   name: 'worker'
   scope: rg
@@ -203,6 +249,9 @@ module worker 'modules/worker-app.bicep' = {
     cosmosDatabaseName: cosmos.outputs.databaseName
     cosmosContainerName: cosmos.outputs.containerName
     applicationInsightsName: monitoring.outputs.applicationInsightsName
+    paymentsBaseUrl: deployPaymentsDouble ? payments.outputs.baseUrl : paymentsBaseUrl
+    keyVaultUri: keyVault.outputs.vaultUri
+    paymentsApiKeySecretName: paymentsApiKeySecretName
     minReplicas: workerMinReplicas
     maxReplicas: workerMaxReplicas
     messagesPerReplica: workerMessagesPerReplica
@@ -228,4 +277,6 @@ output COSMOS_ACCOUNT_NAME string = cosmos.outputs.accountName
 output COSMOS_ENDPOINT string = cosmos.outputs.endpoint
 output COSMOS_DATABASE string = cosmos.outputs.databaseName
 output COSMOS_CONTAINER string = cosmos.outputs.containerName
+output AZURE_KEY_VAULT_NAME string = keyVault.outputs.name
+output SERVICEBUS_TOPIC_NAME string = serviceBus.outputs.topicName
 output APPLICATIONINSIGHTS_NAME string = monitoring.outputs.applicationInsightsName

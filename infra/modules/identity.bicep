@@ -1,10 +1,11 @@
-// Two user-assigned identities: the worker's own (receive, send, Cosmos data, AcrPull, telemetry) and
+// Three user-assigned identities (the third, the payments double's, below): the worker's own (receive, send, Cosmos data, AcrPull, telemetry) and
 // the KEDA scaler's, which needs the Manage claim (Data Owner) to read the queue's message count and is
 // therefore kept apart from the identity the worker code authenticates with.
 param location string
 param tags object
 param workerIdentityName string
 param scalerIdentityName string
+param paymentsIdentityName string
 
 resource worker 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = {
   name: workerIdentityName
@@ -18,9 +19,18 @@ resource scaler 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = 
   tags: tags
 }
 
+// The payments double's: AcrPull and the API key only, nothing of the worker's data.
+resource payments 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = {
+  name: paymentsIdentityName
+  location: location
+  tags: tags
+}
+
 output workerId string = worker.id
 output workerName string = worker.name
 output workerPrincipalId string = worker.properties.principalId
 output workerClientId string = worker.properties.clientId
 output scalerId string = scaler.id
 output scalerPrincipalId string = scaler.properties.principalId
+output paymentsId string = payments.id
+output paymentsPrincipalId string = payments.properties.principalId

@@ -1,10 +1,13 @@
-// Container registry for the worker image, pulled by the worker identity (no admin user, no passwords).
+// Container registry for the worker image, pulled by the worker identity and the payments double's (no admin user, no passwords).
 param location string
 param tags object
 param name string
 
 @description('Principal id of the identity that pulls images (AcrPull).')
 param pullPrincipalId string
+
+@description('Principal id of the payments double\'s identity, which pulls the same image (AcrPull).')
+param paymentsPullPrincipalId string
 
 @allowed([
   'Basic'
@@ -34,6 +37,16 @@ resource acrPull 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', acrPullRoleId)
     principalId: pullPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+resource paymentsAcrPull 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(registry.id, paymentsPullPrincipalId, acrPullRoleId)
+  scope: registry
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', acrPullRoleId)
+    principalId: paymentsPullPrincipalId
     principalType: 'ServicePrincipal'
   }
 }

@@ -59,6 +59,27 @@ param duplicateDetectionHistoryTimeWindow string = 'PT10M'
 @description('Time-to-live of a message nobody receives; it is then dead-lettered, not dropped. 6 days outlasts a long weekend of worker outage, and keeps the redelivery horizon (lock duration x max delivery count + this + the 7-day resubmit window = 13 days 10 minutes) inside the 14 days the worker keeps inbox markers: the worker refuses to start when the markers would expire first.')
 param defaultMessageTimeToLive string = 'P6D'
 
+// The outbox relay's topic. The relay publishes with MessageId = the outbox entry's id, so duplicate
+// detection drops the copy a relay crash between send and mark-as-published re-sends within the window.
+@description('Topic the outbox relay publishes order events to.')
+param topicName string = 'order-events'
+
+@description('How long the topic remembers a MessageId to drop a re-published outbox entry (20 s to 7 days); fixed with duplicate detection when the topic is created.')
+param topicDuplicateDetectionHistoryTimeWindow string = 'PT10M'
+
+@description('Time-to-live of an event on the topic and its subscriptions; expired events are dead-lettered.')
+param topicMessageTimeToLive string = 'P6D'
+
+@description('Peek-lock duration of the topic\'s subscriptions.')
+param subscriptionLockDuration string = 'PT1M'
+
+@minValue(1)
+@description('Deliveries before a subscription dead-letters an event.')
+param subscriptionMaxDeliveryCount int = 10
+
+@description('Subject (label) of the events the loyalty and customer-stats subscriptions receive.')
+param orderAcceptedSubject string = 'OrderAccepted'
+
 var isPremium = sku == 'Premium'
 // A partitioned Premium namespace refuses non-partitioned entities; Standard keeps the queue unpartitioned.
 var partitioned = isPremium && premiumPartitions > 1
@@ -102,6 +123,78 @@ resource queue 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = {
     // every copy of a message meets the same partition's duplicate history.
     enablePartitioning: partitioned
     maxSizeInMegabytes: 1024
+  }
+}
+
+resource topic 'Microsoft.ServiceBus/namespaces/topics@2024-01-01' = {
+  parent: sbNamespace
+  name: topicName
+  properties: {
+    // Can only be set when the topic is created.
+    requiresDuplicateDetection: true
+    duplicateDetectionHistoryTimeWindow: topicDuplicateDetectionHistoryTimeWindow
+    defaultMessageTimeToLive: topicMessageTimeToLive
+    // As for the queue: a partitioned Premium namespace imposes it, Standard keeps it unpartitioned.
+    enablePartitioning: partitioned
+    maxSizeInMegabytes: 1024
+    supportOrdering: false
+  }
+}
+
+var subscriptionProperties = {
+  lockDuration: subscriptionLockDuration
+  maxDeliveryCount: subscriptionMaxDeliveryCount
+  defaultMessageTimeToLive: topicMessageTimeToLive
+  deadLetteringOnMessageExpiration: true
+  deadLetteringOnFilterEvaluationExceptions: true
+  requiresSession: false
+}
+
+resource loyalty 'Microsoft.ServiceBus/namespaces/topics/subscriptions@2024-01-01' = {
+  parent: topic
+  name: 'loyalty'
+  properties: subscriptionProperties
+}
+
+resource customerStats 'Microsoft.ServiceBus/namespaces/topics/subscriptions@2024-01-01' = {
+  parent: topic
+  name: 'customer-stats'
+  properties: subscriptionProperties
+}
+
+// Each subscription starts with a rule '$Default' that lets every message through; a rule of that
+// name with a correlation filter replaces it, so only OrderAccepted events arrive.
+resource loyaltyOrderAccepted 'Microsoft.ServiceBus/namespaces/topics/subscriptions/rules@2024-01-01' = {
+  parent: loyalty
+  name: '$Default'
+  properties: {
+    filterType: 'CorrelationFilter'
+    correlationFilter: {
+      label: orderAcceptedSubject
+    }
+  }
+}
+
+resource customerStatsOrderAccepted 'Microsoft.ServiceBus/namespaces/topics/subscriptions/rules@2024-01-01' = {
+  parent: customerStats
+  name: '$Default'
+  properties: {
+    filterType: 'CorrelationFilter'
+    correlationFilter: {
+      label: orderAcceptedSubject
+    }
+  }
+}
+
+// The outbox relay runs inside the worker process, so the worker identity sends to the topic; the
+// role is scoped to the topic, not the namespace.
+resource workerTopicSender 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(topic.id, workerPrincipalId, dataSenderRoleId)
+  scope: topic
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', dataSenderRoleId)
+    principalId: workerPrincipalId
+    principalType: 'ServicePrincipal'
   }
 }
 
@@ -164,3 +257,4 @@ output lockDuration string = lockDuration
 output maxDeliveryCount int = maxDeliveryCount
 output defaultMessageTimeToLive string = defaultMessageTimeToLive
 
+output topicName string = topic.name

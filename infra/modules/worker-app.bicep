@@ -32,6 +32,15 @@ param cosmosDatabaseName string
 param cosmosContainerName string
 param applicationInsightsName string
 
+@description('Base URL of the payment provider, as PAYMENTS_BASE_URL: the double\'s internal URL, or a real provider\'s.')
+param paymentsBaseUrl string
+
+@description('Key Vault URI (ends in a slash) holding the payment provider\'s API key.')
+param keyVaultUri string
+
+@description('Name of the Key Vault secret with the API key, passed as PAYMENTS_API_KEY through a Container Apps secret.')
+param paymentsApiKeySecretName string
+
 @minValue(0)
 param minReplicas int = 0
 
@@ -151,6 +160,12 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
           name: 'applicationinsights-connection-string'
           value: applicationInsights.properties.ConnectionString
         }
+        {
+          // A reference, not a value: Container Apps reads it with the worker identity.
+          name: 'payments-api-key'
+          keyVaultUrl: '${keyVaultUri}secrets/${paymentsApiKeySecretName}'
+          identity: workerIdentityId
+        }
       ]
     }
     template: {
@@ -236,6 +251,14 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
             {
               name: 'APPLICATIONINSIGHTS_CONNECTION_STRING'
               secretRef: 'applicationinsights-connection-string'
+            }
+            {
+              name: 'PAYMENTS_BASE_URL'
+              value: paymentsBaseUrl
+            }
+            {
+              name: 'PAYMENTS_API_KEY'
+              secretRef: 'payments-api-key'
             }
             {
               name: 'OTEL_SERVICE_NAME'

@@ -14,6 +14,7 @@ import io.idemworker.app.DemoTally.Delivery;
 import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.Outcome;
 import io.idemworker.orders.OrderDocumentIds;
+import io.idemworker.orders.OrderReasons;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,6 +71,14 @@ final class DemoAudit {
     checks.add(noneLost());
     checks.add(conflictsKeptOriginals());
     checks.add(poisonDeadLettered(deliveries));
+    checks.addAll(
+        new DemoLifecycleAudit(
+                scenario.lifecycle,
+                deliveries,
+                deadLetters,
+                (partitionKey, id) -> read(partitionKey, id),
+                DemoCommand.MARKER_TTL)
+            .run());
     checks.add(balance(deliveries));
     checks.add(metricsBalance(deliveries));
     return checks;
@@ -78,8 +87,7 @@ final class DemoAudit {
   private Check onePerOrder(List<Delivery> deliveries) {
     Map<String, Long> created =
         deliveries.stream()
-            .filter(
-                d -> d.outcome() instanceof Outcome.Processed || DemoCommand.crashedAfterCommit(d))
+            .filter(d -> DemoCommand.isType(d, DemoCommand.ORDER_PLACED) && DemoCommand.applied(d))
             .collect(
                 Collectors.groupingBy(
                     d -> d.outcome().knownEntityId().orElse("?"),
@@ -176,6 +184,11 @@ final class DemoAudit {
     Map<String, Long> expected = new TreeMap<>();
     scenario.poisons.forEach(p -> expected.merge(p.expected().code(), 1L, Long::sum));
     expected.merge("IdempotencyConflict", (long) scenario.conflicts.size(), Long::sum);
+    expected.merge(
+        OrderReasons.CURRENCY_MISMATCH.code(),
+        (long) scenario.lifecycle.wrongCurrency.size(),
+        Long::sum);
+    expected.merge(OrderReasons.ORDER_NOT_FOUND.code(), 1L, Long::sum);
     Map<String, Long> actual =
         deadLetters.stream()
             .collect(
@@ -185,14 +198,17 @@ final class DemoAudit {
                     Collectors.counting()));
     long poisonRedelivered =
         deliveries.stream()
-            .filter(d -> d.outcome() instanceof Outcome.DeadLettered)
+            .filter(
+                d ->
+                    d.outcome() instanceof Outcome.DeadLettered dl
+                        && !dl.reason().equals(OrderReasons.ORDER_NOT_FOUND))
             .filter(d -> d.message().deliveryCount() > 0)
             .count();
     boolean pass = expected.equals(actual) && poisonRedelivered == 0;
     return new Check(
         "every poison message ("
             + scenario.poisons.size()
-            + ") dead-lettered at first delivery with its reason; nothing else in the dead-letter queue",
+            + ") dead-lettered at first delivery with its reason; the dead-letter queue holds exactly the expected messages",
         pass,
         pass
             ? ""
@@ -210,16 +226,19 @@ final class DemoAudit {
         deliveries.stream().filter(d -> d.outcome() instanceof Outcome.Processed).count();
     long duplicates = DemoCommand.duplicates(deliveries);
     long deadLettered = DemoCommand.deadLettered(deliveries);
+    long stale = DemoCommand.stale(deliveries);
     long retried = deliveries.stream().filter(d -> d.outcome() instanceof Outcome.Retry).count();
-    long sum = processed + duplicates + deadLettered + retried;
+    long sum = processed + duplicates + stale + deadLettered + retried;
     return new Check(
         "every delivery accounted for: "
             + deliveries.size()
             + " delivered = "
             + processed
-            + " created + "
+            + " applied + "
             + duplicates
             + " duplicates + "
+            + stale
+            + " stale + "
             + deadLettered
             + " dead-lettered + "
             + retried
@@ -232,6 +251,7 @@ final class DemoAudit {
     long finished =
         metrics.processed()
             + metrics.duplicates()
+            + metrics.stale()
             + metrics.deadLetteredTotal()
             + metrics.retriedTotal();
     boolean pass =
@@ -240,6 +260,7 @@ final class DemoAudit {
             && metrics.processed()
                 == deliveries.stream().filter(d -> d.outcome() instanceof Outcome.Processed).count()
             && metrics.duplicates() == DemoCommand.duplicates(deliveries)
+            && metrics.stale() == DemoCommand.stale(deliveries)
             && metrics.deadLetteredTotal() == DemoCommand.deadLettered(deliveries);
     return new Check(
         "OpenTelemetry counters balance: received "
@@ -273,7 +294,8 @@ final class DemoAudit {
     }
   }
 
-  private Optional<ObjectNode> read(String orderId, String id) {
+  /** Reads one document back; empty if it does not exist. */
+  Optional<ObjectNode> read(String orderId, String id) {
     try {
       return Optional.of(
           container.readItem(id, new PartitionKey(orderId), ObjectNode.class).getItem());

@@ -18,7 +18,9 @@ import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
-import io.idemworker.orders.OrderDecoder;
+import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderMessageTypes;
+import io.idemworker.orders.OrderReasons;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
@@ -28,6 +30,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -55,6 +58,9 @@ final class DemoCommand implements Callable<Integer> {
   static final Duration DUPLICATE_WINDOW = Duration.ofSeconds(30);
   static final int MAX_BODY_BYTES = 64 * 1024;
   static final String SIMULATED_CRASH = DemoStore.SIMULATED_CRASH;
+  static final int MAX_DELIVERY_COUNT = 10;
+  static final Duration MARKER_TTL = Duration.ofDays(14);
+  static final String ORDER_PLACED = OrderMessageTypes.SUBJECTS.get(0);
 
   @Option(
       names = "--orders",
@@ -127,7 +133,7 @@ final class DemoCommand implements Callable<Integer> {
                         .withRequiresDuplicateDetection(true)
                         .withDuplicateDetectionHistoryTimeWindow(DUPLICATE_WINDOW)
                         .withLockDuration(Duration.ofMinutes(5))
-                        .withMaxDeliveryCount(10))
+                        .withMaxDeliveryCount(MAX_DELIVERY_COUNT))
                 .start();
         CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start();
         CosmosClient cosmosClient = LocalClients.cosmos(cosmos)) {
@@ -137,8 +143,13 @@ final class DemoCommand implements Callable<Integer> {
           CosmosContainers.ensureExists(cosmosClient, "idemworker", "orders");
       Set<String> crashPending = ConcurrentHashMap.newKeySet();
       crashPending.addAll(scenario.crashes);
+      DemoLifecycle lifecycle = scenario.lifecycle;
+      lifecycle.credits(DemoLifecycle.Source.CRASH).forEach(c -> crashPending.add(c.markerId()));
       Map<String, CountDownLatch> meetings = new ConcurrentHashMap<>();
       scenario.concurrentCopies.forEach(orderId -> meetings.put(orderId, new CountDownLatch(2)));
+      lifecycle
+          .credits(DemoLifecycle.Source.CONCURRENT)
+          .forEach(c -> meetings.put(c.markerId(), new CountDownLatch(2)));
       List<ServiceBusWorker> workers = new ArrayList<>();
       ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor();
       boolean settled;
@@ -223,6 +234,7 @@ final class DemoCommand implements Callable<Integer> {
                         && deadLettered(d) >= expectedDeadLetters,
                 timeout);
         cosmos.faults().clear();
+        settled &= lifecycle(sender, brokerClock, lifecycle, tally);
       } finally {
         progress.shutdownNow();
         workers.forEach(worker -> worker.shutdown(Duration.ofSeconds(10)));
@@ -240,6 +252,82 @@ final class DemoCommand implements Callable<Integer> {
       telemetry.close();
       return pass ? 0 : 1;
     }
+  }
+
+  /**
+   * Phase 3: credits, each repeated from one source, wrong-currency credits, status versions out of
+   * order, and a status change for an order that never comes.
+   *
+   * @return true if both steps settled within the timeout
+   */
+  private boolean lifecycle(
+      ServiceBusSenderClient sender,
+      AdjustableClock brokerClock,
+      DemoLifecycle lifecycle,
+      DemoTally tally)
+      throws InterruptedException {
+    out.println(
+        "phase 3: credits repeated from every source, a wrong currency, status version 3 before 2, a status for an order that never comes");
+    List<ServiceBusMessage> batch = new ArrayList<>();
+    List<DemoLifecycle.Credit> concurrent = lifecycle.credits(DemoLifecycle.Source.CONCURRENT);
+    for (DemoLifecycle.Credit credit : lifecycle.credits) {
+      if (credit.source() != DemoLifecycle.Source.CONCURRENT) {
+        batch.add(DemoLifecycle.credit(credit));
+      }
+      if (credit.source() == DemoLifecycle.Source.PRODUCER_RETRY) {
+        batch.add(DemoLifecycle.credit(credit));
+      }
+    }
+    lifecycle.wrongCurrency.forEach(c -> batch.add(DemoLifecycle.credit(c)));
+    lifecycle.statusOrders.forEach(
+        orderId -> batch.add(DemoLifecycle.status(orderId, 3, "Shipped")));
+    batch.add(DemoLifecycle.status(lifecycle.neverPlaced, 1, "Confirmed"));
+    // Last, so that each first copy waits at the meeting point only briefly for its twin.
+    concurrent.forEach(c -> batch.add(DemoLifecycle.credit(c)));
+    sendAll(sender, batch);
+    // The second copies must get past the broker's duplicate detection too.
+    brokerClock.advance(DUPLICATE_WINDOW.plusSeconds(1));
+    concurrent.forEach(c -> batch.add(DemoLifecycle.credit(c)));
+    sendAll(sender, batch);
+    int credits = lifecycle.credits.size();
+    int statuses = lifecycle.statusOrders.size();
+    int earlyDuplicates = lifecycle.credits(DemoLifecycle.Source.CRASH).size() + concurrent.size();
+    boolean settled =
+        tally.awaitQuiet(
+            d ->
+                applied(d, OrderMessageTypes.ORDER_CREDITED) >= credits
+                    && duplicates(d, OrderMessageTypes.ORDER_CREDITED) >= earlyDuplicates
+                    && applied(d, OrderMessageTypes.ORDER_STATUS_CHANGED) >= statuses
+                    && deadLettered(d, OrderReasons.CURRENCY_MISMATCH.code())
+                        >= lifecycle.wrongCurrency.size(),
+            timeout);
+
+    out.printf("phase 3b: %s later: credits resent, status version 2 after 3%n", DUPLICATE_WINDOW);
+    brokerClock.advance(DUPLICATE_WINDOW.plusSeconds(1));
+    lifecycle
+        .credits(DemoLifecycle.Source.LATE_RESEND)
+        .forEach(c -> batch.add(DemoLifecycle.credit(c)));
+    lifecycle.statusOrders.forEach(
+        orderId -> batch.add(DemoLifecycle.status(orderId, 2, "Packed")));
+    sendAll(sender, batch);
+    int allDuplicates =
+        earlyDuplicates + lifecycle.credits(DemoLifecycle.Source.LATE_RESEND).size();
+    settled &=
+        tally.awaitQuiet(
+            d ->
+                duplicates(d, OrderMessageTypes.ORDER_CREDITED) >= allDuplicates
+                    && stale(d) >= statuses
+                    && deadLettered(d, OrderReasons.ORDER_NOT_FOUND.code()) >= 1,
+            timeout);
+    return settled;
+  }
+
+  /** Sends in batches of at most 50 and clears the list. */
+  private static void sendAll(ServiceBusSenderClient sender, List<ServiceBusMessage> messages) {
+    for (int from = 0; from < messages.size(); from += 50) {
+      sender.sendMessages(messages.subList(from, Math.min(messages.size(), from + 50)));
+    }
+    messages.clear();
   }
 
   private ServiceBusWorker worker(
@@ -263,10 +351,12 @@ final class DemoCommand implements Callable<Integer> {
     IdempotentConsumer consumer =
         new IdempotentConsumer(
             KeyStrategies.messageId(),
-            new OrderDecoder(true),
+            OrderMessageTypes.decoder(
+                true, new InboxMarkers(DemoLifecycle.CONSUMER, Optional.of(MARKER_TTL))),
             demoStore,
             Clock.systemUTC(),
-            MAX_BODY_BYTES);
+            MAX_BODY_BYTES,
+            MAX_DELIVERY_COUNT);
     return new ServiceBusWorker(
         new ServiceBusConnection.ConnectionString(serviceBus.connectionString()),
         ProcessorSettings.defaults(QUEUE)
@@ -281,20 +371,34 @@ final class DemoCommand implements Callable<Integer> {
   private void printProgress(DemoTally tally, long started) {
     List<Delivery> d = tally.deliveries();
     out.printf(
-        "  [%5.1f s] delivered %d · orders created %d · duplicates %d · dead-lettered %d · retried %d%n",
+        "  [%5.1f s] delivered %d · orders created %d · credits applied %d · duplicates %d · stale %d · dead-lettered %d · retried %d%n",
         (System.nanoTime() - started) / 1e9,
         d.size(),
         processedCount(d),
+        applied(d, OrderMessageTypes.ORDER_CREDITED),
         duplicates(d),
+        stale(d),
         deadLettered(d),
         d.stream().filter(x -> x.outcome() instanceof Outcome.Retry).count());
   }
 
   /** Orders created: processed deliveries plus the simulated crashes, which committed first. */
   static long processedCount(List<Delivery> d) {
-    return d.stream()
-        .filter(x -> x.outcome() instanceof Outcome.Processed || crashedAfterCommit(x))
-        .count();
+    return applied(d, ORDER_PLACED);
+  }
+
+  /** Deliveries of one message type that applied their effect, the simulated crashes included. */
+  static long applied(List<Delivery> d, String subject) {
+    return d.stream().filter(x -> isType(x, subject) && applied(x)).count();
+  }
+
+  /** Applied now, or committed before a simulated crash. */
+  static boolean applied(Delivery d) {
+    return d.outcome() instanceof Outcome.Processed || crashedAfterCommit(d);
+  }
+
+  static boolean isType(Delivery d, String subject) {
+    return d.message().subject().filter(subject::equals).isPresent();
   }
 
   static boolean crashedAfterCommit(Delivery d) {
@@ -306,7 +410,25 @@ final class DemoCommand implements Callable<Integer> {
     return d.stream().filter(x -> x.outcome() instanceof Outcome.Duplicate).count();
   }
 
+  static long duplicates(List<Delivery> d, String subject) {
+    return d.stream()
+        .filter(x -> isType(x, subject) && x.outcome() instanceof Outcome.Duplicate)
+        .count();
+  }
+
+  static long stale(List<Delivery> d) {
+    return d.stream().filter(x -> x.outcome() instanceof Outcome.Stale).count();
+  }
+
   static long deadLettered(List<Delivery> d) {
     return d.stream().filter(x -> x.outcome() instanceof Outcome.DeadLettered).count();
+  }
+
+  static long deadLettered(List<Delivery> d, String reason) {
+    return d.stream()
+        .filter(
+            x ->
+                x.outcome() instanceof Outcome.DeadLettered dl && dl.reason().code().equals(reason))
+        .count();
   }
 }

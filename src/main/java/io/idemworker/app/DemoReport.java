@@ -3,10 +3,14 @@ package io.idemworker.app;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import io.idemworker.app.DemoTally.Delivery;
 import io.idemworker.core.Outcome;
+import io.idemworker.orders.OrderMessageTypes;
+import io.idemworker.orders.OrderReasons;
 import java.io.PrintStream;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
@@ -22,6 +26,7 @@ final class DemoReport {
 
   void summary(DemoScenario s, DemoTally tally, int instances) {
     List<Delivery> d = tally.deliveries();
+    DemoLifecycle l = s.lifecycle;
     int retriesSent = s.producerRetries.size();
     int sent =
         s.firstWave.size()
@@ -29,7 +34,8 @@ final class DemoReport {
             + s.lateResends.size()
             + s.conflicts.size()
             + 2 * s.concurrentCopies.size()
-            + s.poisons.size();
+            + s.poisons.size()
+            + l.messagesSent();
     long firstDeliveries = d.stream().filter(x -> x.message().deliveryCount() == 0).count();
     section("What the producer sent");
     row("new orders", s.orders.size());
@@ -38,30 +44,111 @@ final class DemoReport {
     row("resends after the window", s.lateResends.size());
     row("same orderId, other content (key reuse)", s.conflicts.size());
     row("poison messages", s.poisons.size());
+    row(
+        "credits (OrderCredited) on "
+            + l.credits.stream().map(DemoLifecycle.Credit::orderId).distinct().count()
+            + " orders, each repeated once",
+        l.credits.size());
+    for (DemoLifecycle.Source source : DemoLifecycle.Source.values()) {
+      if (source != DemoLifecycle.Source.ONCE) {
+        row("  " + source.label, l.credits(source).size());
+      }
+    }
+    row("credits in another currency than the order's", l.wrongCurrency.size());
+    row("status changes: version 3 (Shipped), then version 2 (Packed)", 2L * l.statusOrders.size());
+    row("status change for an order that is never placed", 1);
     row("messages sent in all", sent);
 
+    repeats(s, d, sent - firstDeliveries);
+    outcomes(d, instances);
+    costs(d);
+  }
+
+  private void repeats(DemoScenario s, List<Delivery> d, long droppedByBroker) {
+    DemoLifecycle l = s.lifecycle;
+    long creditFirstDeliveries =
+        d.stream()
+            .filter(x -> DemoCommand.isType(x, OrderMessageTypes.ORDER_CREDITED))
+            .filter(x -> x.message().deliveryCount() == 0)
+            .count();
+    section("Where the repeats were caught");
+    row("dropped by the broker's duplicate detection", droppedByBroker);
+    row("  credits (producer retries)", l.creditMessagesSent() - creditFirstDeliveries);
+    row(
+        "  orders (producer retries)",
+        droppedByBroker - (l.creditMessagesSent() - creditFirstDeliveries));
+    List<Delivery> orderDuplicates =
+        d.stream()
+            .filter(x -> x.outcome() instanceof Outcome.Duplicate)
+            .filter(x -> DemoCommand.isType(x, DemoCommand.ORDER_PLACED))
+            .toList();
     Set<String> crashes = new HashSet<>(s.crashes);
     Set<String> late = new HashSet<>(s.lateResends);
     Set<String> pairs = new HashSet<>(s.concurrentCopies);
-    List<Delivery> duplicates =
-        d.stream().filter(x -> x.outcome() instanceof Outcome.Duplicate).toList();
-    section("Where the repeats were caught");
-    row("dropped by the broker's duplicate detection", sent - firstDeliveries);
-    row("caught by the worker (create answered 409, same fingerprint)", duplicates.size());
+    row("orders caught by the worker (create 409, same fingerprint)", orderDuplicates.size());
+    bySource(orderDuplicates, crashes, late, pairs, "concurrent copy of a new order");
+    List<Delivery> creditDuplicates =
+        d.stream()
+            .filter(x -> x.outcome() instanceof Outcome.Duplicate)
+            .filter(x -> DemoCommand.isType(x, OrderMessageTypes.ORDER_CREDITED))
+            .toList();
+    row("credits caught by the worker (marker 409, same fingerprint)", creditDuplicates.size());
+    bySource(
+        creditDuplicates,
+        creditIds(l, DemoLifecycle.Source.CRASH),
+        creditIds(l, DemoLifecycle.Source.LATE_RESEND),
+        creditIds(l, DemoLifecycle.Source.CONCURRENT),
+        "concurrent copy of a credit");
+    row(
+        "other duplicates (status changes)",
+        count(
+            d,
+            x ->
+                x.outcome() instanceof Outcome.Duplicate
+                    && DemoCommand.isType(x, OrderMessageTypes.ORDER_STATUS_CHANGED)));
+    out.printf(
+        "    (%s; %s)%n",
+        overlap(d, s.concurrentCopies, "order"),
+        overlap(d, creditIds(l, DemoLifecycle.Source.CONCURRENT), "credit"));
+  }
+
+  private void bySource(
+      List<Delivery> duplicates,
+      Set<String> crashes,
+      Set<String> late,
+      Set<String> pairs,
+      String pairLabel) {
     row(
         "  redelivered after a crash between commit and completion",
-        count(duplicates, x -> crashes.contains(id(x))));
-    row("  resent after the detection window", count(duplicates, x -> late.contains(id(x))));
-    row("  concurrent copy of a new order", count(duplicates, x -> pairs.contains(id(x))));
+        count(duplicates, x -> crashes.contains(key(x))));
+    row("  resent after the detection window", count(duplicates, x -> late.contains(key(x))));
+    row("  " + pairLabel, count(duplicates, x -> pairs.contains(key(x))));
     row(
         "  other redeliveries",
         count(
             duplicates,
-            x -> !crashes.contains(id(x)) && !late.contains(id(x)) && !pairs.contains(id(x))));
+            x -> !crashes.contains(key(x)) && !late.contains(key(x)) && !pairs.contains(key(x))));
+  }
+
+  private static Set<String> creditIds(DemoLifecycle l, DemoLifecycle.Source source) {
+    return l.credits(source).stream()
+        .map(DemoLifecycle.Credit::creditId)
+        .collect(Collectors.toSet());
+  }
+
+  /** How many copy pairs were in flight at the same time, and on two instances. */
+  private static String overlap(List<Delivery> d, java.util.Collection<String> keys, String what) {
     long overlapped = 0;
     long crossInstance = 0;
-    for (String orderId : s.concurrentCopies) {
-      List<Delivery> copies = d.stream().filter(x -> orderId.equals(id(x))).toList();
+    for (String key : keys) {
+      List<Delivery> copies =
+          d.stream()
+              .filter(x -> key.equals(key(x)))
+              .filter(
+                  x ->
+                      x.outcome() instanceof Outcome.Processed
+                          || x.outcome() instanceof Outcome.Duplicate)
+              .toList();
       if (copies.size() >= 2) {
         Delivery a = copies.get(0);
         Delivery b = copies.get(1);
@@ -73,17 +160,24 @@ final class DemoReport {
         }
       }
     }
-    out.printf(
-        "    (%d of %d copy pairs were in flight at the same time; %d pairs ran on two different instances)%n",
-        overlapped, s.concurrentCopies.size(), crossInstance);
+    return String.format(
+        Locale.ROOT,
+        "%d of %d %s copy pairs were in flight at the same time, %d ran on two different instances",
+        overlapped,
+        keys.size(),
+        what,
+        crossInstance);
+  }
 
+  private void outcomes(List<Delivery> d, int instances) {
     section("Outcomes of " + d.size() + " deliveries on " + instances + " instances");
     row("orders created", DemoCommand.processedCount(d));
-    row("  completed at once", count(d, x -> x.outcome() instanceof Outcome.Processed));
-    row(
-        "  committed, then the worker crashed before completing",
-        count(d, DemoCommand::crashedAfterCommit));
-    row("duplicates completed", duplicates.size());
+    appliedRows(d, DemoCommand.ORDER_PLACED);
+    row("credits applied", DemoCommand.applied(d, OrderMessageTypes.ORDER_CREDITED));
+    appliedRows(d, OrderMessageTypes.ORDER_CREDITED);
+    row("status changes applied", DemoCommand.applied(d, OrderMessageTypes.ORDER_STATUS_CHANGED));
+    row("duplicates completed", DemoCommand.duplicates(d));
+    row("stale (older status version than stored; completed)", DemoCommand.stale(d));
     Map<String, Long> dead =
         d.stream()
             .filter(x -> x.outcome() instanceof Outcome.DeadLettered)
@@ -98,17 +192,7 @@ final class DemoReport {
         d.stream()
             .filter(x -> x.outcome() instanceof Outcome.Retry)
             .collect(
-                Collectors.groupingBy(
-                    x ->
-                        ((Outcome.Retry) x.outcome()).description().contains("simulated crash")
-                            ? "simulated crash after commit"
-                            : ((Outcome.Retry) x.outcome())
-                                    .cause()
-                                    .name()
-                                    .toLowerCase(java.util.Locale.ROOT)
-                                + " store fault (injected 503)",
-                    TreeMap::new,
-                    Collectors.counting()));
+                Collectors.groupingBy(DemoReport::retryLabel, TreeMap::new, Collectors.counting()));
     row(
         "retried (abandoned, redelivered by the broker)",
         retried.values().stream().mapToLong(Long::longValue).sum());
@@ -116,28 +200,90 @@ final class DemoReport {
     d.stream()
         .collect(Collectors.groupingBy(Delivery::instance, TreeMap::new, Collectors.counting()))
         .forEach((instance, n) -> row("handled by " + instance, n));
+  }
 
+  private void appliedRows(List<Delivery> d, String subject) {
+    row(
+        "  completed at once",
+        count(d, x -> DemoCommand.isType(x, subject) && x.outcome() instanceof Outcome.Processed));
+    row(
+        "  committed, then the worker crashed before completing",
+        count(d, x -> DemoCommand.isType(x, subject) && DemoCommand.crashedAfterCommit(x)));
+  }
+
+  private static String retryLabel(Delivery x) {
+    Outcome.Retry retry = (Outcome.Retry) x.outcome();
+    if (DemoCommand.crashedAfterCommit(x)) {
+      return "simulated crash after commit";
+    }
+    return switch (retry.cause()) {
+      case TRANSIENT -> "transient store fault (injected 503)";
+      case NOT_YET -> "not yet: the order has not arrived";
+      case MISCONFIGURATION -> "misconfiguration";
+    };
+  }
+
+  private void costs(List<Delivery> d) {
     section("Cosmos DB cost per delivery (from the emulator's x-ms-request-charge)");
-    cost("new order", d, x -> x.outcome() instanceof Outcome.Processed);
-    cost("duplicate", d, x -> x.outcome() instanceof Outcome.Duplicate);
+    String placed = DemoCommand.ORDER_PLACED;
+    String credited = OrderMessageTypes.ORDER_CREDITED;
+    String status = OrderMessageTypes.ORDER_STATUS_CHANGED;
+    cost("new order", d, x -> is(x, placed, Outcome.Processed.class));
+    cost("duplicate order", d, x -> is(x, placed, Outcome.Duplicate.class));
+    cost(
+        "new credit (marker + order patch, one batch)",
+        d,
+        x -> is(x, credited, Outcome.Processed.class));
+    cost(
+        "duplicate credit (batch 409, marker read)",
+        d,
+        x -> is(x, credited, Outcome.Duplicate.class));
+    cost(
+        "applied status change (conditional patch)",
+        d,
+        x -> is(x, status, Outcome.Processed.class));
+    cost(
+        "stale status change (patch refused, order read)",
+        d,
+        x -> is(x, status, Outcome.Stale.class));
     cost(
         "dead-lettered poison (no store call)",
         d,
-        x ->
-            x.outcome() instanceof Outcome.DeadLettered
-                && !(((Outcome.DeadLettered) x.outcome())
-                    .reason()
-                    .code()
-                    .equals("IdempotencyConflict")));
+        x -> deadLetterReason(x).filter(r -> !STORE_REASONS.contains(r)).isPresent());
     cost(
         "key reuse (IdempotencyConflict)",
         d,
+        x -> deadLetterReason(x).filter("IdempotencyConflict"::equals).isPresent());
+    cost(
+        "credit in another currency (CurrencyMismatch)",
+        d,
+        x -> deadLetterReason(x).filter(OrderReasons.CURRENCY_MISMATCH.code()::equals).isPresent());
+    cost(
+        "status for a missing order (each of its deliveries)",
+        d,
         x ->
-            x.outcome() instanceof Outcome.DeadLettered
-                && ((Outcome.DeadLettered) x.outcome())
-                    .reason()
-                    .code()
-                    .equals("IdempotencyConflict"));
+            DemoCommand.isType(x, status)
+                && (x.outcome() instanceof Outcome.Retry r
+                        && r.cause() == Outcome.RetryCause.NOT_YET
+                    || deadLetterReason(x)
+                        .filter(OrderReasons.ORDER_NOT_FOUND.code()::equals)
+                        .isPresent()));
+  }
+
+  private static final Set<String> STORE_REASONS =
+      Set.of(
+          "IdempotencyConflict",
+          OrderReasons.CURRENCY_MISMATCH.code(),
+          OrderReasons.ORDER_NOT_FOUND.code());
+
+  private static boolean is(Delivery x, String subject, Class<? extends Outcome> outcome) {
+    return DemoCommand.isType(x, subject) && outcome.isInstance(x.outcome());
+  }
+
+  private static Optional<String> deadLetterReason(Delivery x) {
+    return x.outcome() instanceof Outcome.DeadLettered dl
+        ? Optional.of(dl.reason().code())
+        : Optional.empty();
   }
 
   boolean audit(List<DemoAudit.Check> checks) {
@@ -153,7 +299,7 @@ final class DemoReport {
     out.printf(
         "%n%s%n",
         pass
-            ? "PASS: every order took effect exactly once; nothing was lost."
+            ? "PASS: every message took effect exactly once; nothing was lost."
             : "FAIL: see the checks above.");
     return pass;
   }
@@ -195,7 +341,8 @@ final class DemoReport {
     return d.stream().filter(matching).count();
   }
 
-  private static String id(Delivery d) {
-    return d.outcome().knownEntityId().orElse("");
+  /** The message's key: the orderId of an order, the creditId of a credit. */
+  private static String key(Delivery d) {
+    return d.message().messageId().orElse("");
   }
 }

@@ -50,6 +50,9 @@ final class DemoScenario {
 
   final List<Poison> poisons = new ArrayList<>();
 
+  /** Credits and status changes for the orders, sent once they exist. */
+  DemoLifecycle lifecycle;
+
   private DemoScenario(long seed) {
     this.seed = seed;
   }
@@ -78,6 +81,7 @@ final class DemoScenario {
       s.concurrentCopies.add(orderId);
     }
     s.addPoisons(prefix, random, maxBodyBytes);
+    s.lifecycle = DemoLifecycle.generate(prefix, s.orders, random);
     return s;
   }
 
@@ -161,7 +165,7 @@ final class DemoScenario {
     wrongSubject.setSubject("OrderCancelled");
     poisons.add(
         new Poison(
-            "subject is not OrderPlaced",
+            "subject is not a message type of the queue",
             p + 8,
             DeadLetterReason.UNSUPPORTED_MESSAGE,
             wrongSubject));

@@ -1,10 +1,13 @@
 package io.idemworker.app;
 
 import io.idemworker.emulator.cosmos.CosmosEmulator;
+import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.emulator.servicebus.ServiceBusEmulatorConfig;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,14 +17,17 @@ import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code emulators}: both in-process emulators, stand-alone, for any program on this machine. */
+/**
+ * {@code emulators}: the in-process emulators (and the payment provider double), stand-alone, for
+ * any program on this machine.
+ */
 @Command(
     name = "emulators",
     mixinStandardHelpOptions = true,
     description = {
-      "Starts both in-process emulators stand-alone.",
+      "Starts the in-process emulators stand-alone.",
       "",
-      "Starts the Service Bus (AMQP, plain TCP) and Cosmos DB (HTTPS gateway) emulators on loopback, prints how to reach them, and runs until interrupted (Ctrl+C). Any Azure SDK can use them: Service Bus with the printed connection string, Cosmos DB in gateway mode with the printed endpoint and key and the SDK's emulator certificate setting. Data lives in memory only."
+      "Starts the Service Bus (AMQP, plain TCP) and Cosmos DB (HTTPS gateway) emulators and the payment provider double (plain HTTP) on loopback, prints how to reach them, and runs until interrupted (Ctrl+C). Any Azure SDK can use them: Service Bus with the printed connection string, Cosmos DB in gateway mode with the printed endpoint and key and the SDK's emulator certificate setting. Data lives in memory only."
     })
 final class EmulatorsCommand implements Callable<Integer> {
   static final Path DEFAULT_CONFIG = Path.of("local", "servicebus", "Config.json");
@@ -37,6 +43,39 @@ final class EmulatorsCommand implements Callable<Integer> {
       defaultValue = "8081",
       description = "HTTPS port; 0 picks a free one (default ${DEFAULT-VALUE}).")
   int cosmosPort;
+
+  @Option(
+      names = "--payments-port",
+      defaultValue = "8082",
+      description =
+          "Payment provider double's HTTP port; 0 picks a free one (default ${DEFAULT-VALUE}).")
+  int paymentsPort;
+
+  // From the environment when set, so a container gets the key as a secret rather than on its
+  // command line (which the platform shows and logs).
+  @Option(
+      names = "--payments-api-key",
+      defaultValue = "${env:PAYMENTS_API_KEY:-" + PaymentProviderEmulator.DEFAULT_API_KEY + "}",
+      description =
+          "API key the payment provider double accepts (default: PAYMENTS_API_KEY when set, else "
+              + PaymentProviderEmulator.DEFAULT_API_KEY
+              + ").")
+  String paymentsApiKey;
+
+  @Option(
+      names = "--payments-bind",
+      defaultValue = "127.0.0.1",
+      description =
+          "IP address the payment provider double listens on; 0.0.0.0 for every interface, as in a"
+              + " container (default ${DEFAULT-VALUE}).")
+  String paymentsBind;
+
+  @Option(
+      names = "--only",
+      description =
+          "Start only this one; 'payments' runs the payment provider double alone (its own"
+              + " Container App on Azure).")
+  String only;
 
   @Option(
       names = "--config",
@@ -67,50 +106,115 @@ final class EmulatorsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    List<QueueSettings> queues;
+    if (only != null && !only.equals("payments")) {
+      System.err.println("idemworker emulators: --only accepts 'payments', got '" + only + "'");
+      return 2;
+    }
+    PaymentProviderEmulator.Builder paymentsBuilder;
     try {
-      queues = queues();
+      paymentsBuilder =
+          PaymentProviderEmulator.builder()
+              .port(paymentsPort)
+              .apiKey(paymentsApiKey)
+              .bindAddress(ipAddress(paymentsBind));
+    } catch (IllegalArgumentException e) {
+      System.err.println("idemworker emulators: " + e.getMessage());
+      return 2;
+    }
+    if (only != null) {
+      try (PaymentProviderEmulator payments = paymentsBuilder.start()) {
+        Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "emulators-stop"));
+        printPayments(payments);
+        out.println("Running; Ctrl+C stops it.");
+        out.flush();
+        stop.await();
+      }
+      return 0;
+    }
+    ServiceBusEmulatorConfig.Entities entities;
+    try {
+      entities = entities();
     } catch (IllegalArgumentException e) {
       System.err.println("idemworker emulators: --config: " + e.getMessage());
       return 2;
     }
     ServiceBusEmulator.Builder serviceBusBuilder =
         ServiceBusEmulator.builder().port(serviceBusPort);
+    List<QueueSettings> queues = entities.queues();
     queues.forEach(serviceBusBuilder::queue);
+    entities.topics().forEach(serviceBusBuilder::topic);
     CosmosEmulator.Builder cosmosBuilder = CosmosEmulator.builder().port(cosmosPort);
     if (cosmosKey != null) {
       cosmosBuilder.key(cosmosKey);
     }
     try (ServiceBusEmulator serviceBus = serviceBusBuilder.start();
-        CosmosEmulator cosmos = cosmosBuilder.start()) {
+        CosmosEmulator cosmos = cosmosBuilder.start();
+        PaymentProviderEmulator payments = paymentsBuilder.start()) {
       Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "emulators-stop"));
       out.println("Service Bus emulator (AMQP on 127.0.0.1:" + serviceBus.port() + ")");
       out.println("  SERVICEBUS_CONNECTION_STRING=\"" + serviceBus.connectionString() + "\"");
       queues.forEach(q -> out.println("  queue " + q.name() + describe(q)));
+      entities
+          .topics()
+          .forEach(
+              t ->
+                  out.println(
+                      "  topic "
+                          + t.name()
+                          + " (subscriptions "
+                          + t.subscriptions().stream().map(s -> s.name()).toList()
+                          + ")"));
       out.println("Cosmos DB emulator (HTTPS gateway on 127.0.0.1:" + cosmos.port() + ")");
       out.println("  COSMOS_ENDPOINT=" + cosmos.endpoint());
       out.println("  COSMOS_KEY=\"" + cosmos.key() + "\"");
       out.println("  Java clients: -DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true,");
       out.println(
           "  gateway mode; other SDKs: trust the self-signed certificate or disable checks.");
-      out.println("Running; Ctrl+C stops both.");
+      printPayments(payments);
+      out.println("Running; Ctrl+C stops all three.");
       out.flush();
       stop.await();
     }
     return 0;
   }
 
-  private List<QueueSettings> queues() {
+  private void printPayments(PaymentProviderEmulator payments) {
+    out.println("Payment provider double (HTTP on " + paymentsBind + ":" + payments.port() + ")");
+    out.println("  PAYMENTS_BASE_URL=" + payments.baseUrl());
+    // The sandbox key is public; any other key came in as a secret and stays out of the logs.
+    out.println(
+        "  PAYMENTS_API_KEY="
+            + (payments.apiKey().equals(PaymentProviderEmulator.DEFAULT_API_KEY)
+                ? "\"" + payments.apiKey() + "\""
+                : "(the key given, not printed)"));
+  }
+
+  /** An IP literal only: a host name would need a DNS lookup and could mean several addresses. */
+  private static InetAddress ipAddress(String text) {
+    if (!text.matches("[0-9.]+|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*")) {
+      throw new IllegalArgumentException(
+          "--payments-bind must be an IP address, got '" + text + "'");
+    }
+    try {
+      return InetAddress.getByName(text);
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException("--payments-bind is not an IP address: '" + text + "'");
+    }
+  }
+
+  private ServiceBusEmulatorConfig.Entities entities() {
     if (config != null) {
       return ServiceBusEmulatorConfig.load(config);
     }
     if (Files.isRegularFile(DEFAULT_CONFIG)) {
       return ServiceBusEmulatorConfig.load(DEFAULT_CONFIG);
     }
-    return List.of(
-        QueueSettings.defaults("orders")
-            .withRequiresDuplicateDetection(true)
-            .withDuplicateDetectionHistoryTimeWindow(Duration.ofMinutes(10)));
+    return new ServiceBusEmulatorConfig.Entities(
+        List.of(
+            QueueSettings.defaults("orders")
+                .withRequiresDuplicateDetection(true)
+                .withDuplicateDetectionHistoryTimeWindow(Duration.ofMinutes(10))),
+        List.of());
   }
 
   private static String describe(QueueSettings q) {

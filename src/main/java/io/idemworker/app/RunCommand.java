@@ -60,7 +60,15 @@ final class RunCommand implements Callable<Integer> {
                 .map(ServiceBusWorker::status)
                 .orElseGet(
                     () -> new WorkerStatus(WorkerStatus.State.CREATED, Optional.of(startup.get())));
-    Telemetry telemetry = Telemetry.fromEnvironment(env);
+    Telemetry telemetry;
+    try {
+      telemetry = Telemetry.fromEnvironment(env);
+    } catch (RuntimeException e) {
+      // The start-up check covers the known variables; any other OTEL_* value the SDK refuses
+      // is still a configuration error, not a crash.
+      System.err.println("idemworker: invalid configuration: telemetry: " + e.getMessage());
+      return 2;
+    }
     LOG.info("telemetry export: {}", telemetry.export().describe());
     HealthServer health = new HealthServer(config.healthPort(), status);
     health.start();

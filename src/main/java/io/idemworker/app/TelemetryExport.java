@@ -13,7 +13,11 @@ import io.opentelemetry.sdk.trace.ReadWriteSpan;
 import io.opentelemetry.sdk.trace.ReadableSpan;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.SpanProcessor;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -61,6 +65,65 @@ sealed interface TelemetryExport {
           endpoint.get(), value(environment, "OTEL_EXPORTER_OTLP_PROTOCOL").orElse("grpc"));
     }
     return new None();
+  }
+
+  /**
+   * Checks the export variables without building anything, for the start-up check that reports
+   * every bad variable at once: a malformed {@value #CONNECTION_STRING} (its value never shown) and
+   * an {@value #OTLP_ENDPOINT} that the OpenTelemetry SDK would refuse.
+   *
+   * @param environment the environment variables
+   * @return one line per bad variable, naming it; empty when both are usable or unset
+   */
+  static List<String> problems(Map<String, String> environment) {
+    List<String> problems = new ArrayList<>();
+    value(environment, CONNECTION_STRING)
+        .filter(cs -> !isUsableConnectionString(cs))
+        .ifPresent(
+            cs ->
+                problems.add(
+                    CONNECTION_STRING
+                        + ": must be an Application Insights connection string with"
+                        + " InstrumentationKey=… and, if given, an http or https IngestionEndpoint"
+                        + " (value not shown)"));
+    String protocol = value(environment, "OTEL_EXPORTER_OTLP_PROTOCOL").orElse("grpc");
+    value(environment, OTLP_ENDPOINT)
+        .filter(endpoint -> !isOtlpEndpoint(endpoint, protocol))
+        .ifPresent(
+            endpoint ->
+                problems.add(
+                    OTLP_ENDPOINT
+                        + ": must be an http or https URL without query or fragment (and, for grpc,"
+                        + " without a path) such as http://localhost:4317 (value not shown: it may"
+                        + " carry credentials)"));
+    return problems;
+  }
+
+  private static boolean isUsableConnectionString(String connectionString) {
+    try {
+      // The library's own parser: customizing a builder that is never built has no effect.
+      AzureMonitorAutoConfigure.customize(
+          AutoConfiguredOpenTelemetrySdk.builder().disableShutdownHook(), connectionString);
+      return true;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** The rules the OpenTelemetry SDK applies when it builds the exporter, checked up front. */
+  private static boolean isOtlpEndpoint(String endpoint, String protocol) {
+    try {
+      URL url = new URL(endpoint);
+      String path = url.getPath();
+      return (url.getProtocol().equals("http") || url.getProtocol().equals("https"))
+          && !url.getHost().isEmpty()
+          && url.getPort() <= 65_535
+          && url.getQuery() == null
+          && url.getRef() == null
+          && (!protocol.equals("grpc") || path.isEmpty() || path.equals("/"));
+    } catch (MalformedURLException e) {
+      return false;
+    }
   }
 
   /**

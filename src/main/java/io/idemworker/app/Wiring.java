@@ -16,6 +16,7 @@ import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderMessageTypes;
+import io.idemworker.payments.HttpPaymentProvider;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
@@ -80,7 +81,15 @@ final class Wiring {
     return new IdempotentConsumer(
         keyStrategy(config),
         OrderMessageTypes.decoder(
-            config.keyStrategy() == WorkerConfig.KeyStrategyName.MESSAGE_ID, markers(config)),
+            config.keyStrategy() == WorkerConfig.KeyStrategyName.MESSAGE_ID,
+            markers(config),
+            config
+                .payments()
+                .map(
+                    p ->
+                        new OrderMessageTypes.Payments(
+                            new HttpPaymentProvider(p.baseUrl(), p.apiKey(), p.timeout()),
+                            p.lease()))),
         store,
         clock,
         config.maxBodyBytes(),

@@ -5,6 +5,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -33,6 +34,8 @@ import java.util.regex.Pattern;
  * @param shutdownTimeout {@code WORKER_SHUTDOWN_TIMEOUT}
  * @param healthPort {@code HEALTH_PORT}
  * @param inboxTtl {@code WORKER_INBOX_TTL}: how long inbox markers live; empty = {@code never}
+ * @param payments {@code PAYMENTS_BASE_URL}, {@code PAYMENTS_API_KEY}, {@code PAYMENTS_TIMEOUT},
+ *     {@code PAYMENTS_LEASE}; empty when no provider is configured
  * @param retention {@code SERVICEBUS_LOCK_DURATION}, {@code SERVICEBUS_MAX_DELIVERY_COUNT}, {@code
  *     SERVICEBUS_MESSAGE_TTL} (the queue's values, filled by Bicep from the same parameters it
  *     gives the queue) and {@code WORKER_RESUBMIT_WINDOW}
@@ -56,7 +59,24 @@ record WorkerConfig(
     Duration shutdownTimeout,
     int healthPort,
     Optional<Duration> inboxTtl,
-    MarkerRetention retention) {
+    MarkerRetention retention,
+    Optional<PaymentsConfig> payments) {
+
+  /**
+   * The payment provider's settings.
+   *
+   * @param baseUrl {@code PAYMENTS_BASE_URL}
+   * @param apiKey {@code PAYMENTS_API_KEY}
+   * @param timeout {@code PAYMENTS_TIMEOUT}: one provider call's bound, shorter than the lease
+   * @param lease {@code PAYMENTS_LEASE}: how long a claim protects an attempt, shorter than the
+   *     lock
+   */
+  record PaymentsConfig(URI baseUrl, String apiKey, Duration timeout, Duration lease) {
+    @Override
+    public String toString() {
+      return "PaymentsConfig[" + baseUrl + ", apiKey redacted, " + timeout + ", " + lease + "]";
+    }
+  }
 
   /** Every variable the worker reads, with its default ({@code null}: none) and allowed values. */
   static final List<Variable> VARIABLES =
@@ -90,8 +110,22 @@ record WorkerConfig(
           new Variable(
               "SERVICEBUS_LOCK_DURATION", "PT1M", "an ISO 8601 duration from PT5S to PT5M"),
           new Variable("SERVICEBUS_MAX_DELIVERY_COUNT", "10", "an integer from 1 to 2000"),
+          new Variable("SERVICEBUS_MESSAGE_TTL", "P6D", "an ISO 8601 duration from PT1S to P3650D"),
           new Variable(
-              "SERVICEBUS_MESSAGE_TTL", "P6D", "an ISO 8601 duration from PT1S to P3650D"));
+              "PAYMENTS_BASE_URL",
+              null,
+              "an http(s) URL of the payment provider; unset = PaymentCaptureRequested is"
+                  + " dead-lettered"),
+          new Variable(
+              "PAYMENTS_API_KEY", null, "the provider's API key, required with PAYMENTS_BASE_URL"),
+          new Variable(
+              "PAYMENTS_TIMEOUT",
+              "PT10S",
+              "an ISO 8601 duration from PT1S to PT2M, shorter than PAYMENTS_LEASE"),
+          new Variable(
+              "PAYMENTS_LEASE",
+              "PT30S",
+              "an ISO 8601 duration from PT2S to PT5M, shorter than SERVICEBUS_LOCK_DURATION"));
 
   /** Cosmos DB's largest item TTL: a 32-bit count of seconds (about 68 years). */
   private static final Duration MAX_TTL = Duration.ofSeconds(Integer.MAX_VALUE);
@@ -146,6 +180,14 @@ record WorkerConfig(
                 r.problems.add(
                     "SERVICEBUS_CONNECTION_STRING: must contain Endpoint=sb://HOST (value not"
                         + " shown)"));
+    r.optional("COSMOS_KEY")
+        .filter(key -> !isBase64Key(key))
+        .ifPresent(
+            key ->
+                r.problems.add(
+                    "COSMOS_KEY: must be a base64 account key, or unset to use Entra ID (value not"
+                        + " shown)"));
+    r.problems.addAll(TelemetryExport.problems(env));
     WorkerConfig config =
         new WorkerConfig(
             connectionString,
@@ -173,8 +215,26 @@ record WorkerConfig(
                     "SERVICEBUS_LOCK_DURATION", Duration.ofSeconds(5), Duration.ofMinutes(5)),
                 r.integer("SERVICEBUS_MAX_DELIVERY_COUNT", 1, 2000),
                 r.duration("SERVICEBUS_MESSAGE_TTL", Duration.ofSeconds(1), Duration.ofDays(3650)),
-                r.duration("WORKER_RESUBMIT_WINDOW", Duration.ZERO, Duration.ofDays(3650))));
+                r.duration("WORKER_RESUBMIT_WINDOW", Duration.ZERO, Duration.ofDays(3650))),
+            payments(r));
     if (r.problems.isEmpty()) {
+      config
+          .payments()
+          .filter(
+              p ->
+                  p.timeout().compareTo(p.lease()) >= 0
+                      || p.lease().compareTo(config.retention().lockDuration()) >= 0)
+          .ifPresent(
+              p ->
+                  r.problems.add(
+                      "PAYMENTS_TIMEOUT, PAYMENTS_LEASE, SERVICEBUS_LOCK_DURATION: need timeout "
+                          + p.timeout()
+                          + " < lease "
+                          + p.lease()
+                          + " < lock duration "
+                          + config.retention().lockDuration()
+                          + ", so a call ends before its claim can be taken over, and a claim"
+                          + " before its message's lock"));
       // Only a configuration whose parts are each valid can be checked as a whole.
       config
           .retention()
@@ -190,6 +250,46 @@ record WorkerConfig(
       throw new ConfigurationException(r.problems);
     }
     return config;
+  }
+
+  private static Optional<PaymentsConfig> payments(Reader r) {
+    Duration timeout = r.duration("PAYMENTS_TIMEOUT", Duration.ofSeconds(1), Duration.ofMinutes(2));
+    Duration lease = r.duration("PAYMENTS_LEASE", Duration.ofSeconds(2), Duration.ofMinutes(5));
+    Optional<String> url = r.optional("PAYMENTS_BASE_URL");
+    Optional<String> key = r.optional("PAYMENTS_API_KEY");
+    if (url.isEmpty()) {
+      return Optional.empty();
+    }
+    URI baseUrl = null;
+    try {
+      URI parsed = URI.create(url.get());
+      if (("https".equalsIgnoreCase(parsed.getScheme())
+              || "http".equalsIgnoreCase(parsed.getScheme()))
+          && parsed.getHost() != null) {
+        baseUrl = parsed;
+      }
+    } catch (IllegalArgumentException e) {
+      // reported below
+    }
+    if (baseUrl == null) {
+      r.problems.add("PAYMENTS_BASE_URL: must be " + r.allowed("PAYMENTS_BASE_URL"));
+    }
+    if (key.isEmpty()) {
+      r.problems.add("PAYMENTS_API_KEY: is required when PAYMENTS_BASE_URL is set");
+    }
+    if (baseUrl == null || key.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new PaymentsConfig(baseUrl, key.get(), timeout, lease));
+  }
+
+  /** The account key signs every request: it must decode as base64, or it can never work. */
+  private static boolean isBase64Key(String key) {
+    try {
+      return Base64.getDecoder().decode(key).length > 0;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
   }
 
   /** Thrown when the configuration is invalid; its message lists every problem. */
@@ -215,7 +315,7 @@ record WorkerConfig(
       this.env = env;
     }
 
-    private String allowed(String name) {
+    String allowed(String name) {
       return VARIABLES.stream()
           .filter(v -> v.name().equals(name))
           .findFirst()

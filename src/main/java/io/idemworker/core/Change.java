@@ -19,6 +19,10 @@ import java.util.Optional;
  *   <li>{@link Versioned}: an absolute state with a version, written by a patch guarded by the
  *       stored version. Applying the same state twice is harmless and an older one is refused by
  *       the guard, so no marker is needed and nothing expires.
+ *   <li>{@link TwoPhase}: a side effect outside the store (a payment provider) that cannot join the
+ *       transaction. A record is claimed as in progress with a lease before the call, the call
+ *       passes the idempotency key on so the other side drops repeats, and the record is completed
+ *       with the answer in one batch with the effect's documents.
  * </ul>
  */
 public sealed interface Change {
@@ -73,6 +77,77 @@ public sealed interface Change {
         throw new IllegalArgumentException("state needs fields other than the version");
       }
       state = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(state));
+    }
+  }
+
+  /**
+   * A side effect outside the store, made effectively-once in two phases around the call.
+   *
+   * @param partitionKey the partition of the record and of every document the completion writes
+   * @param record the record's business fields, with its {@code id}; the flow adds {@code status},
+   *     {@code attempt} and {@code leaseUntilMillis}, and the fingerprint
+   * @param claimPatches patches committed with the claim, e.g. a guard that the order exists in the
+   *     right currency, so nothing is called for a message that cannot be recorded afterwards
+   * @param rules how a claim patch's missing target or failed condition is answered
+   * @param call the external call, passing the idempotency key on
+   * @param completion what the call's answer becomes
+   * @param lease how long a claim protects an attempt from takeover; longer than the call's timeout
+   *     and shorter than the message lock
+   */
+  record TwoPhase(
+      String partitionKey,
+      com.fasterxml.jackson.databind.node.ObjectNode record,
+      java.util.List<DocumentPatch> claimPatches,
+      TargetRules rules,
+      ExternalCall call,
+      Completion completion,
+      java.time.Duration lease)
+      implements Change {
+    /** Checks the values and copies the patches. */
+    public TwoPhase {
+      Objects.requireNonNull(partitionKey, "partitionKey");
+      Objects.requireNonNull(record, "record");
+      Objects.requireNonNull(rules, "rules");
+      Objects.requireNonNull(call, "call");
+      Objects.requireNonNull(completion, "completion");
+      claimPatches = java.util.List.copyOf(claimPatches);
+      if (!record.path("id").isTextual()) {
+        throw new IllegalArgumentException("the record needs a string id");
+      }
+      if (lease.isNegative() || lease.isZero()) {
+        throw new IllegalArgumentException("the lease must be positive");
+      }
+    }
+  }
+
+  /** What a two-phase call's final answer becomes. */
+  @FunctionalInterface
+  interface Completion {
+    /**
+     * Plans the documents that complete the work.
+     *
+     * @param result the answer to record ({@link ExternalCall.Done#result()})
+     * @param completedAt now
+     * @return the outgoing event (whose create marks the completion) and the patches beside it
+     */
+    CompletionPlan plan(
+        com.fasterxml.jackson.databind.node.ObjectNode result, java.time.Instant completedAt);
+  }
+
+  /**
+   * The documents that complete a two-phase change, committed in one batch with the record's move
+   * to {@code Completed}.
+   *
+   * @param event an outbox event with an id derived from the key; its create is what a second
+   *     completion collides with
+   * @param patches changes to other documents, e.g. the order's amount paid
+   */
+  record CompletionPlan(
+      com.fasterxml.jackson.databind.node.ObjectNode event, java.util.List<DocumentPatch> patches) {
+    /** Copies the patches. */
+    public CompletionPlan {
+      Objects.requireNonNull(event, "event");
+      patches = java.util.List.copyOf(patches);
     }
   }
 

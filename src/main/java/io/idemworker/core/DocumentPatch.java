@@ -104,6 +104,22 @@ public record DocumentPatch(String id, List<Operation> operations, Optional<Cond
     }
   }
 
+  /**
+   * Every one of the conditions holds: a compare-and-set on several fields, such as a two-phase
+   * record's status and attempt number (its fencing token).
+   *
+   * @param conditions the conditions; at least two, none of them an {@code AllOf}
+   */
+  public record AllOf(List<Condition> conditions) implements Condition {
+    /** Copies and checks the conditions. */
+    public AllOf {
+      conditions = List.copyOf(conditions);
+      if (conditions.size() < 2 || conditions.stream().anyMatch(AllOf.class::isInstance)) {
+        throw new IllegalArgumentException("AllOf takes two or more plain conditions");
+      }
+    }
+  }
+
   private static void checkField(String field) {
     Objects.requireNonNull(field, "field");
     if (!FIELD.matcher(field).matches()) {

@@ -9,8 +9,8 @@ import java.util.Optional;
 
 /**
  * The flow for one delivery: key, size, decode, fingerprint, then the protection the message type
- * declared ({@link Change}): create-as-check, optionally with an inbox marker as the anchor, or a
- * version guard.
+ * declared ({@link Change}): create-as-check, optionally with an inbox marker as the anchor; a
+ * version guard; or a two-phase record around a call that cannot join the transaction.
  *
  * <p>Store round trips: one for a message that takes effect; two when the store refuses it and one
  * read tells why (a duplicate, a reused key, a stale version). There is never a read before the
@@ -123,6 +123,9 @@ public final class IdempotentConsumer {
       Attempt attempt = new Attempt(found, valid.entityId(), isLastDelivery(message));
       if (change instanceof Change.Anchored anchored) {
         return AnchoredWrite.apply(store, anchored, fingerprint, attempt);
+      }
+      if (change instanceof Change.TwoPhase twoPhase) {
+        return TwoPhaseCall.apply(store, twoPhase, fingerprint, attempt, clock);
       }
       return VersionGuard.apply(store, (Change.Versioned) change, attempt);
     } catch (RuntimeException e) {

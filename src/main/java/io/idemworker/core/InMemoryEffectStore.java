@@ -139,6 +139,9 @@ public final class InMemoryEffectStore implements EffectStore {
   }
 
   private static boolean holds(DocumentPatch.Condition condition, ObjectNode stored) {
+    if (condition instanceof DocumentPatch.AllOf all) {
+      return all.conditions().stream().allMatch(c -> holds(c, stored));
+    }
     if (condition instanceof DocumentPatch.FieldEquals equals) {
       JsonNode value = stored.get(equals.field());
       return value != null

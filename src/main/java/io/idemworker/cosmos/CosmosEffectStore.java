@@ -186,16 +186,22 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
    * with the same escapes, so no value can change the predicate's shape.
    */
   static String filterPredicate(DocumentPatch.Condition condition) {
+    return "FROM c WHERE " + expression(condition);
+  }
+
+  private static String expression(DocumentPatch.Condition condition) {
+    if (condition instanceof DocumentPatch.AllOf all) {
+      StringBuilder and = new StringBuilder();
+      for (DocumentPatch.Condition part : all.conditions()) {
+        and.append(and.length() == 0 ? "(" : " AND (").append(expression(part)).append(')');
+      }
+      return and.toString();
+    }
     if (condition instanceof DocumentPatch.FieldEquals equals) {
-      return "FROM c WHERE c." + equals.field() + " = " + equals.value().toString();
+      return "c." + equals.field() + " = " + equals.value().toString();
     }
     DocumentPatch.AbsentOrBelow below = (DocumentPatch.AbsentOrBelow) condition;
-    return "FROM c WHERE NOT IS_DEFINED(c."
-        + below.field()
-        + ") OR c."
-        + below.field()
-        + " < "
-        + below.bound();
+    return "NOT IS_DEFINED(c." + below.field() + ") OR c." + below.field() + " < " + below.bound();
   }
 
   private static Duration since(long startNanos) {

@@ -2,6 +2,7 @@ package io.idemworker.orders;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -50,6 +51,8 @@ final class BodyFields {
     JsonNode root;
     try {
       root = OrderPlacedReader.MAPPER.readTree(body);
+    } catch (StreamConstraintsException e) {
+      return new Unreadable(ExtraFields.beyondLimits(e));
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
       return new Unreadable(

@@ -37,10 +37,35 @@ public final class OrderDocumentIds {
    * @return the event id
    */
   public static String outboxEvent(IdempotencyKey key) {
+    return derivedId(ORDER_ACCEPTED, key);
+  }
+
+  /**
+   * The id of a payment request's two-phase record.
+   *
+   * @param key the request's idempotency key
+   * @return {@code payment:{key}}
+   */
+  public static String payment(IdempotencyKey key) {
+    return "payment:" + key.value();
+  }
+
+  /**
+   * The id of the outbox event that completes a payment request ({@code PaymentCaptured} or {@code
+   * PaymentDeclined}): one per request, whatever the answer, so a second completion collides.
+   *
+   * @param key the request's idempotency key
+   * @return the event id
+   */
+  public static String paymentEvent(IdempotencyKey key) {
+    return derivedId("PaymentCompleted", key);
+  }
+
+  private static String derivedId(String kind, IdempotencyKey key) {
     try {
       byte[] digest =
           MessageDigest.getInstance("SHA-256")
-              .digest((ORDER_ACCEPTED + "|" + key.value()).getBytes(StandardCharsets.UTF_8));
+              .digest((kind + "|" + key.value()).getBytes(StandardCharsets.UTF_8));
       digest[6] = (byte) ((digest[6] & 0x0f) | 0x80);
       digest[8] = (byte) ((digest[8] & 0x3f) | 0x80);
       ByteBuffer bytes = ByteBuffer.wrap(digest, 0, 16);

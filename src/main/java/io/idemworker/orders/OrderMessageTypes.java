@@ -2,9 +2,12 @@ package io.idemworker.orders;
 
 import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.SubjectRouter;
+import io.idemworker.payments.PaymentProvider;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The message types of the {@code orders} queue, routed by {@code Subject}, and the protection each
@@ -18,12 +21,21 @@ import java.util.Map;
  *       <td>version guard (conditional patch)</td></tr>
  *   <tr><td>{@code OrderCredited}</td><td>creditId</td>
  *       <td>inbox marker in the order's batch, with a TTL</td></tr>
+ *   <tr><td>{@code PaymentCaptureRequested}</td><td>paymentRequestId</td>
+ *       <td>two-phase record {@code payment:{key}} around the provider call</td></tr>
  * </table>
  */
 public final class OrderMessageTypes {
   /** The subjects handled, in contract order. */
   public static final List<String> SUBJECTS =
-      List.of(OrderDecoder.SUBJECT, StatusChangeDecoder.SUBJECT, CreditDecoder.SUBJECT);
+      List.of(
+          OrderDecoder.SUBJECT,
+          StatusChangeDecoder.SUBJECT,
+          CreditDecoder.SUBJECT,
+          PaymentDecoder.SUBJECT);
+
+  /** {@code PaymentCaptureRequested}. */
+  public static final String PAYMENT_CAPTURE_REQUESTED = PaymentDecoder.SUBJECT;
 
   /** {@code OrderStatusChanged}. */
   public static final String ORDER_STATUS_CHANGED = StatusChangeDecoder.SUBJECT;
@@ -42,11 +54,53 @@ public final class OrderMessageTypes {
    * @return the decoder
    */
   public static MessageDecoder decoder(boolean messageIdIsKey, InboxMarkers markers) {
+    return decoder(messageIdIsKey, markers, Optional.empty());
+  }
+
+  /**
+   * The decoder for the queue: every type, routed by {@code Subject}, with payments when a provider
+   * is configured.
+   *
+   * @param messageIdIsKey true when the MessageId is the idempotency key, so it must match the body
+   *     (orderId, {@code {orderId}:status:{version}}, creditId, paymentRequestId)
+   * @param markers how credits' inbox markers are named and how long they live
+   * @param payments the payment provider and the claim lease; empty = payment requests are
+   *     dead-lettered as {@code UnsupportedMessage} naming {@code PAYMENTS_BASE_URL}
+   * @return the decoder
+   */
+  public static MessageDecoder decoder(
+      boolean messageIdIsKey, InboxMarkers markers, Optional<Payments> payments) {
     Map<String, MessageDecoder> bySubject = new LinkedHashMap<>();
     bySubject.put(OrderDecoder.SUBJECT, new OrderDecoder(messageIdIsKey));
     bySubject.put(StatusChangeDecoder.SUBJECT, new StatusChangeDecoder(messageIdIsKey));
     bySubject.put(CreditDecoder.SUBJECT, new CreditDecoder(messageIdIsKey, markers));
+    bySubject.put(
+        PaymentDecoder.SUBJECT,
+        payments
+            .<MessageDecoder>map(p -> new PaymentDecoder(messageIdIsKey, p.provider(), p.lease()))
+            .orElse(
+                message ->
+                    new MessageDecoder.Invalid(
+                        io.idemworker.core.DeadLetterReason.UNSUPPORTED_MESSAGE,
+                        PaymentDecoder.SUBJECT
+                            + " needs a payment provider, and none is configured"
+                            + " (PAYMENTS_BASE_URL)",
+                        Optional.empty())));
     return new SubjectRouter(bySubject);
+  }
+
+  /**
+   * The payment provider and the lease a claim holds around one call.
+   *
+   * @param provider the provider
+   * @param lease longer than the provider's request timeout, shorter than the queue's lock
+   */
+  public record Payments(PaymentProvider provider, Duration lease) {
+    /** Requires both. */
+    public Payments {
+      java.util.Objects.requireNonNull(provider, "provider");
+      java.util.Objects.requireNonNull(lease, "lease");
+    }
   }
 
   /**

@@ -94,6 +94,10 @@ final class OrderPlacedReader {
                 extras.put(field.getKey(), field.getValue());
               }
             });
+    ExtraFields.violations(extras).forEach(violations::add);
+    if (!violations.isEmpty()) {
+      return new Violations(List.copyOf(violations), validOrderId);
+    }
     return new Parsed(new OrderPlaced(orderId, customerId, currency, placedAt, lines, extras));
   }
 

@@ -11,7 +11,7 @@ import picocli.CommandLine;
 class DemoCommandTest {
 
   @Test
-  void smallDemo_passesItsAuditAndItsMetricsBalance() {
+  void smallDemo_passesItsAuditIncludingTheLifecycleChecksAndItsMetricsBalance() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
 
@@ -26,11 +26,21 @@ class DemoCommandTest {
         .contains("PASS  none lost")
         .contains("PASS  every reused key")
         .contains("PASS  every poison message")
+        .contains("PASS  credited total per order = the sum of its distinct credits, exactly")
+        .contains("PASS  status per order = that of its highest version")
+        .contains("PASS  every credit's inbox marker carries the configured TTL")
+        .contains("PASS  every credit in another currency")
+        .contains("PASS  the status for an order that never came dead-lettered as OrderNotFound")
+        .contains("PASS  every delivery accounted for")
         .contains("PASS  OpenTelemetry counters balance")
-        .contains("PASS: every order took effect exactly once")
+        .contains("PASS: every message took effect exactly once")
         .doesNotContain("FAIL");
     assertThat(output).containsPattern("new order\\s+1\\.00 round trips");
-    assertThat(output).containsPattern("duplicate\\s+2\\.00 round trips");
+    assertThat(output).containsPattern("duplicate order\\s+2\\.00 round trips");
+    assertThat(output).containsPattern("new credit \\(.*\\)\\s+1\\.00 round trips");
+    assertThat(output).containsPattern("duplicate credit \\(.*\\)\\s+2\\.00 round trips");
+    assertThat(output).containsPattern("applied status change \\(.*\\)\\s+1\\.00 round trips");
+    assertThat(output).containsPattern("stale status change \\(.*\\)\\s+2\\.00 round trips");
   }
 
   @Test

@@ -9,8 +9,12 @@ import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import io.idemworker.payments.CaptureAnswer;
+import io.idemworker.payments.HttpPaymentProvider;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,13 +45,18 @@ class EmulatorsCommandTest {
                         "0",
                         "--cosmos-port",
                         "0",
+                        "--payments-port",
+                        "0",
                         "--config",
                         Path.of("local", "servicebus", "Config.json").toString()));
     String output = awaitOutput(bytes, "Running;");
+    assertThat(output).contains("topic order-events (subscriptions [loyalty, customer-stats])");
 
     String connectionString = group(output, "SERVICEBUS_CONNECTION_STRING=\"([^\"]+)\"");
     String endpoint = group(output, "COSMOS_ENDPOINT=(\\S+)");
     String key = group(output, "COSMOS_KEY=\"([^\"]+)\"");
+    URI paymentsUrl = URI.create(group(output, "PAYMENTS_BASE_URL=(\\S+)"));
+    String paymentsKey = group(output, "PAYMENTS_API_KEY=\"([^\"]+)\"");
     try (ServiceBusSenderClient sender =
             new ServiceBusClientBuilder()
                 .connectionString(connectionString)
@@ -68,9 +77,90 @@ class EmulatorsCommandTest {
       assertThat(received.getMessageId()).isEqualTo("m-1");
       assertThat(cosmos.createDatabaseIfNotExists("stand-alone").getStatusCode()).isEqualTo(201);
     }
+    assertThat(
+            new HttpPaymentProvider(paymentsUrl, paymentsKey, Duration.ofSeconds(30))
+                .capture("pay-1", "ord-1", BigDecimal.TEN, "EUR"))
+        .isInstanceOf(CaptureAnswer.Captured.class);
     stop.countDown();
 
     assertThat(exit.get(30, TimeUnit.SECONDS)).isZero();
+  }
+
+  @Test
+  void onlyPayments_servesTheDoubleAloneOnAllInterfaces_withoutPrintingAGivenKey()
+      throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    CountDownLatch stop = new CountDownLatch(1);
+    EmulatorsCommand command =
+        new EmulatorsCommand(new PrintStream(bytes, true, StandardCharsets.UTF_8), stop);
+    CompletableFuture<Integer> exit =
+        CompletableFuture.supplyAsync(
+            () ->
+                new CommandLine(command)
+                    .execute(
+                        "--only",
+                        "payments",
+                        "--payments-port",
+                        "0",
+                        "--payments-bind",
+                        "0.0.0.0",
+                        "--payments-api-key",
+                        "sk_live_given_as_secret"));
+    String output = awaitOutput(bytes, "Running;");
+    int port = URI.create(group(output, "PAYMENTS_BASE_URL=(\\S+)")).getPort();
+
+    // 127.0.0.2 is a local address other than the loopback one a laptop default binds to.
+    CaptureAnswer answer =
+        new HttpPaymentProvider(
+                URI.create("http://127.0.0.2:" + port),
+                "sk_live_given_as_secret",
+                Duration.ofSeconds(30))
+            .capture("pay-1", "ord-1", BigDecimal.TEN, "EUR");
+    stop.countDown();
+
+    assertThat(answer).isInstanceOf(CaptureAnswer.Captured.class);
+    assertThat(output)
+        .doesNotContain("Service Bus", "Cosmos", "sk_live_given_as_secret")
+        .contains("PAYMENTS_API_KEY=(the key given, not printed)");
+    assertThat(exit.get(30, TimeUnit.SECONDS)).isZero();
+  }
+
+  @Test
+  void paymentsDoubleByDefault_listensOnLoopbackOnly() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    CountDownLatch stop = new CountDownLatch(1);
+    EmulatorsCommand command =
+        new EmulatorsCommand(new PrintStream(bytes, true, StandardCharsets.UTF_8), stop);
+    CompletableFuture<Integer> exit =
+        CompletableFuture.supplyAsync(
+            () -> new CommandLine(command).execute("--only", "payments", "--payments-port", "0"));
+    String output = awaitOutput(bytes, "Running;");
+    int port = URI.create(group(output, "PAYMENTS_BASE_URL=(\\S+)")).getPort();
+
+    Throwable refused =
+        org.assertj.core.api.Assertions.catchThrowable(
+            () -> {
+              try (java.net.Socket socket = new java.net.Socket()) {
+                socket.connect(new java.net.InetSocketAddress("127.0.0.2", port), 10_000);
+              }
+            });
+    stop.countDown();
+
+    assertThat(refused).isInstanceOf(java.net.ConnectException.class);
+    assertThat(output).contains("127.0.0.1:" + port);
+    assertThat(exit.get(30, TimeUnit.SECONDS)).isZero();
+  }
+
+  @Test
+  void onlySomethingElse_orAHostNameToBind_exitsTwo() {
+    CommandLine cli =
+        new CommandLine(
+            new EmulatorsCommand(
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new CountDownLatch(1)));
+
+    assertThat(cli.execute("--only", "cosmos")).isEqualTo(2);
+    assertThat(cli.execute("--only", "payments", "--payments-bind", "localhost")).isEqualTo(2);
   }
 
   @Test
@@ -83,6 +173,19 @@ class EmulatorsCommandTest {
                 new EmulatorsCommand(
                     new PrintStream(bytes, true, StandardCharsets.UTF_8), new CountDownLatch(1)))
             .execute("--servicebus-port", "0", "--cosmos-port", "0", "--config", config.toString());
+
+    assertThat(exit).isEqualTo(2);
+  }
+
+  @Test
+  void badPaymentsApiKey_exitsTwoBeforeStartingAnything() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+    int exit =
+        new CommandLine(
+                new EmulatorsCommand(
+                    new PrintStream(bytes, true, StandardCharsets.UTF_8), new CountDownLatch(1)))
+            .execute("--payments-port", "0", "--payments-api-key", "two words");
 
     assertThat(exit).isEqualTo(2);
   }

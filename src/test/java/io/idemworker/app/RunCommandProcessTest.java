@@ -165,6 +165,28 @@ class RunCommandProcessTest {
         .contains("WORKER_MAX_CONCURRENT_CALLS: must be an integer from 1 to 1000");
   }
 
+  @Test
+  void unusableKeyAndTelemetryValues_exitTwoWithOneLineEach_beforeConnecting() throws Exception {
+    Map<String, String> env = new HashMap<>();
+    env.put("SERVICEBUS_CONNECTION_STRING", "Endpoint=sb://localhost:1;SharedAccessKeyName=a;");
+    env.put("COSMOS_ENDPOINT", "https://localhost:1/");
+    env.put("COSMOS_KEY", "not base64!");
+    env.put("APPLICATIONINSIGHTS_CONNECTION_STRING", "InstrumentationKey=");
+    env.put("OTEL_EXPORTER_OTLP_ENDPOINT", "localhost 4317");
+    process = command(env).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+
+    assertThat(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).isEqualTo(2);
+    assertThat(output)
+        .contains("COSMOS_KEY: must be a base64 account key")
+        .contains("APPLICATIONINSIGHTS_CONNECTION_STRING: must be an Application Insights")
+        .contains("OTEL_EXPORTER_OTLP_ENDPOINT: must be an http or https URL")
+        .doesNotContain("Exception")
+        .doesNotContain("\tat ")
+        .doesNotContain("could not start");
+  }
+
   private Set<String> processedOrderIds() {
     Set<String> ids = new HashSet<>();
     for (JsonNode line : outcomeLines) {

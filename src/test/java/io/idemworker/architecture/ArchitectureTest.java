@@ -63,7 +63,8 @@ class ArchitectureTest {
               "io.idemworker.core..",
               "io.idemworker.orders..",
               "io.idemworker.cosmos..",
-              "io.idemworker.servicebus..")
+              "io.idemworker.servicebus..",
+              "io.idemworker.payments..")
           .should()
           .dependOnClassesThat()
           .resideInAPackage("io.idemworker.emulator..");

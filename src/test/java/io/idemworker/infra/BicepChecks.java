@@ -29,6 +29,9 @@ final class BicepChecks {
 
   private static final Pattern SECRET_NAME =
       Pattern.compile("(?i).*(key|secret|password|connection_?string|token|sas).*");
+  // The vault's name (azd's AZURE_KEY_VAULT_NAME) or address is where secrets are, not a secret.
+  private static final Pattern VAULT_NAME =
+      Pattern.compile("(?i)(AZURE_)?KEY_?VAULT_?(NAME|ENDPOINT|URI)|vault(Name|Uri)");
   private static final Pattern SECRET_VALUE =
       Pattern.compile(
           "(?i).*(list[A-Za-z]*\\(|connectionstring|instrumentationkey|primarykey|secondarykey"
@@ -182,7 +185,8 @@ final class BicepChecks {
     List<String> problems = new ArrayList<>();
     for (Declaration output : t.all("output")) {
       String value = output.value().map(Bicep::text).orElse("");
-      if (SECRET_NAME.matcher(output.name()).matches()) {
+      if (SECRET_NAME.matcher(output.name()).matches()
+          && !VAULT_NAME.matcher(output.name()).matches()) {
         problems.add("output " + output.name() + " is named like a secret");
       }
       if (SECRET_VALUE.matcher(value).matches()) {
@@ -371,7 +375,7 @@ final class BicepChecks {
     }
   }
 
-  private static Obj single(Template t, String type, List<String> problems) {
+  static Obj single(Template t, String type, List<String> problems) {
     List<Declaration> found =
         t.resourcesOfType(type).stream()
             .filter(d -> d.value().orElse(null) instanceof Obj o && o.at("properties").isPresent())
@@ -383,7 +387,7 @@ final class BicepChecks {
     return t.body(found.get(0));
   }
 
-  private static Set<String> assignedRoles(Template t, String type) {
+  static Set<String> assignedRoles(Template t, String type) {
     Set<String> roles = new LinkedHashSet<>();
     for (Declaration d : t.resourcesOfType(type)) {
       t.body(d)
@@ -393,8 +397,7 @@ final class BicepChecks {
     return roles;
   }
 
-  private static void expect(
-      Template t, Obj obj, String path, String expected, List<String> problems) {
+  static void expect(Template t, Obj obj, String path, String expected, List<String> problems) {
     expectOneOf(t, obj, path, Set.of(expected), problems);
   }
 
@@ -412,7 +415,7 @@ final class BicepChecks {
     }
   }
 
-  private static void duration(
+  static void duration(
       Template t, Obj obj, String path, String min, String max, List<String> problems) {
     Optional<String> value =
         obj.at(path)
@@ -432,8 +435,7 @@ final class BicepChecks {
     }
   }
 
-  private static void integer(
-      Template t, Obj obj, String path, int min, int max, List<String> problems) {
+  static void integer(Template t, Obj obj, String path, int min, int max, List<String> problems) {
     Integer value = obj.at(path).map(n -> intValue(t, n)).orElse(null);
     if (value == null || value < min || value > max) {
       problems.add(path + " is " + value + ", expected " + min + ".." + max);

@@ -1,6 +1,7 @@
 package io.idemworker.infra;
 
 import static io.idemworker.infra.Mutations.removeLines;
+import static io.idemworker.infra.Mutations.replaceAfter;
 import static io.idemworker.infra.Mutations.replaceOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -116,8 +117,11 @@ class BicepTemplatesTest {
   @Test
   void duplicateDetectionSwitchedOff_isReported() {
     String broken =
-        replaceOnce(
-            SERVICE_BUS, "requiresDuplicateDetection: true", "requiresDuplicateDetection: false");
+        replaceAfter(
+            SERVICE_BUS,
+            "resource queue ",
+            "requiresDuplicateDetection: true",
+            "requiresDuplicateDetection: false");
 
     assertThat(BicepChecks.serviceBus(broken))
         .anyMatch(p -> p.contains("requiresDuplicateDetection"));
@@ -323,8 +327,9 @@ class BicepTemplatesTest {
   @Test
   void appNotWaitingForTheRegistryModule_isReported() {
     String broken =
-        replaceOnce(
+        replaceAfter(
             MAIN,
+            "module worker ",
             "registryLoginServer: registry.outputs.loginServer",
             "registryLoginServer: 'cr.example'");
 

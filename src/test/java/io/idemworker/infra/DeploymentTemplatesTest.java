@@ -1,6 +1,7 @@
 package io.idemworker.infra;
 
 import static io.idemworker.infra.Mutations.removeLines;
+import static io.idemworker.infra.Mutations.replaceAfter;
 import static io.idemworker.infra.Mutations.replaceOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -121,7 +122,11 @@ class DeploymentTemplatesTest {
   @Test
   void userRolesWithAFixedPrincipalType_areReported() {
     String broken =
-        replaceOnce(MAIN, "userPrincipalType: principalType", "userPrincipalType: 'User'");
+        replaceAfter(
+            MAIN,
+            "module serviceBus ",
+            "userPrincipalType: principalType",
+            "userPrincipalType: 'User'");
 
     assertThat(DeploymentChecks.capacityParameters(broken))
         .anyMatch(p -> p.contains("do not use principalType"));
@@ -276,8 +281,9 @@ class DeploymentTemplatesTest {
   @Test
   void queueThatDiffersOnPremium_isReported() {
     String broken =
-        replaceOnce(
+        replaceAfter(
             SERVICE_BUS,
+            "resource queue ",
             "maxSizeInMegabytes: 1024",
             "maxSizeInMegabytes: isPremium ? 81920 : 1024");
 
@@ -288,7 +294,11 @@ class DeploymentTemplatesTest {
   @Test
   void unpartitionedQueueInAPartitionedNamespace_isReported() {
     String broken =
-        replaceOnce(SERVICE_BUS, "enablePartitioning: partitioned", "enablePartitioning: false");
+        replaceAfter(
+            SERVICE_BUS,
+            "resource queue ",
+            "enablePartitioning: partitioned",
+            "enablePartitioning: false");
 
     assertThat(DeploymentChecks.serviceBusTiers(broken))
         .contains("Tier[sku=Premium, units=4, partitions=2]: queue enablePartitioning is false");

@@ -77,6 +77,21 @@ final class LocalChecks {
       durationRange(problems, name, p, "DuplicateDetectionHistoryTimeWindow", "PT5S", "PT5M");
       durationRange(problems, name, p, "DefaultMessageTimeToLive", "PT5M", "PT1H");
     }
+    // The official emulator's schema gives topics and subscriptions their own ranges; a
+    // subscription's lock may not be shorter than a minute, unlike a queue's.
+    for (JsonNode topic : ns.path("Topics")) {
+      String name = topic.path("Name").asText("?");
+      JsonNode p = topic.path("Properties");
+      durationRange(problems, name, p, "DuplicateDetectionHistoryTimeWindow", "PT5S", "PT5M");
+      durationRange(problems, name, p, "DefaultMessageTimeToLive", "PT5M", "PT1H");
+      for (JsonNode sub : topic.path("Subscriptions")) {
+        String subName = name + "/" + sub.path("Name").asText("?");
+        JsonNode sp = sub.path("Properties");
+        intRange(problems, subName, sp, "MaxDeliveryCount", 1, 10);
+        durationRange(problems, subName, sp, "LockDuration", "PT1M", "PT5M");
+        durationRange(problems, subName, sp, "DefaultMessageTimeToLive", "PT5M", "PT1H");
+      }
+    }
     return problems;
   }
 

@@ -39,6 +39,16 @@ class LocalSetupTest {
   }
 
   @Test
+  void subscriptionLockBelowTheEmulatorsMinuteMinimum_isReported() {
+    String broken =
+        CONFIG.replaceFirst("\"LockDuration\": \"PT2M\"", "\"LockDuration\": \"PT30S\"");
+
+    assertThat(broken).isNotEqualTo(CONFIG);
+    assertThat(LocalChecks.serviceBusEmulatorConfig(broken))
+        .anyMatch(p -> p.contains("order-events/loyalty.LockDuration"));
+  }
+
+  @Test
   void duplicateWindowBelowEmulatorMinimum_isReported() {
     String broken =
         replaceOnce(
@@ -54,7 +64,7 @@ class LocalSetupTest {
   void commentsOrWrongNamespaceOrMissingTopics_areReported() {
     String commented = CONFIG.replaceFirst("\\{", "{ // local settings");
     String renamed = replaceOnce(CONFIG, "\"sbemulatorns\"", "\"idemworker\"");
-    String noTopics = replaceOnce(CONFIG, "\"Topics\": []", "\"Subscriptions\": []");
+    String noTopics = replaceOnce(CONFIG, "\"Topics\": [", "\"TopicList\": [");
     String noLogging = replaceOnce(CONFIG, "\"Type\": \"File\"", "\"Kind\": \"File\"");
 
     assertThat(LocalChecks.serviceBusEmulatorConfig(commented))

@@ -14,6 +14,19 @@ final class Mutations {
     return text.substring(0, first) + to + text.substring(first + from.length());
   }
 
+  /**
+   * Replaces the first {@code from} after the single occurrence of {@code anchor} (say, a
+   * resource's declaration), for text that appears in several resources.
+   */
+  static String replaceAfter(String text, String anchor, String from, String to) {
+    int start = text.indexOf(anchor);
+    assertThat(start).as("'%s' occurs in the file", anchor).isNotNegative();
+    assertThat(text.indexOf(anchor, start + 1)).as("'%s' occurs once", anchor).isNegative();
+    int at = text.indexOf(from, start);
+    assertThat(at).as("'%s' occurs after '%s'", from, anchor).isNotNegative();
+    return text.substring(0, at) + to + text.substring(at + from.length());
+  }
+
   /** Removes the lines from the one containing {@code start} through {@code count} lines. */
   static String removeLines(String text, String start, int count) {
     String[] lines = text.split("\n", -1);

@@ -112,4 +112,24 @@ public final class Orders {
             .formatted(orderId, creditId, amount, currency),
         0);
   }
+
+  /**
+   * A {@code PaymentCaptureRequested} with MessageId = paymentRequestId.
+   *
+   * @param orderId the order
+   * @param requestId the payment request
+   * @param amount the amount, as JSON
+   * @param currency the currency
+   * @return the message
+   */
+  public static IncomingMessage payment(
+      String orderId, String requestId, String amount, String currency) {
+    return typed(
+        "PaymentCaptureRequested",
+        requestId,
+        """
+        {"orderId":"%s","paymentRequestId":"%s","amount":%s,"currency":"%s"}"""
+            .formatted(orderId, requestId, amount, currency),
+        0);
+  }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +39,7 @@ final class Container {
   private final AtomicLong etags = new AtomicLong();
   private final ConcurrentHashMap<String, Partition> partitions = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, ItemKey> itemsByRid = new ConcurrentHashMap<>();
+  private final ChangeFeedIndex feed = new ChangeFeedIndex();
 
   Container(
       ObjectMapper mapper,
@@ -122,6 +124,61 @@ final class Container {
     return item;
   }
 
+  /**
+   * The latest version of every item changed after {@code afterLsn}, in LSN order: at least {@code
+   * maxItems} when there are that many, but never splitting one commit (a batch) across pages.
+   * Deleted items are absent; expired ones are skipped.
+   *
+   * @param minTs only versions written at or after this epoch second ({@code If-Modified-Since})
+   * @param partitionKey only items of this logical partition, or every partition when empty
+   */
+  ChangeFeedIndex.Page changesAfter(
+      long afterLsn, int maxItems, Optional<String> partitionKey, long minTs) {
+    long now = now();
+    synchronized (feed) {
+      return feed.page(
+          afterLsn,
+          maxItems,
+          lsn.get(),
+          key -> {
+            if (partitionKey.isPresent() && !partitionKey.get().equals(key.partitionKey())) {
+              return Optional.empty();
+            }
+            Partition p = partitions.get(key.partitionKey());
+            StoredItem item = p == null ? null : p.items.get(key.id());
+            return item == null || isExpired(item, now) || item.ts() < minTs
+                ? Optional.empty()
+                : Optional.of(item);
+          });
+    }
+  }
+
+  /**
+   * The live items of one logical partition, read under its lock so that a query never sees a
+   * transactional batch half applied.
+   */
+  List<StoredItem> partitionItems(String pk) {
+    Partition p = partitions.get(pk);
+    if (p == null) {
+      return List.of();
+    }
+    long now = now();
+    List<StoredItem> items = new ArrayList<>();
+    p.lock.lock();
+    try {
+      for (StoredItem item : p.items.values()) {
+        if (!isExpired(item, now)) {
+          items.add(item);
+        }
+      }
+    } finally {
+      p.lock.unlock();
+    }
+    // Items in creation order (RIDs grow), as a scan of the service's index would roughly give.
+    items.sort(Comparator.comparingLong(item -> Rids.documentNumber(item.rid())));
+    return items;
+  }
+
   /** Resolves an item addressed by RID to its (partition key, id). */
   ItemKey byRid(String itemRid) {
     ItemKey key = itemsByRid.get(itemRid);
@@ -182,8 +239,11 @@ final class Container {
         while (it.hasNext()) {
           StoredItem item = it.next();
           if (isExpired(item, now)) {
-            it.remove();
-            itemsByRid.remove(item.rid());
+            synchronized (feed) {
+              it.remove();
+              itemsByRid.remove(item.rid());
+              feed.forget(item);
+            }
             purged++;
           }
         }
@@ -458,19 +518,28 @@ final class Container {
       if (staged.isEmpty() && removed.isEmpty()) {
         return lsn.get();
       }
-      long committed = lsn.incrementAndGet();
-      for (StoredItem item : removed.values()) {
-        partition.items.remove(item.id());
-        itemsByRid.remove(item.rid());
-      }
-      for (StoredItem item : staged.values()) {
-        StoredItem old = partition.items.put(item.id(), item);
-        if (old != null && !old.rid().equals(item.rid())) {
-          itemsByRid.remove(old.rid());
+      // One LSN per commit, assigned and published under the feed lock, so a change-feed reader
+      // never sees LSN n+1 without n (partitions commit concurrently otherwise).
+      synchronized (feed) {
+        long committed = lsn.incrementAndGet();
+        for (StoredItem item : removed.values()) {
+          StoredItem old = partition.items.remove(item.id());
+          itemsByRid.remove(item.rid());
+          feed.forget(old);
         }
-        itemsByRid.put(item.rid(), new ItemKey(partition.key, item.id()));
+        for (StoredItem version : staged.values()) {
+          StoredItem item = version.committedAt(committed);
+          StoredItem old = partition.items.put(item.id(), item);
+          if (old != null && !old.rid().equals(item.rid())) {
+            itemsByRid.remove(old.rid());
+          }
+          ItemKey key = new ItemKey(partition.key, item.id());
+          itemsByRid.put(item.rid(), key);
+          feed.forget(old);
+          feed.record(committed, key);
+        }
+        return committed;
       }
-      return committed;
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.idemworker.emulator.cosmos;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,14 +36,23 @@ public final class CosmosEmulator implements AutoCloseable {
   public static final String WELL_KNOWN_KEY =
       "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
 
+  /**
+   * The default cap on open client connections: far above what one SDK client opens for a few dozen
+   * concurrent calls, far below what exhausts memory (about 0.3 MB a connection measured).
+   */
+  public static final int DEFAULT_MAX_CONNECTIONS = 256;
+
   private final int requestedPort;
   private final Clock clock;
   private final String key;
   private final Duration purgeInterval;
+  private final int maxConnections;
   private final Faults faults = new Faults();
   private final RequestStats stats = new RequestStats();
   private final Store store;
-  private final ObjectMapper mapper = new ObjectMapper();
+  // A document followed by more bytes is malformed, as the service's parser says.
+  private final ObjectMapper mapper =
+      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
   private final Object lifecycle = new Object();
   private HttpsListener server;
   private ScheduledExecutorService purger;
@@ -54,6 +64,7 @@ public final class CosmosEmulator implements AutoCloseable {
     this.clock = b.clock;
     this.key = b.key;
     this.purgeInterval = b.purgeInterval;
+    this.maxConnections = b.maxConnections;
     this.store = new Store(mapper, clock);
     new MasterKeyAuth(key); // fail fast on a malformed key
   }
@@ -82,6 +93,7 @@ public final class CosmosEmulator implements AutoCloseable {
                 InetAddress.getLoopbackAddress(),
                 requestedPort,
                 CosmosHandler.MAX_BODY_BYTES,
+                maxConnections,
                 new CosmosHandler(
                     store, new MasterKeyAuth(key), faults, stats, mapper, this::endpoint));
         listener.start();
@@ -209,6 +221,7 @@ public final class CosmosEmulator implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private String key = WELL_KNOWN_KEY;
     private Duration purgeInterval = Duration.ofSeconds(1);
+    private int maxConnections = DEFAULT_MAX_CONNECTIONS;
 
     private Builder() {}
 
@@ -242,6 +255,20 @@ public final class CosmosEmulator implements AutoCloseable {
         throw new IllegalArgumentException("purgeInterval must be positive, got " + interval);
       }
       this.purgeInterval = interval;
+      return this;
+    }
+
+    /**
+     * The most client connections served at once (default {@value
+     * CosmosEmulator#DEFAULT_MAX_CONNECTIONS}), one thread each; a connection past it is closed at
+     * once and the refusal logged.
+     */
+    public Builder maxConnections(int maxConnections) {
+      if (maxConnections < 1 || maxConnections > 10_000) {
+        throw new IllegalArgumentException(
+            "maxConnections must be in 1..10000, got " + maxConnections);
+      }
+      this.maxConnections = maxConnections;
       return this;
     }
 

@@ -30,7 +30,8 @@ class CosmosError extends RuntimeException {
         501,
         what
             + " is not implemented by the idemworker Cosmos DB emulator (it serves accounts,"
-            + " databases, containers, item point operations and transactional batches only).");
+            + " databases, containers, item point operations, patch, transactional batches, the"
+            + " latest-version change feed and single-partition queries).");
   }
 
   static String codeFor(int status) {

@@ -1,6 +1,7 @@
 package io.idemworker.emulator.cosmos;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -77,7 +78,8 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
       reply = error(e);
     } catch (RuntimeException e) {
       LOG.warn("emulator failed on {} {}", request.method(), request.rawPath(), e);
-      reply = error(new CosmosError(500, "The emulator failed: " + e));
+      // The exception goes to the log only: its text is no business of the client's.
+      reply = error(new CosmosError(500, "The emulator failed on this request; see its log."));
     }
     return finish(request, reply);
   }
@@ -113,12 +115,15 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     if (!child.equals("docs")) {
       return Operation.UNSUPPORTED;
     }
+    if (n == 5 && method.equals("GET") && h.getFirst("A-IM") != null) {
+      return Operation.CHANGE_FEED;
+    }
     if (n == 5 && method.equals("POST")) {
       if (isTrue(h, "x-ms-cosmos-is-batch-request")) {
         return Operation.BATCH;
       }
       if (isQuery(h)) {
-        return Operation.UNSUPPORTED;
+        return Operation.QUERY;
       }
       return isTrue(h, "x-ms-documentdb-is-upsert") ? Operation.UPSERT : Operation.CREATE;
     }
@@ -143,7 +148,7 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     if (!segs.get(0).equals("dbs")) {
       throw unknownPath(segs);
     }
-    if (isQuery(h)) {
+    if (isQuery(h) && !(n == 5 && segs.get(4).equals("docs") && method.equals("POST"))) {
       throw CosmosError.notImplemented("Querying");
     }
     if (n == 1) {
@@ -205,15 +210,21 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     if (n == 5) {
       return switch (method) {
         case "POST" -> {
+          if (isQuery(h)) {
+            yield QueryEngine.serve(c, h, parse(body), mapper);
+          }
           if (isTrue(h, "x-ms-cosmos-is-batch-request")) {
             yield batch(c, h, body);
           }
           boolean upsert = isTrue(h, "x-ms-documentdb-is-upsert");
           yield writeItem(c, h, body, upsert ? Container.Kind.UPSERT : Container.Kind.CREATE, null);
         }
-        case "GET" ->
-            throw CosmosError.notImplemented(
-                h.getFirst("A-IM") != null ? "The change feed" : "Reading the feed of items");
+        case "GET" -> {
+          if (h.getFirst("A-IM") != null) {
+            yield ChangeFeed.read(c, h, mapper);
+          }
+          throw CosmosError.notImplemented("Reading the feed of items");
+        }
         default -> throw methodNotAllowed(method);
       };
     }
@@ -335,7 +346,7 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     return withSession(reply, c, lsn);
   }
 
-  private static HttpReply withSession(HttpReply reply, Container c, long lsn) {
+  static HttpReply withSession(HttpReply reply, Container c, long lsn) {
     return reply
         .header("x-ms-session-token", "0:-1#" + lsn)
         .header("lsn", Long.toString(lsn))
@@ -638,7 +649,10 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
       if (node == null || node.isMissingNode()) {
         throw CosmosError.badRequest("The request payload is invalid: it is empty.");
       }
+      JsonChecks.rejectNonFiniteNumbers(node);
       return node;
+    } catch (StreamConstraintsException e) {
+      throw CosmosError.badRequest(JsonChecks.beyondLimits(e));
     } catch (IOException e) {
       throw CosmosError.badRequest(
           "The request payload is invalid. Ensure to provide a valid request payload.");

@@ -19,10 +19,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import javax.net.ssl.SSLContext;
@@ -33,6 +36,11 @@ import org.slf4j.LoggerFactory;
  * A small HTTP/1.1 server over TLS: blocking sockets, one thread per connection, keep-alive,
  * Content-Length and chunked request bodies, {@code Expect: 100-continue}. Every accepted socket
  * has TCP_NODELAY on, so no answer waits on the peer's delayed ACK, whatever the system properties.
+ *
+ * <p>At most {@code maxConnections} connections are served at once, each on its own thread; a
+ * connection accepted past that is closed at once (before the TLS handshake) and the refusal is
+ * logged, so threads and memory stay bounded whatever the peers do. A connection idle for {@value
+ * #IDLE_TIMEOUT_MILLIS} ms is closed and frees its thread.
  *
  * <p>A malformed request gets 400 and the connection is closed; an I/O failure closes only its own
  * connection. The handler must not throw.
@@ -49,6 +57,8 @@ final class HttpsListener implements AutoCloseable {
   private final int maxBodyBytes;
   private final ExecutorService connections;
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+  private final int maxConnections;
+  private final AtomicLong refused = new AtomicLong();
   private final Thread acceptor;
   private volatile boolean closed;
 
@@ -57,12 +67,25 @@ final class HttpsListener implements AutoCloseable {
       InetAddress address,
       int port,
       int maxBodyBytes,
+      int maxConnections,
       Function<HttpRequest, HttpReply> handler)
       throws IOException {
+    if (maxConnections < 1) {
+      throw new IllegalArgumentException("maxConnections must be positive, got " + maxConnections);
+    }
     this.serverSocket = ssl.getServerSocketFactory().createServerSocket(port, 512, address);
     this.handler = handler;
     this.maxBodyBytes = maxBodyBytes;
-    this.connections = Executors.newCachedThreadPool(daemonThreads("cosmos-emulator-conn-"));
+    this.maxConnections = maxConnections;
+    // No queue: a connection either gets a thread now or is refused, never waits unserved.
+    this.connections =
+        new ThreadPoolExecutor(
+            0,
+            maxConnections,
+            30,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            daemonThreads("cosmos-emulator-conn-" + port() + "-"));
     // Not a daemon, like the JDK server's dispatcher: a plain main keeps serving until close().
     this.acceptor = new Thread(this::acceptLoop, "cosmos-emulator-accept-" + port());
   }
@@ -95,10 +118,34 @@ final class HttpsListener implements AutoCloseable {
         socket.setSoTimeout(IDLE_TIMEOUT_MILLIS);
         open.add(socket);
         connections.execute(() -> serve(socket));
+      } catch (RejectedExecutionException e) {
+        open.remove(socket);
+        closeQuietly(socket);
+        refuse();
       } catch (IOException | RuntimeException e) {
+        open.remove(socket);
         closeQuietly(socket);
       }
     }
+  }
+
+  private void refuse() {
+    long n = refused.incrementAndGet();
+    // One line per burst, not one per connection: a flood must not flood the log as well.
+    if (!closed && Long.bitCount(n) == 1) {
+      LOG.warn(
+          "refused a connection on port {}: {} connections are open, the most this emulator serves"
+              + " at once (idle ones close after {} s); {} refused so far",
+          port(),
+          maxConnections,
+          IDLE_TIMEOUT_MILLIS / 1000,
+          n);
+    }
+  }
+
+  /** How many connections were closed unserved because {@code maxConnections} were open. */
+  long refusedConnections() {
+    return refused.get();
   }
 
   private void serve(Socket socket) {

@@ -45,7 +45,13 @@ final class MasterKeyAuth {
     if (date == null || date.isEmpty()) {
       throw new CosmosError(401, "Required Header x-ms-date or date is missing.");
     }
-    String decoded = URLDecoder.decode(authorization, StandardCharsets.UTF_8);
+    String decoded;
+    try {
+      decoded = URLDecoder.decode(authorization, StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw new CosmosError(
+          401, "The authorization token is not valid: it is not a URL-encoded master-key token.");
+    }
     String sig = null;
     String type = null;
     for (String part : decoded.split("&")) {

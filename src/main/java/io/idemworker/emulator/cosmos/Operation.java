@@ -17,10 +17,17 @@ public enum Operation {
   DELETE,
   /** Item patch ({@code PATCH …/docs/{id}}). */
   PATCH,
+  /** Change feed ({@code GET …/docs} with {@code A-IM: Incremental feed}). */
+  CHANGE_FEED,
+  /** Query and its query plan ({@code POST …/docs} with a query body). */
+  QUERY,
   /** Transactional batch ({@code POST …/docs} with {@code x-ms-cosmos-is-batch-request}). */
   BATCH,
   /** Account, database, container and partition-key-range requests. */
   METADATA,
-  /** Queries, change feed, read feed of items and unknown paths: all answered with errors. */
+  /**
+   * Queries of databases or containers, read feed of items and unknown paths: all answered with
+   * errors.
+   */
   UNSUPPORTED
 }

@@ -20,6 +20,11 @@ final class RequestCharges {
     return round(4.95 + 0.76 * kib(bytes));
   }
 
+  /** A query page: a base of 2.3 RU, plus 1 RU per started KiB of the page after the first. */
+  static double query(int pageBytes) {
+    return round(2.3 + kib(pageBytes) - 1);
+  }
+
   static double delete(int bytes) {
     return round(4.95 + 0.52 * kib(bytes));
   }

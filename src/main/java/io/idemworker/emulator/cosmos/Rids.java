@@ -37,6 +37,12 @@ final class Rids {
         .array();
   }
 
+  /** The sequence number inside a document RID made by {@link #document}. */
+  static long documentNumber(String documentRid) {
+    byte[] bytes = Base64.getDecoder().decode(documentRid.replace('-', '/'));
+    return ByteBuffer.wrap(bytes, 8, 8).getLong() >>> 8;
+  }
+
   static String text(byte[] rid) {
     return Base64.getEncoder().encodeToString(rid).replace('/', '-');
   }

@@ -168,7 +168,7 @@ final class SqlParser {
       } else if (peek(Kind.IDENTIFIER) && pos < end) {
         name = expectIdentifier();
       } else {
-        name = impliedName(e, result.size() + 1);
+        name = impliedName(e, result.size() + 1, alias);
       }
       result.add(new SqlQuery.Projection(e, name));
       if (pos >= end) {
@@ -185,8 +185,11 @@ final class SqlParser {
     return result;
   }
 
-  private static String impliedName(SqlExpression e, int ordinal) {
-    if (e instanceof SqlExpression.Path path && !path.steps().isEmpty()) {
+  private static String impliedName(SqlExpression e, int ordinal, String alias) {
+    if (e instanceof SqlExpression.Path path) {
+      if (path.steps().isEmpty()) {
+        return alias;
+      }
       Object last = path.steps().get(path.steps().size() - 1);
       if (last instanceof String name) {
         return name;

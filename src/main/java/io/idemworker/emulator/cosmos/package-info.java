@@ -40,6 +40,16 @@
  *       exactly one winner.
  *   <li>Transactional batch: all or nothing; 200, or 207 with the failing operation's status and
  *       424 for every other; at most 100 operations (else 400) and 2 MB (else 413).
+ *   <li>Patch ({@code add, set, replace, remove, incr, move} on JSON-pointer paths, at most 10),
+ *       alone or inside a transactional batch, with a filter predicate ({@code FROM c WHERE …},
+ *       false → 412) and {@code If-Match} (412).
+ *   <li>Change feed in latest-version mode: from the beginning, now, a point in time or a
+ *       continuation; each changed item once in its latest version, in LSN order; 304 when nothing
+ *       is new.
+ *   <li>Single-partition queries in a subset ({@code SELECT * / c.a, c.b / VALUE x}, {@code WHERE},
+ *       {@code ORDER BY} one property, {@code TOP}, {@code OFFSET … LIMIT}, parameters), with the
+ *       SDK's query-plan handshake and continuation; anything else, cross-partition queries
+ *       included, is a 400 naming what is not supported.
  *   <li>Time to live: container {@code defaultTtl} (absent = item {@code ttl} ignored, -1 = no
  *       default, n seconds) and item {@code ttl} (-1 = never), measured on the injected {@link
  *       java.time.Clock}; an expired item is absent at once and purged in the background.
@@ -55,11 +65,11 @@
  *
  * <h2>Not implemented</h2>
  *
- * Queries (including query plans and {@code readAllItems}), the change feed, read feeds of items,
- * patch (also inside a batch), bulk (non-atomic batches), stored procedures, triggers, UDFs, users,
- * permissions, offers/throughput, conflicts and attachments are answered with 501 {@code
- * NotImplemented} and a message naming the feature. There is a single region, a single partition
- * key range and no consistency levels weaker or stronger than "everything is immediately visible".
+ * Queries of databases or containers, the all-versions-and-deletes change feed, read feeds of
+ * items, bulk (non-atomic batches), stored procedures, triggers, UDFs, users, permissions,
+ * offers/throughput, conflicts and attachments are answered with 501 {@code NotImplemented} and a
+ * message naming the feature. There is a single region, a single partition key range and no
+ * consistency levels weaker or stronger than "everything is immediately visible".
  *
  * <h2>Test hooks</h2>
  *

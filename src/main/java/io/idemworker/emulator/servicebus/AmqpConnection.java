@@ -388,15 +388,15 @@ final class AmqpConnection implements Runnable {
         r.flow(REQUEST_CREDIT);
         return;
       }
-      Optional<EntityStore> store = broker.resolve(address);
-      if (store.isEmpty() || Broker.normalise(address).endsWith(Broker.DEAD_LETTER_SUFFIX)) {
+      Optional<MessageSink> sink = broker.resolveSink(address);
+      if (sink.isEmpty()) {
         refuse(link, address);
         return;
       }
       r.setMaxMessageSize(UnsignedLong.valueOf(MAX_MESSAGE_SIZE));
       r.open();
       r.flow(PRODUCER_CREDIT);
-      LOG.debug("connection {}: sender attached to {}", remote, store.get().path());
+      LOG.debug("connection {}: sender attached to {}", remote, sink.get().path());
       return;
     }
     Sender s = (Sender) link;
@@ -497,9 +497,11 @@ final class AmqpConnection implements Runnable {
     if (s.getLocalState() != EndpointState.ACTIVE || s.getRemoteState() != EndpointState.ACTIVE) {
       return;
     }
-    int credit = s.getCredit();
+    // Link credit is an AMQP uint: proton-j's int reads 2^31 and above as negative.
+    long credit = Integer.toUnsignedLong(s.getCredit());
     if (credit > 0) {
-      List<Snapshot> messages = c.store.take(credit, c, c.receiveAndDelete);
+      int max = (int) Math.min(credit, Integer.MAX_VALUE);
+      List<Snapshot> messages = c.store.take(max, c, c.receiveAndDelete);
       for (Snapshot m : messages) {
         byte[] bytes = MessageCodec.encodeForDelivery(m, !c.receiveAndDelete);
         UUID token = c.receiveAndDelete ? UUID.randomUUID() : m.lockToken();
@@ -657,8 +659,8 @@ final class AmqpConnection implements Runnable {
       topUp(r, REQUEST_CREDIT);
       return;
     }
-    Optional<EntityStore> store = broker.resolve(address(r.getRemoteTarget()));
-    if (store.isEmpty()) {
+    Optional<MessageSink> sink = broker.resolveSink(address(r.getRemoteTarget()));
+    if (sink.isEmpty()) {
       answer(d, rejected(AmqpError.NOT_FOUND, "entity deleted"));
       return;
     }
@@ -671,7 +673,7 @@ final class AmqpConnection implements Runnable {
       topUp(r, PRODUCER_CREDIT);
       return;
     }
-    store.get().send(messages);
+    sink.get().send(messages);
     answer(d, Accepted.getInstance());
     topUp(r, PRODUCER_CREDIT);
   }

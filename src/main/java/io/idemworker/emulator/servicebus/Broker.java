@@ -1,6 +1,7 @@
 package io.idemworker.emulator.servicebus;
 
 import java.time.Clock;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -8,16 +9,23 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The namespace: queues by case-insensitive name, each with its dead-letter subqueue. Thread-safe.
+ * The namespace: queues and topics by case-insensitive name. Queues and subscriptions each have a
+ * dead-letter subqueue. Thread-safe; creation is serialised so that a queue and a topic never share
+ * a name.
  */
 final class Broker {
   static final String DEAD_LETTER_SUFFIX = "/$deadletterqueue";
   static final String MANAGEMENT_SUFFIX = "/$management";
+  static final String SUBSCRIPTIONS_SEGMENT = "/Subscriptions/";
 
   private record Queue(EntityStore main, EntityStore deadLetter) {}
 
   private final Clock clock;
   private final Map<String, Queue> queues = new ConcurrentHashMap<>();
+  private final Map<String, Topic> topics = new ConcurrentHashMap<>();
+
+  /** Subscriptions by {@code topic/subscriptions/name}, lower case: a queue fed by its topic. */
+  private final Map<String, Queue> subscriptions = new ConcurrentHashMap<>();
 
   Broker(Clock clock) {
     this.clock = clock;
@@ -27,26 +35,80 @@ final class Broker {
     return clock;
   }
 
-  /** Creates a queue unless one of that name exists; returns whether it was created. */
-  boolean createQueue(QueueSettings settings) {
+  /**
+   * Creates a queue unless one of that name exists; returns whether it was created.
+   *
+   * @throws IllegalArgumentException when a topic or a subscription path has that name
+   */
+  synchronized boolean createQueue(QueueSettings settings) {
     String key = settings.name().toLowerCase(Locale.ROOT);
-    boolean[] created = {false};
-    queues.computeIfAbsent(
-        key,
-        k -> {
-          created[0] = true;
-          AtomicLong sequence = new AtomicLong();
-          EntityStore dlq =
-              new EntityStore(
-                  settings.name() + DEAD_LETTER_SUFFIX, settings, clock, sequence, null);
-          return new Queue(new EntityStore(settings.name(), settings, clock, sequence, dlq), dlq);
-        });
-    return created[0];
+    if (queues.containsKey(key)) {
+      return false;
+    }
+    if (topics.containsKey(key) || subscriptions.containsKey(key)) {
+      throw new IllegalArgumentException(
+          "cannot create queue " + settings.name() + ": a topic or subscription has that name");
+    }
+    AtomicLong sequence = new AtomicLong();
+    EntityStore dlq =
+        new EntityStore(settings.name() + DEAD_LETTER_SUFFIX, settings, clock, sequence, null);
+    queues.put(
+        key, new Queue(new EntityStore(settings.name(), settings, clock, sequence, dlq), dlq));
+    return true;
   }
 
   /**
-   * Resolves an entity address: {@code orders}, {@code orders/$deadletterqueue}, optionally with a
-   * scheme and host ({@code amqp://host/orders}); case-insensitive.
+   * Creates a topic with its subscriptions unless one of that name exists; returns whether it was
+   * created.
+   *
+   * @throws IllegalArgumentException when a queue has its name or the path of one of its
+   *     subscriptions
+   */
+  synchronized boolean createTopic(TopicSettings settings) {
+    String key = settings.name().toLowerCase(Locale.ROOT);
+    if (topics.containsKey(key)) {
+      return false;
+    }
+    if (queues.containsKey(key)) {
+      throw new IllegalArgumentException(
+          "cannot create topic " + settings.name() + ": a queue has that name");
+    }
+    Topic topic = new Topic(settings, clock);
+    for (Topic.Subscription s : topic.subscriptions()) {
+      if (queues.containsKey(s.main().path().toLowerCase(Locale.ROOT))) {
+        throw new IllegalArgumentException(
+            "cannot create topic " + settings.name() + ": a queue is named " + s.main().path());
+      }
+    }
+    for (Topic.Subscription s : topic.subscriptions()) {
+      subscriptions.put(
+          s.main().path().toLowerCase(Locale.ROOT), new Queue(s.main(), s.deadLetter()));
+    }
+    topics.put(key, topic);
+    return true;
+  }
+
+  /**
+   * Resolves the target of a client's sender link: a queue or a topic (not a dead-letter subqueue
+   * nor a subscription, which clients cannot send to).
+   */
+  Optional<MessageSink> resolveSink(String address) {
+    if (address == null) {
+      return Optional.empty();
+    }
+    String path = normalise(address);
+    Queue q = queues.get(path);
+    if (q != null) {
+      return Optional.of(q.main);
+    }
+    return Optional.ofNullable(topics.get(path));
+  }
+
+  /**
+   * Resolves the address of an entity that holds messages: a queue ({@code orders}), a subscription
+   * ({@code topic/Subscriptions/name}) or the dead-letter subqueue of either ({@code
+   * .../$deadletterqueue}), optionally with a scheme and host ({@code amqp://host/orders});
+   * case-insensitive. A topic holds no messages and does not resolve here.
    */
   Optional<EntityStore> resolve(String address) {
     if (address == null) {
@@ -59,6 +121,9 @@ final class Broker {
       path = path.substring(0, path.length() - DEAD_LETTER_SUFFIX.length());
     }
     Queue q = queues.get(path);
+    if (q == null) {
+      q = subscriptions.get(path);
+    }
     if (q == null) {
       return Optional.empty();
     }
@@ -83,17 +148,23 @@ final class Broker {
 
   /** Applies time to every entity. */
   void sweep() {
-    for (Queue q : queues.values()) {
-      q.main.sweep();
-      q.deadLetter.sweep();
+    for (Map<String, Queue> entities : List.of(queues, subscriptions)) {
+      for (Queue q : entities.values()) {
+        q.main.sweep();
+        q.deadLetter.sweep();
+      }
     }
   }
 
-  /** Fault injection: every lock held on the queue and its dead-letter subqueue expires now. */
-  int loseLocks(String queue) {
-    Queue q = queues.get(normalise(queue));
+  /**
+   * Fault injection: every lock held on the queue or subscription ({@code
+   * topic/Subscriptions/name}) and its dead-letter subqueue expires now.
+   */
+  int loseLocks(String entity) {
+    String path = normalise(entity);
+    Queue q = queues.containsKey(path) ? queues.get(path) : subscriptions.get(path);
     if (q == null) {
-      throw new IllegalArgumentException("no such queue: " + queue);
+      throw new IllegalArgumentException("no such queue or subscription: " + entity);
     }
     return q.main.loseLocks() + q.deadLetter.loseLocks();
   }

@@ -9,8 +9,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Date;
 import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,7 +21,6 @@ import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
-import org.apache.qpid.proton.amqp.messaging.Properties;
 import org.apache.qpid.proton.message.Message;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * dead-letter store while holding its own monitor, never the other way round. Look-ups are by hash
  * or tree; expiry uses priority queues with lazy deletion, so no operation scans all messages.
  */
-final class EntityStore {
+final class EntityStore implements MessageSink {
   private static final Logger LOG = LoggerFactory.getLogger(EntityStore.class);
   static final Symbol SCHEDULED_ENQUEUE_TIME = Symbol.valueOf("x-opt-scheduled-enqueue-time");
   static final String MAX_DELIVERY_REASON = "MaxDeliveryCountExceeded";
@@ -66,7 +63,7 @@ final class EntityStore {
           Comparator.comparing((StoredMessage m) -> m.expiresAt)
               .thenComparingLong(m -> m.sequenceNumber));
   private final PriorityQueue<Deadline> scheduleDeadlines = deadlines();
-  private final LinkedHashMap<String, Instant> seenIds = new LinkedHashMap<>();
+  private final DuplicateWindow seenIds;
   private final Set<Runnable> listeners = new CopyOnWriteArraySet<>();
 
   EntityStore(
@@ -80,6 +77,7 @@ final class EntityStore {
     this.clock = clock;
     this.sequence = sequence;
     this.deadLetter = deadLetter;
+    this.seenIds = new DuplicateWindow(settings.duplicateDetectionHistoryTimeWindow());
   }
 
   private static PriorityQueue<Deadline> deadlines() {
@@ -90,7 +88,8 @@ final class EntityStore {
         });
   }
 
-  String path() {
+  @Override
+  public String path() {
     return path;
   }
 
@@ -124,36 +123,49 @@ final class EntityStore {
    *
    * @return the sequence numbers assigned (dropped duplicates get none)
    */
-  synchronized long[] send(List<Message> messages) {
+  @Override
+  public synchronized long[] send(List<Message> messages) {
     Instant now = clock.instant();
     long[] seqs = new long[messages.size()];
     int n = 0;
     boolean any = false;
     for (Message m : messages) {
-      if (m.getProperties() == null) {
-        m.setProperties(new Properties());
-      }
-      if (m.getMessageId() == null) {
-        m.setMessageId(UUID.randomUUID().toString().replace("-", ""));
-      }
-      if (settings.requiresDuplicateDetection() && isDuplicate(m.getMessageId().toString(), now)) {
+      MessageCodec.ensureMessageId(m);
+      if (settings.requiresDuplicateDetection()
+          && seenIds.isDuplicate(m.getMessageId().toString(), now)) {
         LOG.debug("{}: duplicate message-id {} dropped", path, m.getMessageId());
         continue;
       }
-      Instant scheduled = scheduledTime(m);
-      StoredMessage sm = newMessage(m, now, scheduled);
-      seqs[n++] = sm.sequenceNumber;
-      if (scheduled != null && scheduled.isAfter(now)) {
-        scheduleInternal(sm, scheduled);
-      } else {
-        makeAvailable(sm);
-        any = true;
-      }
+      long seq = sequence.incrementAndGet();
+      seqs[n++] = seq;
+      any |= enqueue(m, seq, now);
     }
     if (any) {
       signal();
     }
     return n == seqs.length ? seqs : java.util.Arrays.copyOf(seqs, n);
+  }
+
+  /**
+   * Enqueues a copy of a message that a topic accepted and numbered, as a subscription does:
+   * neither a message-id nor duplicate detection is applied here, the topic did both.
+   */
+  synchronized void enqueueFromTopic(Message m, long sequenceNumber) {
+    if (enqueue(m, sequenceNumber, clock.instant())) {
+      signal();
+    }
+  }
+
+  /** Stores one message now or at its scheduled time; returns whether it is available now. */
+  private boolean enqueue(Message m, long sequenceNumber, Instant now) {
+    Instant scheduled = scheduledTime(m);
+    StoredMessage sm = newMessage(m, sequenceNumber, now, scheduled);
+    if (scheduled != null && scheduled.isAfter(now)) {
+      scheduleInternal(sm, scheduled);
+      return false;
+    }
+    makeAvailable(sm);
+    return true;
   }
 
   /** Schedules messages (management {@code schedule-message}); returns their sequence numbers. */
@@ -163,21 +175,9 @@ final class EntityStore {
     boolean any = false;
     for (int i = 0; i < messages.size(); i++) {
       Message m = messages.get(i);
-      if (m.getProperties() == null) {
-        m.setProperties(new Properties());
-      }
-      if (m.getMessageId() == null) {
-        m.setMessageId(UUID.randomUUID().toString().replace("-", ""));
-      }
-      Instant scheduled = scheduledTime(m);
-      StoredMessage sm = newMessage(m, now, scheduled);
-      seqs[i] = sm.sequenceNumber;
-      if (scheduled != null && scheduled.isAfter(now)) {
-        scheduleInternal(sm, scheduled);
-      } else {
-        makeAvailable(sm);
-        any = true;
-      }
+      MessageCodec.ensureMessageId(m);
+      seqs[i] = sequence.incrementAndGet();
+      any |= enqueue(m, seqs[i], now);
     }
     if (any) {
       signal();
@@ -211,7 +211,7 @@ final class EntityStore {
   }
 
   /** A new message; its time-to-live runs from its (scheduled) enqueue time. */
-  private StoredMessage newMessage(Message m, Instant now, Instant scheduled) {
+  private StoredMessage newMessage(Message m, long sequenceNumber, Instant now, Instant scheduled) {
     long ttl = settings.defaultMessageTimeToLive().toMillis();
     if (m.getHeader() != null && m.getHeader().getTtl() != null) {
       long own = m.getHeader().getTtl().longValue();
@@ -221,8 +221,7 @@ final class EntityStore {
     }
     Instant base = scheduled != null && scheduled.isAfter(now) ? scheduled : now;
     Instant expiresAt = saturatedPlus(base, ttl);
-    return new StoredMessage(
-        sequence.incrementAndGet(), m, now, expiresAt, Math.min(ttl, 0xFFFFFFFFL), 0);
+    return new StoredMessage(sequenceNumber, m, now, expiresAt, Math.min(ttl, 0xFFFFFFFFL), 0);
   }
 
   private static Instant saturatedPlus(Instant t, long millis) {
@@ -231,25 +230,6 @@ final class EntityStore {
     } catch (ArithmeticException | java.time.DateTimeException e) {
       return Instant.MAX;
     }
-  }
-
-  private boolean isDuplicate(String id, Instant now) {
-    Instant cutoff = now.minus(settings.duplicateDetectionHistoryTimeWindow());
-    Iterator<Map.Entry<String, Instant>> it = seenIds.entrySet().iterator();
-    while (it.hasNext()) {
-      Map.Entry<String, Instant> e = it.next();
-      if (e.getValue().isAfter(cutoff)) {
-        break;
-      }
-      it.remove();
-    }
-    Instant seen = seenIds.get(id);
-    if (seen != null && seen.isAfter(cutoff)) {
-      return true;
-    }
-    seenIds.remove(id);
-    seenIds.put(id, now);
-    return false;
   }
 
   private void makeAvailable(StoredMessage sm) {

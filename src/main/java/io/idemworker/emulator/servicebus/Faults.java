@@ -27,16 +27,17 @@ public final class Faults {
   }
 
   /**
-   * Makes every lock currently held on a queue (and its dead-letter subqueue) expire now: the
-   * messages return to the queue with their delivery count incremented, and settling them answers
-   * {@code com.microsoft:message-lock-lost}.
+   * Makes every lock currently held on a queue or a subscription (and its dead-letter subqueue)
+   * expire now: the messages return to the queue or subscription with their delivery count
+   * incremented, and settling them answers {@code com.microsoft:message-lock-lost}.
    *
-   * @param queue queue name, case-insensitive
+   * @param entity queue name or subscription path {@code topic/Subscriptions/name},
+   *     case-insensitive
    * @return how many locks were lost
-   * @throws IllegalArgumentException when the queue does not exist
+   * @throws IllegalArgumentException when no such queue or subscription exists
    */
-  public int loseLocks(String queue) {
-    return emulator.broker().loseLocks(queue);
+  public int loseLocks(String entity) {
+    return emulator.broker().loseLocks(entity);
   }
 
   /**

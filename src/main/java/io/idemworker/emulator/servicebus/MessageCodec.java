@@ -15,6 +15,7 @@ import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.messaging.Data;
 import org.apache.qpid.proton.amqp.messaging.Header;
 import org.apache.qpid.proton.amqp.messaging.MessageAnnotations;
+import org.apache.qpid.proton.amqp.messaging.Properties;
 import org.apache.qpid.proton.codec.AMQPDefinedTypes;
 import org.apache.qpid.proton.codec.DecoderImpl;
 import org.apache.qpid.proton.codec.EncoderImpl;
@@ -142,6 +143,18 @@ final class MessageCodec {
       case SCHEDULED -> 2;
       default -> 0;
     };
+  }
+
+  /**
+   * Gives a message without message-id a broker-assigned one (32 hex digits), as Service Bus does.
+   */
+  static void ensureMessageId(Message m) {
+    if (m.getProperties() == null) {
+      m.setProperties(new Properties());
+    }
+    if (m.getMessageId() == null) {
+      m.setMessageId(UUID.randomUUID().toString().replace("-", ""));
+    }
   }
 
   /** A shallow copy of every section, so that replacing one section leaves the original alone. */

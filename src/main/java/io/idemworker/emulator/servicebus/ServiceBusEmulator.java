@@ -25,10 +25,11 @@ import org.slf4j.LoggerFactory;
  * An in-process Azure Service Bus namespace speaking AMQP 1.0 over plain TCP, for tests and local
  * runs with the real {@code azure-messaging-servicebus} client.
  *
- * <p>Connect with {@link #connectionString()}. Queues come from the builder, a {@code Config.json}
- * file or {@link #createQueue(QueueSettings)}. Time (lock expiry, time-to-live, duplicate window,
- * scheduled messages) follows the injected {@link Clock}; expiries are applied by a housekeeping
- * task every {@link Builder#housekeepingInterval(Duration) interval} and on demand by {@link
+ * <p>Connect with {@link #connectionString()}. Queues and topics (with their subscriptions) come
+ * from the builder, a {@code Config.json} file, {@link #createQueue(QueueSettings)} or {@link
+ * #createTopic(TopicSettings)}. Time (lock expiry, time-to-live, duplicate window, scheduled
+ * messages) follows the injected {@link Clock}; expiries are applied by a housekeeping task every
+ * {@link Builder#housekeepingInterval(Duration) interval} and on demand by {@link
  * #evaluateExpiries()}.
  *
  * <p>Thread-safe. Each connection is served by its own thread named {@code sb-emulator-conn-N}; the
@@ -61,6 +62,9 @@ public final class ServiceBusEmulator implements AutoCloseable {
     this.broker = new Broker(b.clock);
     for (QueueSettings q : b.queues) {
       broker.createQueue(q);
+    }
+    for (TopicSettings t : b.topics) {
+      broker.createTopic(t);
     }
   }
 
@@ -152,11 +156,29 @@ public final class ServiceBusEmulator implements AutoCloseable {
    * case-insensitively, exists; an existing queue keeps its settings.
    *
    * @param settings the queue
+   * @throws IllegalArgumentException when a topic has that name
    */
   public void createQueue(QueueSettings settings) {
     Objects.requireNonNull(settings, "settings");
     if (broker.createQueue(settings)) {
       LOG.info("queue {} created", settings.name());
+    }
+  }
+
+  /**
+   * Creates a topic with its subscriptions unless one of the same name, compared
+   * case-insensitively, exists; an existing topic keeps its settings and subscriptions.
+   *
+   * @param settings the topic
+   * @throws IllegalArgumentException when a queue has that name
+   */
+  public void createTopic(TopicSettings settings) {
+    Objects.requireNonNull(settings, "settings");
+    if (broker.createTopic(settings)) {
+      LOG.info(
+          "topic {} created with {} subscriptions",
+          settings.name(),
+          settings.subscriptions().size());
     }
   }
 
@@ -290,6 +312,7 @@ public final class ServiceBusEmulator implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private Duration housekeepingInterval = Duration.ofMillis(100);
     private final List<QueueSettings> queues = new ArrayList<>();
+    private final List<TopicSettings> topics = new ArrayList<>();
 
     private Builder() {}
 
@@ -357,7 +380,18 @@ public final class ServiceBusEmulator implements AutoCloseable {
     }
 
     /**
-     * Adds the queues of a Service Bus emulator {@code Config.json} file.
+     * Adds a topic with its subscriptions; repeatable.
+     *
+     * @param value the topic settings
+     * @return this builder
+     */
+    public Builder topic(TopicSettings value) {
+      topics.add(Objects.requireNonNull(value, "topic"));
+      return this;
+    }
+
+    /**
+     * Adds the queues and topics of a Service Bus emulator {@code Config.json} file.
      *
      * @param file path of the file
      * @return this builder
@@ -365,7 +399,9 @@ public final class ServiceBusEmulator implements AutoCloseable {
      *     ServiceBusEmulatorConfig#load(Path)})
      */
     public Builder configFile(Path file) {
-      queues.addAll(ServiceBusEmulatorConfig.load(file));
+      ServiceBusEmulatorConfig.Entities entities = ServiceBusEmulatorConfig.load(file);
+      queues.addAll(entities.queues());
+      topics.addAll(entities.topics());
       return this;
     }
 
@@ -373,6 +409,7 @@ public final class ServiceBusEmulator implements AutoCloseable {
      * Builds an emulator that is not yet listening.
      *
      * @return the emulator
+     * @throws IllegalArgumentException when a queue and a topic share a name
      */
     public ServiceBusEmulator build() {
       return new ServiceBusEmulator(this);

@@ -9,10 +9,12 @@
  *       by default, port 0 = any free port) and hands out a connection string with {@code
  *       UseDevelopmentEmulator=true}. It is thread-safe; {@code close()} stops every thread it
  *       started.
- *   <li>Queues are {@link io.idemworker.emulator.servicebus.QueueSettings}, given to the builder,
- *       read from a Microsoft emulator {@code Config.json} by {@link
+ *   <li>Queues are {@link io.idemworker.emulator.servicebus.QueueSettings} and topics {@link
+ *       io.idemworker.emulator.servicebus.TopicSettings} (with their subscriptions and rules),
+ *       given to the builder, read from a Microsoft emulator {@code Config.json} by {@link
  *       io.idemworker.emulator.servicebus.ServiceBusEmulatorConfig#load(java.nio.file.Path)}, or
- *       created at runtime. Names are case-insensitive; each queue has a {@code $deadletterqueue}.
+ *       created at runtime. Names are case-insensitive; each queue and each subscription ({@code
+ *       topic/Subscriptions/name}) has a {@code $deadletterqueue}.
  *   <li>All broker time (enqueued time, lock expiry, time-to-live, duplicate window, scheduled
  *       enqueue) comes from the injected {@link java.time.Clock}; housekeeping applies it every 100
  *       ms of wall-clock time and {@code evaluateExpiries()} applies it at once. Heartbeats use the
@@ -34,18 +36,25 @@
  * MaxDeliveryCountExceeded}, {@code TTLExpiredException}); {@code com.microsoft:message-lock-lost}
  * for late settlement; locks released when a link or connection closes; management operations
  * renew-lock, update-disposition, peek-message, schedule-message, cancel-scheduled-message and
- * receive-by-sequence-number; unknown entities refused with {@code amqp:not-found}; malformed input
- * closes only the offending connection.
+ * receive-by-sequence-number; topics with subscriptions (a copy per matching subscription, settled
+ * independently; the default true rule, correlation filters and a SQL filter subset, see {@link
+ * io.idemworker.emulator.servicebus.SqlFilter}; duplicate detection on the topic; lock duration,
+ * MaxDeliveryCount, time-to-live and dead-lettering per subscription); unknown entities refused
+ * with {@code amqp:not-found}; malformed input closes only the offending connection.
  *
  * <h2>Not implemented</h2>
  *
- * Topics and subscriptions (and rules), sessions (session-enabled queues, session state and locks),
- * transactions, auto-forwarding ({@code ForwardTo}), TLS, authorisation (every token and key is
- * accepted), partitioned entities, message size quotas per tier other than 256 KiB, persistence,
- * and the HTTP administration API ({@code ServiceBusAdministrationClient}). Session receivers (a
- * {@code com.microsoft:session-filter} on attach) and transaction coordinator links are refused
- * with {@code amqp:not-implemented}; unsupported management operations answer status 501 {@code
- * amqp:not-implemented}; a {@code Config.json} that asks for topics, sessions or forwarding is
- * refused with a message naming the field.
+ * The management node of a topic (so {@code scheduleMessage} / {@code cancelScheduledMessage} on a
+ * topic sender; a scheduled enqueue time on a plain send works), rule management at runtime ({@code
+ * add-rule}, {@code remove-rule}, {@code enumerate-rules}) and rule actions, SQL arithmetic and
+ * functions, sessions (session-enabled queues, session state and locks), transactions,
+ * auto-forwarding ({@code ForwardTo}), TLS, authorisation (every token and key is accepted),
+ * partitioned entities, message size quotas per tier other than 256 KiB, persistence, and the HTTP
+ * administration API ({@code ServiceBusAdministrationClient}). Session receivers (a {@code
+ * com.microsoft:session-filter} on attach) and transaction coordinator links are refused with
+ * {@code amqp:not-implemented}; unsupported management operations answer status 501 {@code
+ * amqp:not-implemented}; a topic's management node gets {@code amqp:not-found}; a {@code
+ * Config.json} that asks for sessions, forwarding or rule actions is refused with a message naming
+ * the field.
  */
 package io.idemworker.emulator.servicebus;

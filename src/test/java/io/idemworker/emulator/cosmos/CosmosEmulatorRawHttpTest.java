@@ -221,13 +221,13 @@ class CosmosEmulatorRawHttpTest {
             "dbs/db/colls/c",
             null,
             "A-IM",
-            "Incremental feed",
+            "Full-Fidelity Feed",
             "x-ms-documentdb-partitionkeyrangeid",
             "0");
 
     assertThat(sprocs.statusCode()).isEqualTo(501);
     assertThat(changeFeed.statusCode()).isEqualTo(501);
-    assertThat(json(changeFeed).get("message").asText()).contains("change feed");
+    assertThat(json(changeFeed).get("message").asText()).contains("change feed mode");
   }
 
   @Test
@@ -274,7 +274,7 @@ class CosmosEmulatorRawHttpTest {
             collRid.toLowerCase(Locale.ROOT),
             null,
             "A-IM",
-            "Incremental feed",
+            "Full-Fidelity Feed",
             "If-None-Match",
             ranges.headers().firstValue("etag").orElseThrow());
 
@@ -335,5 +335,93 @@ class CosmosEmulatorRawHttpTest {
             .createItem(CosmosEmulatorSyncClientTest.order("after-garbage", "p"));
 
     assertThat(created.getStatusCode()).isEqualTo(201);
+  }
+
+  @Test
+  void patchWithABareArrayBody_asTheJavaScriptSdkSendsIt_isApplied() throws Exception {
+    client
+        .getDatabase("db")
+        .getContainer("c")
+        .createItem(CosmosEmulatorSyncClientTest.order("js-patch", "js-patch"));
+
+    HttpResponse<String> r =
+        send(
+            "PATCH",
+            "dbs/db/colls/c/docs/js-patch",
+            "docs",
+            "dbs/db/colls/c/docs/js-patch",
+            "[{\"op\":\"incr\",\"path\":\"/qty\",\"value\":4}]",
+            "x-ms-documentdb-partitionkey",
+            "[\"js-patch\"]",
+            "Content-Type",
+            "application/json");
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(json(r).get("qty").intValue()).isEqualTo(5);
+  }
+
+  @Test
+  void patchWithMoreThanTenOperations_is400() throws Exception {
+    StringBuilder ops = new StringBuilder("{\"operations\":[");
+    for (int i = 0; i < 11; i++) {
+      ops.append(i == 0 ? "" : ",").append("{\"op\":\"set\",\"path\":\"/f").append(i);
+      ops.append("\",\"value\":1}");
+    }
+    ops.append("]}");
+
+    HttpResponse<String> r =
+        send(
+            "PATCH",
+            "dbs/db/colls/c/docs/anything",
+            "docs",
+            "dbs/db/colls/c/docs/anything",
+            ops.toString(),
+            "x-ms-documentdb-partitionkey",
+            "[\"anything\"]");
+
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).get("message").asText()).contains("at most 10");
+  }
+
+  @Test
+  void changeFeed_answers304WithTheSameEtagWhenNothingIsNew_and400ForAForeignPosition()
+      throws Exception {
+    String[] feed = {"A-IM", "Incremental feed", "x-ms-documentdb-partitionkeyrangeid", "0"};
+    HttpResponse<String> now =
+        send("GET", "dbs/db/colls/c/docs", "docs", "dbs/db/colls/c", null, with(feed, "*"));
+    String etag = now.headers().firstValue("etag").orElseThrow();
+
+    HttpResponse<String> again =
+        send("GET", "dbs/db/colls/c/docs", "docs", "dbs/db/colls/c", null, with(feed, etag));
+    HttpResponse<String> foreign =
+        send("GET", "dbs/db/colls/c/docs", "docs", "dbs/db/colls/c", null, with(feed, "\"x1\""));
+    HttpResponse<String> subRange =
+        send(
+            "GET",
+            "dbs/db/colls/c/docs",
+            "docs",
+            "dbs/db/colls/c",
+            null,
+            "A-IM",
+            "Incremental feed",
+            "x-ms-start-epk",
+            "",
+            "x-ms-end-epk",
+            "7F");
+
+    assertThat(now.statusCode()).isEqualTo(304);
+    assertThat(etag).matches("\"\\d+\"");
+    assertThat(again.statusCode()).isEqualTo(304);
+    assertThat(again.headers().firstValue("etag")).contains(etag);
+    assertThat(foreign.statusCode()).isEqualTo(400);
+    assertThat(subRange.statusCode()).isEqualTo(400);
+    assertThat(json(subRange).get("message").asText()).contains("x-ms-start-epk");
+  }
+
+  private static String[] with(String[] headers, String ifNoneMatch) {
+    String[] all = java.util.Arrays.copyOf(headers, headers.length + 2);
+    all[headers.length] = "If-None-Match";
+    all[headers.length + 1] = ifNoneMatch;
+    return all;
   }
 }

@@ -10,7 +10,6 @@ import com.azure.cosmos.models.CosmosBatch;
 import com.azure.cosmos.models.CosmosBatchResponse;
 import com.azure.cosmos.models.CosmosItemRequestOptions;
 import com.azure.cosmos.models.CosmosItemResponse;
-import com.azure.cosmos.models.CosmosQueryRequestOptions;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -443,21 +442,6 @@ class CosmosEmulatorSyncClientTest {
                     new CosmosItemRequestOptions()));
 
     assertThat(e.getStatusCode()).isEqualTo(400);
-  }
-
-  @Test
-  void queries_areAnsweredAsNotImplemented() {
-    CosmosException query =
-        cosmosError(
-            () ->
-                container
-                    .queryItems(
-                        "SELECT * FROM c", new CosmosQueryRequestOptions(), ObjectNode.class)
-                    .stream()
-                    .count());
-
-    assertThat(query.getStatusCode()).isEqualTo(501);
-    assertThat(query.getMessage()).contains("not implemented");
   }
 
   @Test

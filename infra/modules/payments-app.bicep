@@ -1,0 +1,118 @@
+// The payment provider double (io.idemworker.emulator.payments) as its own Container App: the
+// worker's image with another command (`emulators --only payments`), internal ingress only (reachable
+// from apps in the environment, never from the internet), exactly one replica because the double
+// keeps its idempotency keys and ledger in memory, and the API key from Key Vault through its own
+// identity. No KEDA rule: it serves HTTP, it does not pull from a queue.
+param location string
+param tags object
+param name string
+param containerAppsEnvironmentId string
+
+@description('The worker\'s image (the jar has both commands); empty on the first provision.')
+param imageName string = ''
+
+param registryLoginServer string
+param paymentsIdentityId string
+
+@description('Key Vault URI (ends in a slash) holding the API key.')
+param keyVaultUri string
+
+param apiKeySecretName string
+
+@description('Port the double listens on inside the container; the ingress forwards to it.')
+param port int = 8082
+
+param cpu string = '0.25'
+param memory string = '0.5Gi'
+
+// As in worker-app.bicep: before azd has pushed an image the app runs Microsoft's placeholder,
+// which listens on port 80 and knows nothing of our command.
+var placeholderImage = 'mcr.microsoft.com/k8se/quickstart:latest'
+var usePlaceholder = empty(imageName) || imageName == placeholderImage
+var image = usePlaceholder ? placeholderImage : imageName
+// The Dockerfile's ENTRYPOINT ends in `run`; the command replaces it, keeping its JVM options.
+var command = [
+  'java'
+  '-XX:MaxRAMPercentage=75'
+  '-XX:+ExitOnOutOfMemoryError'
+  '-jar'
+  '/app/idemworker.jar'
+]
+var args = [
+  'emulators'
+  '--only'
+  'payments'
+  '--payments-port'
+  string(port)
+  '--payments-bind'
+  '0.0.0.0'
+]
+
+resource app 'Microsoft.App/containerApps@2025-01-01' = {
+  name: name
+  location: location
+  tags: tags
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${paymentsIdentityId}': {}
+    }
+  }
+  properties: {
+    environmentId: containerAppsEnvironmentId
+    workloadProfileName: 'Consumption'
+    configuration: {
+      activeRevisionsMode: 'Single'
+      ingress: {
+        // Internal: only apps in the same Container Apps environment reach it.
+        external: false
+        targetPort: usePlaceholder ? 80 : port
+        transport: 'http'
+        allowInsecure: false
+      }
+      registries: [
+        {
+          server: registryLoginServer
+          identity: paymentsIdentityId
+        }
+      ]
+      secrets: [
+        {
+          name: 'payments-api-key'
+          keyVaultUrl: '${keyVaultUri}secrets/${apiKeySecretName}'
+          identity: paymentsIdentityId
+        }
+      ]
+    }
+    template: {
+      containers: [
+        {
+          name: 'payments'
+          image: image
+          command: usePlaceholder ? [] : command
+          args: usePlaceholder ? [] : args
+          resources: {
+            cpu: json(cpu)
+            memory: memory
+          }
+          env: [
+            {
+              // Read by `emulators` as the default of --payments-api-key, so the key stays off the
+              // command line the platform shows.
+              name: 'PAYMENTS_API_KEY'
+              secretRef: 'payments-api-key'
+            }
+          ]
+        }
+      ]
+      scale: {
+        minReplicas: 1
+        maxReplicas: 1
+      }
+    }
+  }
+}
+
+output name string = app.name
+// The internal FQDN (<app>.internal.<environment default domain>); the ingress terminates TLS.
+output baseUrl string = 'https://${app.properties.configuration.ingress.fqdn}'

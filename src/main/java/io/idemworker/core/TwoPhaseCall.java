@@ -1,0 +1,218 @@
+package io.idemworker.core;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.core.IdempotentConsumer.Attempt;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A side effect that cannot join the transaction, made effectively-once in two phases.
+ *
+ * <ol>
+ *   <li><b>Claim</b> (one round trip): create the record {@code InProgress}, attempt 1, with a
+ *       lease, in one batch with the claim patches. If it exists, one read decides: another
+ *       fingerprint → {@code IdempotencyConflict}; {@code Completed} → {@link Outcome.Duplicate};
+ *       {@code InProgress} with a live lease → another delivery is on it, retry later; with an
+ *       expired lease → take it over (attempt + 1, a new lease) with a patch conditioned on the
+ *       status and the attempt seen: the attempt number is the fencing token, so of two deliveries
+ *       that both saw the lease expire, one takes over and the other is refused.
+ *   <li><b>Call</b>, passing the idempotency key on: the other side executes a key once and replays
+ *       its answer, so an attempt that repeats a call whose answer was lost (a crash, a timeout)
+ *       gets the first answer back instead of a second effect.
+ *   <li><b>Complete</b> (one round trip): one batch creates the outgoing event (its id derives from
+ *       the key), moves the record to {@code Completed} with the answer, conditioned on the status
+ *       and this attempt, and applies the completion's patches. A second completion collides with
+ *       the event, or is refused by the condition: the effect is recorded once.
+ * </ol>
+ *
+ * <p>Round trips: a new call 2 (claim, complete), a completed duplicate 2 (claim, read), a takeover
+ * 4 (claim, read, take over, complete). An ambiguous answer releases the lease (one more patch) so
+ * the redelivery may take over at once instead of waiting the lease out.
+ */
+final class TwoPhaseCall {
+  static final String IN_PROGRESS = "InProgress";
+  static final String COMPLETED = "Completed";
+  static final String STATUS = "status";
+  static final String ATTEMPT = "attempt";
+  static final String LEASE_UNTIL = "leaseUntilMillis";
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  private TwoPhaseCall() {}
+
+  static Outcome apply(
+      EffectStore store,
+      Change.TwoPhase change,
+      Fingerprint fingerprint,
+      Attempt attempt,
+      Clock clock) {
+    String recordId = change.record().get("id").asText();
+    ObjectNode claim = change.record().deepCopy();
+    claim.put(STATUS, IN_PROGRESS);
+    claim.put(ATTEMPT, 1);
+    claim.put(LEASE_UNTIL, leaseEnd(change, clock));
+    EffectStore.WriteResult claimed =
+        store.apply(
+            WriteSet.of(
+                change.partitionKey(), fingerprint, claim, List.of(), change.claimPatches()));
+    if (claimed instanceof EffectStore.Applied) {
+      return callAndComplete(store, change, fingerprint, attempt, clock, 1);
+    }
+    if (claimed instanceof EffectStore.Failed failed) {
+      return attempt.failed(failed.failure());
+    }
+    if (claimed instanceof EffectStore.TargetMissing) {
+      return attempt.notYet(change.rules().ifMissing());
+    }
+    if (claimed instanceof EffectStore.ConditionFailed) {
+      return attempt.deadLetter(
+          change.rules().ifConditionFails().reason(),
+          change.rules().ifConditionFails().description());
+    }
+    EffectStore.ReadResult read = store.read(change.partitionKey(), recordId);
+    if (read instanceof EffectStore.Failed failed) {
+      return attempt.failed(failed.failure());
+    }
+    if (read instanceof EffectStore.Absent) {
+      return attempt.retry(
+          Outcome.RetryCause.TRANSIENT, "the record " + recordId + " vanished after a conflict");
+    }
+    ObjectNode stored = ((EffectStore.Document) read).content();
+    Optional<StoredAnchor> anchor = StoredAnchor.fromDocument(stored);
+    if (anchor.isEmpty()) {
+      return attempt.failed(
+          new StoreFailure(
+              StoreFailure.Kind.PERMANENT, 200, recordId + " exists but carries no fingerprint"));
+    }
+    if (!anchor.get().fingerprint().value().equals(fingerprint.value())) {
+      return attempt.conflict(
+          String.join(", ", fingerprint.differingFields(anchor.get().fingerprint())));
+    }
+    if (COMPLETED.equals(stored.path(STATUS).asText())) {
+      return new Outcome.Duplicate(attempt.key(), attempt.entityId());
+    }
+    long seen = stored.path(ATTEMPT).asLong();
+    long now = clock.millis();
+    if (stored.path(LEASE_UNTIL).asLong() > now) {
+      return attempt.retry(
+          Outcome.RetryCause.NOT_YET,
+          "attempt "
+              + seen
+              + " holds the lease until "
+              + Instant.ofEpochMilli(stored.path(LEASE_UNTIL).asLong())
+              + "; retrying after it");
+    }
+    DocumentPatch takeover =
+        new DocumentPatch(
+            recordId,
+            List.of(
+                new DocumentPatch.SetField(ATTEMPT, JSON.numberNode(seen + 1)),
+                new DocumentPatch.SetField(LEASE_UNTIL, JSON.numberNode(leaseEnd(change, clock)))),
+            Optional.of(
+                new DocumentPatch.AllOf(
+                    List.of(
+                        new DocumentPatch.FieldEquals(STATUS, JSON.textNode(IN_PROGRESS)),
+                        new DocumentPatch.FieldEquals(ATTEMPT, JSON.numberNode(seen)),
+                        new DocumentPatch.AbsentOrBelow(LEASE_UNTIL, now + 1)))));
+    EffectStore.UpdateResult taken = store.update(change.partitionKey(), takeover);
+    if (taken instanceof EffectStore.Applied) {
+      return callAndComplete(store, change, fingerprint, attempt, clock, seen + 1);
+    }
+    if (taken instanceof EffectStore.Failed failed) {
+      return attempt.failed(failed.failure());
+    }
+    return attempt.retry(
+        Outcome.RetryCause.NOT_YET,
+        "another delivery took over attempt " + seen + " of " + recordId + " first; retrying");
+  }
+
+  private static Outcome callAndComplete(
+      EffectStore store,
+      Change.TwoPhase change,
+      Fingerprint fingerprint,
+      Attempt attempt,
+      Clock clock,
+      long attemptNumber) {
+    String recordId = change.record().get("id").asText();
+    ExternalCall.Answer answer = change.call().call();
+    if (answer instanceof ExternalCall.Busy busy) {
+      return attempt.retry(
+          Outcome.RetryCause.NOT_YET, "the call is in flight elsewhere: " + busy.description());
+    }
+    if (answer instanceof ExternalCall.KeyReused reused) {
+      return attempt.conflict(
+          "the other side saw the key with other parameters (" + reused.description() + ")");
+    }
+    if (answer instanceof ExternalCall.Unknown unknown) {
+      release(store, change, recordId, attemptNumber);
+      return attempt.retry(
+          Outcome.RetryCause.TRANSIENT,
+          "the call's outcome is unknown ("
+              + unknown.description()
+              + "); the retry reuses the key");
+    }
+    if (answer instanceof ExternalCall.Refused refused) {
+      release(store, change, recordId, attemptNumber);
+      return attempt.retry(
+          Outcome.RetryCause.MISCONFIGURATION, "the call was refused: " + refused.description());
+    }
+    ObjectNode result = ((ExternalCall.Done) answer).result();
+    Instant completedAt = clock.instant();
+    Change.CompletionPlan plan = change.completion().plan(result, completedAt);
+    List<DocumentPatch> patches = new ArrayList<>();
+    patches.add(
+        new DocumentPatch(
+            recordId,
+            List.of(
+                new DocumentPatch.SetField(STATUS, JSON.textNode(COMPLETED)),
+                new DocumentPatch.SetField("result", result),
+                new DocumentPatch.SetField("completedAt", JSON.textNode(completedAt.toString()))),
+            Optional.of(fencedBy(attemptNumber))));
+    patches.addAll(plan.patches());
+    EffectStore.WriteResult completed =
+        store.apply(
+            WriteSet.of(change.partitionKey(), fingerprint, plan.event(), List.of(), patches));
+    if (completed instanceof EffectStore.Applied) {
+      return new Outcome.Processed(attempt.key(), attempt.entityId());
+    }
+    if (completed instanceof EffectStore.AnchorExists) {
+      return new Outcome.Duplicate(attempt.key(), attempt.entityId());
+    }
+    if (completed instanceof EffectStore.Failed failed) {
+      return attempt.failed(failed.failure());
+    }
+    EffectStore.ReadResult read = store.read(change.partitionKey(), recordId);
+    if (read instanceof EffectStore.Document document
+        && COMPLETED.equals(document.content().path(STATUS).asText())) {
+      return new Outcome.Duplicate(attempt.key(), attempt.entityId());
+    }
+    return attempt.retry(
+        Outcome.RetryCause.NOT_YET,
+        "attempt " + attemptNumber + " lost " + recordId + " to a takeover before completing");
+  }
+
+  /** Ends this attempt's lease so a redelivery can take over without waiting it out. */
+  private static void release(
+      EffectStore store, Change.TwoPhase change, String recordId, long attemptNumber) {
+    store.update(
+        change.partitionKey(),
+        new DocumentPatch(
+            recordId,
+            List.of(new DocumentPatch.SetField(LEASE_UNTIL, JSON.numberNode(0L))),
+            Optional.of(fencedBy(attemptNumber))));
+  }
+
+  private static DocumentPatch.Condition fencedBy(long attemptNumber) {
+    return new DocumentPatch.AllOf(
+        List.of(
+            new DocumentPatch.FieldEquals(STATUS, JSON.textNode(IN_PROGRESS)),
+            new DocumentPatch.FieldEquals(ATTEMPT, JSON.numberNode(attemptNumber))));
+  }
+
+  private static long leaseEnd(Change.TwoPhase change, Clock clock) {
+    return clock.millis() + change.lease().toMillis();
+  }
+}

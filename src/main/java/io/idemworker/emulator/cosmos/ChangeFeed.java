@@ -1,0 +1,151 @@
+package io.idemworker.emulator.cosmos;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Serves the change feed in latest-version ("incremental") mode: {@code GET …/docs} with {@code
+ * A-IM: Incremental feed}. The position travels in {@code If-None-Match}: absent = from the
+ * beginning (or from {@code If-Modified-Since}), {@code *} = from now, {@code "<lsn>"} = after that
+ * LSN. The answer is 200 with {@code {"_rid","Documents":[…],"_count"}} and {@code etag: "<lsn>"},
+ * or 304 with the etag when nothing is new. Stateless; thread safety comes from {@link Container}.
+ */
+final class ChangeFeed {
+  static final int DEFAULT_PAGE_SIZE = 100;
+
+  private ChangeFeed() {}
+
+  /**
+   * Answers one change-feed request on {@code c}.
+   *
+   * @throws CosmosError 400 for a malformed position or page size, or a feed range the emulator
+   *     does not serve (a sub-range of its one partition key range); 501 for the
+   *     all-versions-and-deletes mode
+   */
+  static HttpReply read(Container c, HttpRequest h, ObjectMapper mapper) {
+    String aim = h.getFirst("A-IM");
+    if (!"incremental feed".equalsIgnoreCase(aim.trim())) {
+      throw CosmosError.notImplemented("The change feed mode '" + aim + "'");
+    }
+    checkRange(h);
+    Optional<String> partitionKey =
+        Optional.ofNullable(h.getFirst("x-ms-documentdb-partitionkey"))
+            .map(header -> PartitionKeys.fromHeader(mapper, header, 1));
+    int pageSize = pageSize(h.getFirst("x-ms-max-item-count"));
+    String ifNoneMatch = h.getFirst("If-None-Match");
+    if (ifNoneMatch != null && ifNoneMatch.trim().equals("*")) {
+      return notModified(c, c.lsn());
+    }
+    long after = ifNoneMatch == null ? 0 : lsnOf(ifNoneMatch);
+    long minTs = ifNoneMatch == null ? since(h.getFirst("If-Modified-Since")) : Long.MIN_VALUE;
+    ChangeFeedIndex.Page page = c.changesAfter(after, pageSize, partitionKey, minTs);
+    if (page.items().isEmpty()) {
+      return notModified(c, page.continuationLsn());
+    }
+    ObjectNode body = mapper.createObjectNode();
+    body.put("_rid", c.rid);
+    ArrayNode docs = body.putArray("Documents");
+    double charge = 0;
+    for (StoredItem item : page.items()) {
+      try {
+        ObjectNode doc = (ObjectNode) mapper.readTree(item.json());
+        doc.put("_lsn", item.lsn());
+        docs.add(doc);
+      } catch (IOException e) {
+        throw new IllegalStateException("stored item is not JSON", e);
+      }
+      charge += RequestCharges.read(item.json().length);
+    }
+    body.put("_count", docs.size());
+    HttpReply reply;
+    try {
+      reply = new HttpReply(200, mapper.writeValueAsBytes(body), RequestCharges.round(charge));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+    reply.header("etag", etag(page.continuationLsn()));
+    reply.header("x-ms-item-count", Integer.toString(docs.size()));
+    return CosmosHandler.withSession(reply, c, c.lsn());
+  }
+
+  private static HttpReply notModified(Container c, long lsn) {
+    HttpReply reply = new HttpReply(304, null, RequestCharges.MISS).header("etag", etag(lsn));
+    reply.header("x-ms-item-count", "0");
+    return CosmosHandler.withSession(reply, c, c.lsn());
+  }
+
+  private static String etag(long lsn) {
+    return "\"" + lsn + "\"";
+  }
+
+  private static long lsnOf(String ifNoneMatch) {
+    String text = ifNoneMatch.trim();
+    if (text.length() >= 2 && text.startsWith("\"") && text.endsWith("\"")) {
+      text = text.substring(1, text.length() - 1);
+    }
+    try {
+      long lsn = Long.parseLong(text);
+      if (lsn < 0) {
+        throw new NumberFormatException("negative");
+      }
+      return lsn;
+    } catch (NumberFormatException e) {
+      throw CosmosError.badRequest(
+          "The change feed position (If-None-Match) '"
+              + ifNoneMatch
+              + "' is not '*' or an etag this emulator issued.");
+    }
+  }
+
+  private static long since(String ifModifiedSince) {
+    if (ifModifiedSince == null) {
+      return Long.MIN_VALUE;
+    }
+    try {
+      return ZonedDateTime.parse(ifModifiedSince.trim(), DateTimeFormatter.RFC_1123_DATE_TIME)
+          .toEpochSecond();
+    } catch (DateTimeParseException e) {
+      throw CosmosError.badRequest(
+          "If-Modified-Since '" + ifModifiedSince + "' is not an RFC 1123 date.");
+    }
+  }
+
+  private static int pageSize(String header) {
+    if (header == null || header.isBlank()) {
+      return DEFAULT_PAGE_SIZE;
+    }
+    try {
+      int size = Integer.parseInt(header.trim());
+      return size <= 0 ? DEFAULT_PAGE_SIZE : size;
+    } catch (NumberFormatException e) {
+      throw CosmosError.badRequest("x-ms-max-item-count '" + header + "' is not a number.");
+    }
+  }
+
+  private static void checkRange(HttpRequest h) {
+    String rangeId = h.getFirst("x-ms-documentdb-partitionkeyrangeid");
+    if (rangeId != null) {
+      String id = rangeId.substring(rangeId.lastIndexOf(',') + 1).trim();
+      if (!id.equals("0")) {
+        throw CosmosError.badRequest(
+            "Partition key range '" + rangeId + "' does not exist: the emulator has one, '0'.");
+      }
+    }
+    String start = Optional.ofNullable(h.getFirst("x-ms-start-epk")).orElse("");
+    String end = Optional.ofNullable(h.getFirst("x-ms-end-epk")).orElse("FF");
+    if (!start.isEmpty() || !end.toUpperCase(Locale.ROOT).equals("FF")) {
+      throw CosmosError.badRequest(
+          "Change feed over a part of a partition key range (x-ms-start-epk/x-ms-end-epk) is not"
+              + " supported by the idemworker Cosmos DB emulator; use FeedRange.forFullRange() or"
+              + " FeedRange.forLogicalPartition(...).");
+    }
+  }
+}

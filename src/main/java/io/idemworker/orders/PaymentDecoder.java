@@ -1,0 +1,207 @@
+package io.idemworker.orders;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.core.Change;
+import io.idemworker.core.DeadLetterReason;
+import io.idemworker.core.DocumentPatch;
+import io.idemworker.core.ExternalCall;
+import io.idemworker.core.Fingerprint;
+import io.idemworker.core.IdempotencyKey;
+import io.idemworker.core.IncomingMessage;
+import io.idemworker.core.MessageDecoder;
+import io.idemworker.payments.CaptureAnswer;
+import io.idemworker.payments.PaymentProvider;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Decodes {@code PaymentCaptureRequested}: a capture at the payment provider, a side effect that
+ * cannot join the Cosmos DB transaction, so it runs in two phases ({@link Change.TwoPhase}) around
+ * a call that passes the idempotency key on. {@code MessageId} = {@code paymentRequestId}; body
+ * {@code {orderId, paymentRequestId, amount, currency}}.
+ *
+ * <ul>
+ *   <li>claim: the record {@code payment:{key}} in the order's partition, with a patch that counts
+ *       the request on the order ({@code paymentRequests}) guarded by its currency, so nothing is
+ *       charged for an order that is missing or in another currency;
+ *   <li>call: {@code POST /v1/captures} with {@code Idempotency-Key: {key}};
+ *   <li>complete: the record gets the answer; the order gets {@code amountPaidUnits} (+ amount in
+ *       units of 0.0001, exact) and {@code paymentStatus}; a {@code PaymentCaptured} or {@code
+ *       PaymentDeclined} outbox event is created. A decline (402) is a business answer: recorded
+ *       and completed, never dead-lettered.
+ * </ul>
+ *
+ * <p>Thread-safe when the provider is.
+ */
+final class PaymentDecoder implements MessageDecoder {
+  static final String SUBJECT = "PaymentCaptureRequested";
+  private static final Set<String> CONTRACT_FIELDS =
+      Set.of("orderId", "paymentRequestId", "amount", "currency");
+
+  private final boolean messageIdMustMatchKey;
+  private final PaymentProvider provider;
+  private final Duration lease;
+
+  PaymentDecoder(boolean messageIdMustMatchKey, PaymentProvider provider, Duration lease) {
+    this.messageIdMustMatchKey = messageIdMustMatchKey;
+    this.provider = provider;
+    this.lease = lease;
+  }
+
+  @Override
+  public Decoding decode(IncomingMessage message) {
+    BodyFields.Body body = BodyFields.parse(message.body());
+    if (body instanceof BodyFields.Unreadable unreadable) {
+      return new Invalid(
+          DeadLetterReason.UNREADABLE_BODY, unreadable.description(), Optional.empty());
+    }
+    ObjectNode root = ((BodyFields.JsonObject) body).root();
+    List<String> violations = new ArrayList<>();
+    Optional<String> orderId = BodyFields.id(root, "orderId", violations);
+    Optional<String> requestId = BodyFields.id(root, "paymentRequestId", violations);
+    Optional<BigDecimal> amount = BodyFields.amount(root, "amount", violations);
+    Optional<String> currency = BodyFields.currency(root, violations);
+    root.fieldNames()
+        .forEachRemaining(
+            name -> {
+              if (!CONTRACT_FIELDS.contains(name)) {
+                violations.add(name + " is not a field of " + SUBJECT);
+              }
+            });
+    if (!violations.isEmpty()) {
+      return new Invalid(
+          DeadLetterReason.SCHEMA_VIOLATION, OrderDecoder.summarize(violations), orderId);
+    }
+    if (messageIdMustMatchKey
+        && message.messageId().filter(id -> !id.equals(requestId.get())).isPresent()) {
+      return new Invalid(
+          DeadLetterReason.MESSAGE_ID_MISMATCH,
+          "MessageId must equal the body's paymentRequestId",
+          orderId);
+    }
+    return new Valid(
+        new CaptureRequest(
+            orderId.get(), requestId.get(), amount.get(), currency.get(), provider, lease));
+  }
+
+  /** A valid capture request. */
+  record CaptureRequest(
+      String orderId,
+      String paymentRequestId,
+      BigDecimal amount,
+      String currency,
+      PaymentProvider provider,
+      Duration lease)
+      implements ValidMessage {
+    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+    @Override
+    public String entityId() {
+      return orderId;
+    }
+
+    @Override
+    public ObjectNode immutableFields() {
+      ObjectNode fields = JSON.objectNode();
+      fields.put("orderId", orderId);
+      fields.put("paymentRequestId", paymentRequestId);
+      fields.put("amount", amount);
+      fields.put("currency", currency);
+      return fields;
+    }
+
+    @Override
+    public Change change(IdempotencyKey key, Fingerprint fingerprint, Instant acceptedAt) {
+      ObjectNode record = JSON.objectNode();
+      record.put("id", OrderDocumentIds.payment(key));
+      record.put("orderId", orderId);
+      record.put("type", "payment");
+      record.put("key", key.value());
+      record.put("paymentRequestId", paymentRequestId);
+      record.put("amount", amount);
+      record.put("currency", currency);
+      record.put("claimedAt", acceptedAt.toString());
+      DocumentPatch countRequest =
+          new DocumentPatch(
+              orderId,
+              List.of(new DocumentPatch.Increment("paymentRequests", 1)),
+              Optional.of(new DocumentPatch.FieldEquals("currency", JSON.textNode(currency))));
+      return new Change.TwoPhase(
+          orderId,
+          record,
+          List.of(countRequest),
+          new Change.TargetRules(
+              new Change.Rejection(
+                  OrderReasons.ORDER_NOT_FOUND,
+                  "no order " + orderId + " for this payment (its OrderPlaced has not arrived)"),
+              new Change.Rejection(
+                  OrderReasons.CURRENCY_MISMATCH,
+                  "currency must equal the currency of order " + orderId)),
+          () -> answer(provider.capture(key.value(), orderId, amount, currency)),
+          (result, completedAt) -> completion(key, result, completedAt),
+          lease);
+    }
+
+    private Change.CompletionPlan completion(
+        IdempotencyKey key, ObjectNode result, Instant completedAt) {
+      boolean captured = "captured".equals(result.path("result").asText());
+      String eventType = captured ? "PaymentCaptured" : "PaymentDeclined";
+      ObjectNode event = JSON.objectNode();
+      event.put("id", OrderDocumentIds.paymentEvent(key));
+      event.put("orderId", orderId);
+      event.put("type", "outbox");
+      event.put("eventType", eventType);
+      event.put("status", "pending");
+      event.put("causationId", key.value());
+      event.put("createdAt", completedAt.toString());
+      ObjectNode payload = event.putObject("payload");
+      payload.put("orderId", orderId);
+      payload.put("paymentRequestId", paymentRequestId);
+      payload.put("amount", amount);
+      payload.put("currency", currency);
+      payload.set("result", result.deepCopy());
+      List<DocumentPatch.Operation> operations = new ArrayList<>();
+      if (captured) {
+        operations.add(new DocumentPatch.Increment("amountPaidUnits", BodyFields.units(amount)));
+      }
+      operations.add(
+          new DocumentPatch.SetField(
+              "paymentStatus", JSON.textNode(captured ? "captured" : "declined")));
+      return new Change.CompletionPlan(
+          event, List.of(new DocumentPatch(orderId, operations, Optional.empty())));
+    }
+
+    private static ExternalCall.Answer answer(CaptureAnswer answer) {
+      if (answer instanceof CaptureAnswer.Captured captured) {
+        ObjectNode result = JSON.objectNode();
+        result.put("result", "captured");
+        result.put("providerCaptureId", captured.captureId());
+        return new ExternalCall.Done(result);
+      }
+      if (answer instanceof CaptureAnswer.Declined declined) {
+        ObjectNode result = JSON.objectNode();
+        result.put("result", "declined");
+        result.put("declineCode", declined.declineCode());
+        return new ExternalCall.Done(result);
+      }
+      if (answer instanceof CaptureAnswer.InFlight) {
+        return new ExternalCall.Busy("the provider answered 409: this key is in flight");
+      }
+      if (answer instanceof CaptureAnswer.KeyConflict conflict) {
+        return new ExternalCall.KeyReused(conflict.description());
+      }
+      if (answer instanceof CaptureAnswer.Ambiguous ambiguous) {
+        return new ExternalCall.Unknown(ambiguous.description());
+      }
+      CaptureAnswer.Rejected rejected = (CaptureAnswer.Rejected) answer;
+      return new ExternalCall.Refused(
+          "status " + rejected.status() + ": " + rejected.description());
+    }
+  }
+}
