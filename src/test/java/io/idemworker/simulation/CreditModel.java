@@ -6,6 +6,7 @@ import io.idemworker.core.MessageDecoder;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
+import io.idemworker.payments.PaymentProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -50,7 +51,7 @@ final class CreditModel implements Model {
   }
 
   @Override
-  public MessageDecoder decoder() {
+  public MessageDecoder decoder(PaymentProvider provider) {
     return OrderMessageTypes.decoder(true, markers);
   }
 

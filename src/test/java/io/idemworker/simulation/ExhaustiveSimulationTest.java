@@ -50,4 +50,26 @@ class ExhaustiveSimulationTest {
 
     assertExhaustedWithoutViolation(report);
   }
+
+  /**
+   * A finding, kept as a test so that it flips when the flow changes: a copy that meets a live
+   * lease is retried without waiting the lease out, so with a small delivery limit both copies can
+   * use up their deliveries while the claim is contested, and end dead-lettered as {@code
+   * MaxDeliveryCountExceeded} after the provider captured, with the record still {@code
+   * InProgress}. Nothing is captured twice (the provider replays), and a resubmission completes it;
+   * but the dead-letter reason does not name the cause. See docs/simulation.md.
+   */
+  @Test
+  void twoPhasePayment_copiesCanExhaustTheirDeliveriesWhileTheClaimIsContested() {
+    // given the real two-phase flow, when every schedule is explored
+    Explorer.Report report = explored(new PaymentModel(true));
+
+    // then the shortest bad schedule captures once and leaves the record in progress
+    Explorer.Counterexample found = report.counterexample().orElseThrow();
+    assertThat(found.violation()).contains("payment record is InProgress");
+    assertThat(found.steps())
+        .filteredOn(step -> step.contains("→ captured capture:pay-1"))
+        .hasSize(1);
+    assertThat(found.steps()).anyMatch(step -> step.contains("(MaxDeliveryCountExceeded)"));
+  }
 }

@@ -2,6 +2,7 @@ package io.idemworker.simulation;
 
 import io.idemworker.core.IncomingMessage;
 import io.idemworker.core.MessageDecoder;
+import io.idemworker.payments.PaymentProvider;
 import java.util.List;
 import java.util.Optional;
 
@@ -30,9 +31,10 @@ interface Model {
   /**
    * The real decoder for the message type.
    *
+   * @param provider the simulated payment provider; every capture is a scheduling point
    * @return the decoder
    */
-  MessageDecoder decoder();
+  MessageDecoder decoder(PaymentProvider provider);
 
   /**
    * The broker messages: {@code copies} copies of the logical message, and any other message the

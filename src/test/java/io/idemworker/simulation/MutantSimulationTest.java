@@ -109,4 +109,28 @@ class MutantSimulationTest {
     // then the marker is gone while a copy can still arrive
     assertThat(found.violation()).contains("marker horizon");
   }
+
+  @Test
+  void claimAfterTheProviderCall_leavesACaptureWithoutItsRecord() {
+    // given a flow that captures before it claims
+    Setup mutant =
+        BOUNDED.withStore("claim after the provider call", Mutants::claimAfterProviderCall);
+
+    // when every schedule is explored
+    Explorer.Counterexample found = caught(new PaymentModel(true), mutant);
+
+    // then the capture exists while no record says the payment is under way
+    assertThat(found.violation()).contains("no untraceable effect");
+    assertThat(found.steps()).last().asString().contains("provider capture");
+  }
+
+  @Test
+  void completeBeforeCommit_losesThePayment() {
+    Setup mutant =
+        BOUNDED.withSettlement("complete before commit", Setup.Settlement.BEFORE_HANDLING);
+
+    Explorer.Counterexample found = caught(new PaymentModel(true), mutant);
+
+    assertThat(found.violation()).contains("payment record is absent");
+  }
 }

@@ -85,6 +85,32 @@ final class Mutants {
   }
 
   /**
+   * Claim after the provider call: before the claim batch is written, the capture is made (with the
+   * right key and parameters); the real flow's own call then gets the provider's replay.
+   *
+   * @param store the scheduled store
+   * @return the mutant
+   */
+  static EffectStore claimAfterProviderCall(ScheduledStore store) {
+    return new Forwarding(store) {
+      @Override
+      public WriteResult apply(WriteSet writeSet) {
+        com.fasterxml.jackson.databind.node.ObjectNode anchor = writeSet.anchor();
+        if ("payment".equals(anchor.path("type").asText())
+            && "InProgress".equals(anchor.path("status").asText())) {
+          store.capture(
+              new StoreCall.Capture(
+                  anchor.path("key").asText(),
+                  anchor.path("orderId").asText(),
+                  anchor.path("amount").decimalValue(),
+                  anchor.path("currency").asText()));
+        }
+        return store.apply(writeSet);
+      }
+    };
+  }
+
+  /**
    * The version guard's condition is dropped: the status patch applies whatever is stored.
    *
    * @param store the scheduled store

@@ -5,6 +5,7 @@ import io.idemworker.core.MessageDecoder;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
+import io.idemworker.payments.PaymentProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -21,7 +22,7 @@ final class OrderPlacedModel implements Model {
   }
 
   @Override
-  public MessageDecoder decoder() {
+  public MessageDecoder decoder(PaymentProvider provider) {
     return OrderMessageTypes.decoder(true, new InboxMarkers("orders", Optional.empty()));
   }
 

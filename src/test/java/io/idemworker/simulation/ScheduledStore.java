@@ -3,6 +3,7 @@ package io.idemworker.simulation;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.WriteSet;
+import io.idemworker.payments.CaptureAnswer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -90,6 +91,16 @@ final class ScheduledStore implements EffectStore {
    */
   WriteResult upsert(WriteSet writeSet) {
     return (WriteResult) call(new StoreCall.Upsert(writeSet));
+  }
+
+  /**
+   * A capture at the simulated provider: a scheduling point like a store call.
+   *
+   * @param capture the request
+   * @return the provider's answer
+   */
+  CaptureAnswer capture(StoreCall.Capture capture) {
+    return (CaptureAnswer) call(capture);
   }
 
   List<Recorded> calls() {

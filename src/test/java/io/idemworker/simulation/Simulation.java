@@ -44,12 +44,17 @@ final class Simulation {
   private final MessageDecoder decoder;
   private final List<Model.Message> messages;
   private final Map<String, Run> runs = new HashMap<>();
+  // The run in progress: the provider double routes captures into its scheduled store.
+  private ScheduledStore running;
   private long handlerRuns;
 
   Simulation(Model model, Setup setup) {
     this.model = model;
     this.setup = setup;
-    this.decoder = model.decoder();
+    this.decoder =
+        model.decoder(
+            (key, orderId, amount, currency) ->
+                running.capture(new StoreCall.Capture(key, orderId, amount, currency)));
     this.messages = model.messages(setup.copies());
   }
 
@@ -378,6 +383,7 @@ final class Simulation {
       IncomingMessage sent, Delivery delivery, SimulatedStore store, long now, boolean execute) {
     handlerRuns++;
     ScheduledStore scheduled = new ScheduledStore(delivery.calls(), store, now, execute);
+    running = scheduled;
     IdempotentConsumer consumer =
         new IdempotentConsumer(
             KeyStrategies.messageId(),

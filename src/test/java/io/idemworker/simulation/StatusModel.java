@@ -5,6 +5,7 @@ import io.idemworker.core.MessageDecoder;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
+import io.idemworker.payments.PaymentProvider;
 import io.idemworker.simulation.World.Copy;
 import io.idemworker.simulation.World.Status;
 import java.util.ArrayList;
@@ -26,7 +27,7 @@ final class StatusModel implements Model {
   }
 
   @Override
-  public MessageDecoder decoder() {
+  public MessageDecoder decoder(PaymentProvider provider) {
     return OrderMessageTypes.decoder(true, new InboxMarkers("orders", Optional.empty()));
   }
 

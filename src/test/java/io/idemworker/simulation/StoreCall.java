@@ -1,10 +1,14 @@
 package io.idemworker.simulation;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
+import io.idemworker.core.Fingerprint;
 import io.idemworker.core.InMemoryEffectStore;
 import io.idemworker.core.WriteSet;
+import io.idemworker.payments.CaptureAnswer;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -129,6 +133,76 @@ sealed interface StoreCall {
     }
   }
 
+  /**
+   * A capture at the simulated payment provider, which keeps its own ledger (partition {@value
+   * #PROVIDER}) and executes an idempotency key once: a repeat with the same parameters gets the
+   * first answer replayed, one with other parameters a key conflict.
+   */
+  record Capture(String idempotencyKey, String orderId, BigDecimal amount, String currency)
+      implements StoreCall {
+    @Override
+    public String partitionKey() {
+      return PROVIDER;
+    }
+
+    @Override
+    public String describe() {
+      return "provider capture "
+          + amount.toPlainString()
+          + " "
+          + currency
+          + " for "
+          + orderId
+          + " (Idempotency-Key "
+          + idempotencyKey
+          + ")";
+    }
+
+    @Override
+    public Object run(InMemoryEffectStore store) {
+      ObjectNode parameters =
+          JsonNodeFactory.instance
+              .objectNode()
+              .put("orderId", orderId)
+              .put("amount", amount.toPlainString())
+              .put("currency", currency);
+      Fingerprint fingerprint = Fingerprint.of(parameters);
+      String id = captureId(idempotencyKey);
+      EffectStore.WriteResult created =
+          store.apply(
+              WriteSet.of(PROVIDER, fingerprint, parameters.deepCopy().put("id", id), List.of()));
+      if (created instanceof EffectStore.Applied) {
+        return new CaptureAnswer.Captured(id, false);
+      }
+      EffectStore.LookupResult stored = store.findAnchor(PROVIDER, id);
+      if (stored instanceof EffectStore.Found found
+          && found.anchor().fingerprint().value().equals(fingerprint.value())) {
+        return new CaptureAnswer.Captured(id, true);
+      }
+      return new CaptureAnswer.KeyConflict("key " + idempotencyKey + " used with other parameters");
+    }
+
+    @Override
+    public Set<String> written(Object result) {
+      return result instanceof CaptureAnswer.Captured captured && !captured.replayed()
+          ? Set.of(captured.captureId())
+          : Set.of();
+    }
+  }
+
+  /** The provider's partition in the simulated store. */
+  String PROVIDER = "provider";
+
+  /**
+   * The id of the provider's capture for a key (also the capture id it answers with).
+   *
+   * @param idempotencyKey the key
+   * @return {@code capture:{key}}
+   */
+  static String captureId(String idempotencyKey) {
+    return "capture:" + idempotencyKey;
+  }
+
   /** {@link EffectStore#read}: a point read. */
   record Read(String partitionKey, String id) implements StoreCall {
     @Override
@@ -175,6 +249,9 @@ sealed interface StoreCall {
     if (result instanceof EffectStore.Failed failed) {
       return "failed " + failed.failure().statusCode() + " " + failed.failure().kind();
     }
+    if (result instanceof CaptureAnswer.Captured captured) {
+      return (captured.replayed() ? "replayed " : "captured ") + captured.captureId();
+    }
     return String.valueOf(result);
   }
 
@@ -204,6 +281,21 @@ sealed interface StoreCall {
     return String.join(" + ", parts);
   }
 
+  private static String describeCondition(DocumentPatch.Condition condition) {
+    if (condition instanceof DocumentPatch.FieldEquals equals) {
+      return equals.field() + " = " + equals.value();
+    }
+    if (condition instanceof DocumentPatch.AbsentOrBelow below) {
+      return below.field() + " absent or < " + below.bound();
+    }
+    if (condition instanceof DocumentPatch.AllOf all) {
+      List<String> parts = new ArrayList<>();
+      all.conditions().forEach(c -> parts.add(describeCondition(c)));
+      return String.join(" and ", parts);
+    }
+    return condition.toString();
+  }
+
   private static String describePatch(DocumentPatch patch) {
     List<String> operations = new ArrayList<>();
     for (DocumentPatch.Operation operation : patch.operations()) {
@@ -219,11 +311,7 @@ sealed interface StoreCall {
             .condition()
             .map(
                 c -> {
-                  if (c instanceof DocumentPatch.FieldEquals equals) {
-                    return " if " + equals.field() + " = " + equals.value();
-                  }
-                  DocumentPatch.AbsentOrBelow below = (DocumentPatch.AbsentOrBelow) c;
-                  return " if " + below.field() + " absent or < " + below.bound();
+                  return " if " + describeCondition(c);
                 })
             .orElse("");
     return patch.id() + " {" + String.join(", ", operations) + "}" + condition;
