@@ -117,7 +117,10 @@ record WorkerConfig(
               "an http(s) URL of the payment provider; unset = PaymentCaptureRequested is"
                   + " dead-lettered"),
           new Variable(
-              "PAYMENTS_API_KEY", null, "the provider's API key, required with PAYMENTS_BASE_URL"),
+              "PAYMENTS_API_KEY",
+              null,
+              "1-255 visible ASCII characters, the provider's API key; required with"
+                  + " PAYMENTS_BASE_URL"),
           new Variable(
               "PAYMENTS_TIMEOUT",
               "PT10S",
@@ -129,6 +132,8 @@ record WorkerConfig(
 
   /** Cosmos DB's largest item TTL: a 32-bit count of seconds (about 68 years). */
   private static final Duration MAX_TTL = Duration.ofSeconds(Integer.MAX_VALUE);
+
+  private static final Pattern API_KEY = Pattern.compile("[\\x21-\\x7E]{1,255}");
 
   private static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9._/\\-]{1,260}");
   private static final Pattern COSMOS_NAME = Pattern.compile("[^/\\\\?#]{1,255}");
@@ -258,6 +263,10 @@ record WorkerConfig(
     Optional<String> url = r.optional("PAYMENTS_BASE_URL");
     Optional<String> key = r.optional("PAYMENTS_API_KEY");
     if (url.isEmpty()) {
+      if (key.isPresent()) {
+        r.problems.add(
+            "PAYMENTS_API_KEY: is set but PAYMENTS_BASE_URL is not; set both, or neither");
+      }
       return Optional.empty();
     }
     URI baseUrl = null;
@@ -276,6 +285,10 @@ record WorkerConfig(
     }
     if (key.isEmpty()) {
       r.problems.add("PAYMENTS_API_KEY: is required when PAYMENTS_BASE_URL is set");
+    } else if (!API_KEY.matcher(key.get()).matches()) {
+      r.problems.add(
+          "PAYMENTS_API_KEY: must be " + r.allowed("PAYMENTS_API_KEY") + " (value not shown)");
+      return Optional.empty();
     }
     if (baseUrl == null || key.isEmpty()) {
       return Optional.empty();

@@ -53,6 +53,12 @@ class ConfigurationFuzzProperties {
     if (bad.get1().equals("SERVICEBUS_FULLY_QUALIFIED_NAMESPACE")) {
       env.remove("SERVICEBUS_CONNECTION_STRING");
     }
+    if (bad.get1().equals("PAYMENTS_BASE_URL")) {
+      env.put("PAYMENTS_API_KEY", "sk_test_idemworker");
+    }
+    if (bad.get1().equals("PAYMENTS_API_KEY")) {
+      env.put("PAYMENTS_BASE_URL", "http://localhost:8082");
+    }
     env.put(bad.get1(), bad.get2());
 
     WorkerConfig.ConfigurationException e =
@@ -115,6 +121,26 @@ class ConfigurationFuzzProperties {
     m.put("WORKER_MAX_BODY_BYTES", badInteger(1024, 100 * 1024 * 1024));
     m.put("HEALTH_PORT", badInteger(0, 65_535));
     m.put("WORKER_MAX_LOCK_RENEWAL", badDuration("PT24H1S", "-PT1S"));
+    m.put(
+        "WORKER_INBOX_TTL",
+        badDuration("P24856D", "PT59S").filter(s -> !s.trim().equalsIgnoreCase("never")));
+    m.put("WORKER_RESUBMIT_WINDOW", badDuration("P3651D", "-PT1S"));
+    m.put("SERVICEBUS_LOCK_DURATION", badDuration("PT5M1S", "PT4S"));
+    m.put("SERVICEBUS_MAX_DELIVERY_COUNT", badInteger(1, 2000));
+    m.put("SERVICEBUS_MESSAGE_TTL", badDuration("P3651D", "PT0S"));
+    m.put(
+        "PAYMENTS_BASE_URL",
+        Arbitraries.oneOf(
+            Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(20),
+            Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(10).map(h -> "ftp://" + h),
+            Arbitraries.of("http://", "https:///x", "http://exa mple/")));
+    m.put(
+        "PAYMENTS_API_KEY",
+        Arbitraries.oneOf(
+            withOneOf(Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(20), "\u00e9\u007f"),
+            Arbitraries.strings().alpha().ofLength(256)));
+    m.put("PAYMENTS_TIMEOUT", badDuration("PT2M1S", "PT0.5S"));
+    m.put("PAYMENTS_LEASE", badDuration("PT5M1S", "PT1S"));
     m.put("WORKER_SHUTDOWN_TIMEOUT", badDuration("PT10M1S", "PT0.5S"));
     m.put(
         "WORKER_CONSUMER_NAME",
