@@ -127,9 +127,12 @@ final class TwoPhaseCall {
     if (taken instanceof EffectStore.Failed failed) {
       return attempt.failed(failed.failure());
     }
-    return attempt.retry(
+    return new Outcome.Retry(
+        Optional.of(attempt.key()),
+        Optional.of(attempt.entityId()),
         Outcome.RetryCause.NOT_YET,
-        "another delivery took over attempt " + seen + " of " + recordId + " first; retrying");
+        "another delivery took over attempt " + seen + " of " + recordId + " first; retrying",
+        Optional.of(Instant.ofEpochMilli(leaseEnd(change, clock))));
   }
 
   private static Outcome callAndComplete(
@@ -194,9 +197,16 @@ final class TwoPhaseCall {
         && COMPLETED.equals(document.content().path(STATUS).asText())) {
       return new Outcome.Duplicate(attempt.key(), attempt.entityId());
     }
-    return attempt.retry(
+    Optional<Instant> successorLease =
+        read instanceof EffectStore.Document document
+            ? Optional.of(Instant.ofEpochMilli(document.content().path(LEASE_UNTIL).asLong()))
+            : Optional.empty();
+    return new Outcome.Retry(
+        Optional.of(attempt.key()),
+        Optional.of(attempt.entityId()),
         Outcome.RetryCause.NOT_YET,
-        "attempt " + attemptNumber + " lost " + recordId + " to a takeover before completing");
+        "attempt " + attemptNumber + " lost " + recordId + " to a takeover before completing",
+        successorLease);
   }
 
   /** Ends this attempt's lease so a redelivery can take over without waiting it out. */

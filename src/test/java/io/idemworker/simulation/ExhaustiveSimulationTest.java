@@ -59,15 +59,24 @@ class ExhaustiveSimulationTest {
    * InProgress}. Nothing is captured twice (the provider replays), and a resubmission completes it;
    * but the dead-letter reason does not name the cause. See docs/simulation.md.
    */
+  /**
+   * An open finding, kept as a test so that the day it stops holding is noticed. With the queue's
+   * delivery limit at 3, one crash, one lock expiry and a handler that stalls past a lease, both
+   * copies of a payment request can spend their deliveries while the record stays InProgress: the
+   * provider captured once (it replays, never charges twice), but nothing completes the record
+   * until an operator resubmits from the dead-letter queue (MaxDeliveryCountExceeded). Waiting out
+   * a held lease ({@code Outcome.Retry.notBefore}) removed the shorter schedules; this 28-step one
+   * remains. Too slow for the default build (about 40 s of CPU), so it runs with {@code
+   * -Psimulation-deep}. When the flow is fixed, assert no violation with {@code
+   * PaymentModel(true)}.
+   */
   @Test
-  void twoPhasePayment_copiesCanExhaustTheirDeliveriesWhileTheClaimIsContested() {
-    // given the real two-phase flow, when every schedule of two copies is explored (three copies
-    // would explore millions of states before reaching the same depth)
+  @org.junit.jupiter.api.Tag("deep-simulation")
+  void twoPhasePayment_copiesCanStillExhaustTheirDeliveriesWhenALeaseIsLostMidCall() {
     Explorer.Report report = Explorer.explore(new PaymentModel(true), Setup.bounded(2));
     System.out.println("simulation " + report.summary());
     report.counterexample().ifPresent(c -> System.out.println(c.render()));
 
-    // then the shortest bad schedule captures once and leaves the record in progress
     Explorer.Counterexample found = report.counterexample().orElseThrow();
     assertThat(found.violation()).contains("payment record is InProgress");
     assertThat(found.steps())

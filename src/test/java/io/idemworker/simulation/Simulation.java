@@ -238,10 +238,24 @@ final class Simulation {
                         copy.deliveries(),
                         Optional.of(deadLettered.reason().code())))),
         retry -> {
+          // The adapter waits until the flow's notBefore (a lease another attempt holds), within
+          // the lock, before it abandons: model that wait as time passing.
+          long lockLeft = delivery.startedAt() + setup.lockDuration().getSeconds() - world.now();
+          long wait =
+              retry
+                  .notBefore()
+                  .map(t -> t.getEpochSecond() - START.getEpochSecond() - world.now())
+                  .map(w -> Math.min(w, lockLeft - 1))
+                  .filter(w -> w > 0)
+                  .orElse(0L);
           Copy released = released(copy);
           return new Step(
-              name + " → abandon " + label + afterRelease(released),
-              next.withCopy(delivery.copy(), released));
+              name
+                  + (wait > 0 ? ", waits " + wait + " s (until the lease ends)" : "")
+                  + " → abandon "
+                  + label
+                  + afterRelease(released),
+              next.later(wait).withCopy(delivery.copy(), released));
         });
   }
 
