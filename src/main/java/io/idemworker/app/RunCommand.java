@@ -27,7 +27,7 @@ import picocli.CommandLine.Command;
     description = {
       "Runs the worker against Service Bus and Cosmos DB.",
       "",
-      "Takes OrderPlaced messages from a Service Bus queue and writes each order to Cosmos DB exactly once. Configured by environment variables (see the README's configuration reference); every bad variable is reported at start-up and the exit code is 2. Serves GET /health/live and /health/ready on HEALTH_PORT. Stops cleanly on SIGTERM: stops taking messages, drains in-flight ones within WORKER_SHUTDOWN_TIMEOUT, flushes telemetry, exits 0."
+      "Takes OrderPlaced messages from a Service Bus queue and writes each order to Cosmos DB exactly once; with WORKER_ROLE loyalty or customer-stats, takes OrderAccepted events from a topic subscription instead and applies that consumer's effect exactly once. Configured by environment variables (see the README's configuration reference); every bad variable is reported at start-up and the exit code is 2. Serves GET /health/live and /health/ready on HEALTH_PORT. Stops cleanly on SIGTERM: stops taking messages, drains in-flight ones within WORKER_SHUTDOWN_TIMEOUT, flushes telemetry, exits 0."
     })
 final class RunCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
@@ -98,11 +98,13 @@ final class RunCommand implements Callable<Integer> {
     Supplier<TokenCredential> credential = Wiring.defaultCredential();
     CosmosContainer container = null;
     boolean ttlOn = false;
+    String partitionKeyPath = "";
     while (container == null) {
       try {
         cosmos.set(Wiring.cosmosClient(config, credential));
         CosmosContainer candidate = Wiring.container(cosmos.get(), config);
         ttlOn = CosmosContainers.honoursItemTtl(candidate);
+        partitionKeyPath = CosmosContainers.partitionKeyPath(candidate);
         container = candidate;
       } catch (RuntimeException e) {
         // A wrong key or a missing role fails here, before any message: report not ready and
@@ -115,6 +117,20 @@ final class RunCommand implements Callable<Integer> {
           return 0;
         }
       }
+    }
+    if (!partitionKeyPath.equals(Wiring.partitionKeyPath(config))) {
+      System.err.println(
+          "idemworker: COSMOS_CONTAINER, WORKER_ROLE: container "
+              + config.cosmosContainer()
+              + " is partitioned by "
+              + partitionKeyPath
+              + ", but the role "
+              + config.consumerRole().map(r -> r.roleName()).orElse("orders")
+              + " writes documents partitioned by "
+              + Wiring.partitionKeyPath(config)
+              + ": every write would be refused");
+      Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
+      return 2;
     }
     if (!ttlOn) {
       System.err.println(
@@ -131,11 +147,15 @@ final class RunCommand implements Callable<Integer> {
         config.inboxTtl().map(Duration::toString).orElse("forever"),
         config.retention().horizon());
     QueueRetentionCheck.Result queueCheck =
-        QueueRetentionCheck.check(
-            Wiring.serviceBus(config, credential),
-            config.queueName(),
-            config.retention(),
-            Duration.ofSeconds(10));
+        config.subscription().isPresent()
+            ? new QueueRetentionCheck.NotChecked(
+                "a topic subscription: its lock duration, delivery count and message TTL are taken"
+                    + " from the configuration as given")
+            : QueueRetentionCheck.check(
+                Wiring.serviceBus(config, credential),
+                config.queueName(),
+                config.retention(),
+                Duration.ofSeconds(10));
     if (queueCheck instanceof QueueRetentionCheck.Differs differs) {
       System.err.println(
           "idemworker: the queue's properties differ from the configuration: "
