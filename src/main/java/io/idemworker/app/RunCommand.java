@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -74,6 +75,7 @@ final class RunCommand implements Callable<Integer> {
     health.start();
     LOG.info("health endpoints on port {}", health.port());
     CountDownLatch stopping = new CountDownLatch(1);
+    AtomicInteger exitCode = new AtomicInteger(0);
     AtomicReference<CosmosClient> cosmos = new AtomicReference<>();
     Duration shutdownTimeout = config.shutdownTimeout();
     Runtime.getRuntime()
@@ -90,8 +92,9 @@ final class RunCommand implements Callable<Integer> {
                   LOG.info("stopped (all in-flight settled: {})", drained);
                   System.out.flush();
                   System.err.flush();
-                  // SIGTERM is how Container Apps stops a replica: a clean drain is success.
-                  Runtime.getRuntime().halt(0);
+                  // SIGTERM is how Container Apps stops a replica: a clean drain is success. A
+                  // start-up refusal ends the JVM through this hook too, and keeps its code 2.
+                  Runtime.getRuntime().halt(exitCode.get());
                 },
                 "idemworker-shutdown"));
 
@@ -130,7 +133,7 @@ final class RunCommand implements Callable<Integer> {
               + Wiring.partitionKeyPath(config)
               + ": every write would be refused");
       Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
-      return 2;
+      return refused(exitCode);
     }
     if (!ttlOn) {
       System.err.println(
@@ -140,7 +143,7 @@ final class RunCommand implements Callable<Integer> {
               + config.inboxTtl().map(Duration::toString).orElse("never")
               + ") would never expire: turn it on with defaultTtl -1");
       Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
-      return 2;
+      return refused(exitCode);
     }
     LOG.info(
         "inbox markers live {}; redelivery horizon {}",
@@ -161,7 +164,7 @@ final class RunCommand implements Callable<Integer> {
           "idemworker: the queue's properties differ from the configuration: "
               + String.join("; ", differs.differences()));
       Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
-      return 2;
+      return refused(exitCode);
     }
     if (queueCheck instanceof QueueRetentionCheck.NotChecked notChecked) {
       LOG.info("queue retention values not cross-checked: {}", notChecked.why());
@@ -181,6 +184,12 @@ final class RunCommand implements Callable<Integer> {
     worker.start();
     stopping.await();
     return 0;
+  }
+
+  /** A start-up check refused the configuration: exit code 2, also through the shutdown hook. */
+  private static int refused(AtomicInteger exitCode) {
+    exitCode.set(2);
+    return 2;
   }
 
   private static String rootCause(Throwable e) {
