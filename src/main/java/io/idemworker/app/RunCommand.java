@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -27,7 +28,7 @@ import picocli.CommandLine.Command;
     description = {
       "Runs the worker against Service Bus and Cosmos DB.",
       "",
-      "Takes OrderPlaced messages from a Service Bus queue and writes each order to Cosmos DB exactly once. Configured by environment variables (see the README's configuration reference); every bad variable is reported at start-up and the exit code is 2. Serves GET /health/live and /health/ready on HEALTH_PORT. Stops cleanly on SIGTERM: stops taking messages, drains in-flight ones within WORKER_SHUTDOWN_TIMEOUT, flushes telemetry, exits 0."
+      "Takes OrderPlaced messages from a Service Bus queue and writes each order to Cosmos DB exactly once; with WORKER_ROLE loyalty or customer-stats, takes OrderAccepted events from a topic subscription instead and applies that consumer's effect exactly once. Configured by environment variables (see the README's configuration reference); every bad variable is reported at start-up and the exit code is 2. Serves GET /health/live and /health/ready on HEALTH_PORT. Stops cleanly on SIGTERM: stops taking messages, drains in-flight ones within WORKER_SHUTDOWN_TIMEOUT, flushes telemetry, exits 0."
     })
 final class RunCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
@@ -74,6 +75,7 @@ final class RunCommand implements Callable<Integer> {
     health.start();
     LOG.info("health endpoints on port {}", health.port());
     CountDownLatch stopping = new CountDownLatch(1);
+    AtomicInteger exitCode = new AtomicInteger(0);
     AtomicReference<CosmosClient> cosmos = new AtomicReference<>();
     Duration shutdownTimeout = config.shutdownTimeout();
     Runtime.getRuntime()
@@ -90,19 +92,22 @@ final class RunCommand implements Callable<Integer> {
                   LOG.info("stopped (all in-flight settled: {})", drained);
                   System.out.flush();
                   System.err.flush();
-                  // SIGTERM is how Container Apps stops a replica: a clean drain is success.
-                  Runtime.getRuntime().halt(0);
+                  // SIGTERM is how Container Apps stops a replica: a clean drain is success. A
+                  // start-up refusal ends the JVM through this hook too, and keeps its code 2.
+                  Runtime.getRuntime().halt(exitCode.get());
                 },
                 "idemworker-shutdown"));
 
     Supplier<TokenCredential> credential = Wiring.defaultCredential();
     CosmosContainer container = null;
     boolean ttlOn = false;
+    String partitionKeyPath = "";
     while (container == null) {
       try {
         cosmos.set(Wiring.cosmosClient(config, credential));
         CosmosContainer candidate = Wiring.container(cosmos.get(), config);
         ttlOn = CosmosContainers.honoursItemTtl(candidate);
+        partitionKeyPath = CosmosContainers.partitionKeyPath(candidate);
         container = candidate;
       } catch (RuntimeException e) {
         // A wrong key or a missing role fails here, before any message: report not ready and
@@ -116,6 +121,20 @@ final class RunCommand implements Callable<Integer> {
         }
       }
     }
+    if (!partitionKeyPath.equals(Wiring.partitionKeyPath(config))) {
+      System.err.println(
+          "idemworker: COSMOS_CONTAINER, WORKER_ROLE: container "
+              + config.cosmosContainer()
+              + " is partitioned by "
+              + partitionKeyPath
+              + ", but the role "
+              + config.consumerRole().map(r -> r.roleName()).orElse("orders")
+              + " writes documents partitioned by "
+              + Wiring.partitionKeyPath(config)
+              + ": every write would be refused");
+      Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
+      return refused(exitCode);
+    }
     if (!ttlOn) {
       System.err.println(
           "idemworker: COSMOS_CONTAINER: container "
@@ -124,24 +143,28 @@ final class RunCommand implements Callable<Integer> {
               + config.inboxTtl().map(Duration::toString).orElse("never")
               + ") would never expire: turn it on with defaultTtl -1");
       Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
-      return 2;
+      return refused(exitCode);
     }
     LOG.info(
         "inbox markers live {}; redelivery horizon {}",
         config.inboxTtl().map(Duration::toString).orElse("forever"),
         config.retention().horizon());
     QueueRetentionCheck.Result queueCheck =
-        QueueRetentionCheck.check(
-            Wiring.serviceBus(config, credential),
-            config.queueName(),
-            config.retention(),
-            Duration.ofSeconds(10));
+        config.subscription().isPresent()
+            ? new QueueRetentionCheck.NotChecked(
+                "a topic subscription: its lock duration, delivery count and message TTL are taken"
+                    + " from the configuration as given")
+            : QueueRetentionCheck.check(
+                Wiring.serviceBus(config, credential),
+                config.queueName(),
+                config.retention(),
+                Duration.ofSeconds(10));
     if (queueCheck instanceof QueueRetentionCheck.Differs differs) {
       System.err.println(
           "idemworker: the queue's properties differ from the configuration: "
               + String.join("; ", differs.differences()));
       Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
-      return 2;
+      return refused(exitCode);
     }
     if (queueCheck instanceof QueueRetentionCheck.NotChecked notChecked) {
       LOG.info("queue retention values not cross-checked: {}", notChecked.why());
@@ -161,6 +184,12 @@ final class RunCommand implements Callable<Integer> {
     worker.start();
     stopping.await();
     return 0;
+  }
+
+  /** A start-up check refused the configuration: exit code 2, also through the shutdown hook. */
+  private static int refused(AtomicInteger exitCode) {
+    exitCode.set(2);
+    return 2;
   }
 
   private static String rootCause(Throwable e) {

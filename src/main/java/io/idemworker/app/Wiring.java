@@ -11,9 +11,12 @@ import io.idemworker.core.EffectStore;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.KeyStrategy;
+import io.idemworker.core.MessageDecoder;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
+import io.idemworker.customers.CustomerConsumers;
+import io.idemworker.customers.CustomerDocumentIds;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.payments.HttpPaymentProvider;
@@ -65,31 +68,57 @@ final class Wiring {
 
   static CosmosContainer container(CosmosClient client, WorkerConfig config) {
     return config.createContainer()
-        ? CosmosContainers.ensureExists(client, config.cosmosDatabase(), config.cosmosContainer())
+        ? CosmosContainers.ensureExists(
+            client, config.cosmosDatabase(), config.cosmosContainer(), partitionKeyPath(config))
         : client.getDatabase(config.cosmosDatabase()).getContainer(config.cosmosContainer());
   }
 
+  /**
+   * The partition key path the role's documents need: {@code /orderId} for the order worker, {@code
+   * /customerId} for the topic consumers.
+   */
+  static String partitionKeyPath(WorkerConfig config) {
+    return config.consumerRole().isPresent()
+        ? CustomerDocumentIds.PARTITION_KEY_PATH
+        : CosmosContainers.PARTITION_KEY_PATH;
+  }
+
+  /**
+   * The key strategy. The order worker prefixes keys with {@code WORKER_CONSUMER_NAME}; a topic
+   * consumer does not, because its marker id already names the consumer ({@code
+   * inbox:{consumer}:{eventId}}).
+   */
   static KeyStrategy keyStrategy(WorkerConfig config) {
     KeyStrategy base =
         config.keyStrategy() == WorkerConfig.KeyStrategyName.CLOUDEVENTS
             ? KeyStrategies.cloudEvents()
             : KeyStrategies.messageId();
+    if (config.consumerRole().isPresent()) {
+      return base;
+    }
     return config.consumerName().map(name -> KeyStrategies.prefixed(name, base)).orElse(base);
+  }
+
+  /** The decoder the role runs: the order message types, or one consumer's handlers. */
+  static MessageDecoder decoder(WorkerConfig config) {
+    if (config.consumerRole().isPresent()) {
+      return CustomerConsumers.decoder(config.consumerRole().get(), markers(config));
+    }
+    return OrderMessageTypes.decoder(
+        config.keyStrategy() == WorkerConfig.KeyStrategyName.MESSAGE_ID,
+        markers(config),
+        config
+            .payments()
+            .map(
+                p ->
+                    new OrderMessageTypes.Payments(
+                        new HttpPaymentProvider(p.baseUrl(), p.apiKey(), p.timeout()), p.lease())));
   }
 
   static IdempotentConsumer consumer(WorkerConfig config, EffectStore store, Clock clock) {
     return new IdempotentConsumer(
         keyStrategy(config),
-        OrderMessageTypes.decoder(
-            config.keyStrategy() == WorkerConfig.KeyStrategyName.MESSAGE_ID,
-            markers(config),
-            config
-                .payments()
-                .map(
-                    p ->
-                        new OrderMessageTypes.Payments(
-                            new HttpPaymentProvider(p.baseUrl(), p.apiKey(), p.timeout()),
-                            p.lease()))),
+        decoder(config),
         store,
         clock,
         config.maxBodyBytes(),
@@ -97,13 +126,12 @@ final class Wiring {
   }
 
   static InboxMarkers markers(WorkerConfig config) {
-    return new InboxMarkers(
-        config.consumerName().orElse(InboxMarkers.DEFAULT_CONSUMER), config.inboxTtl());
+    return new InboxMarkers(config.markerConsumer(), config.inboxTtl());
   }
 
   static ProcessorSettings processorSettings(WorkerConfig config) {
     return new ProcessorSettings(
-        config.queueName(),
+        config.source(),
         config.maxConcurrentCalls(),
         config.prefetchCount(),
         config.maxLockRenewal(),
@@ -119,7 +147,8 @@ final class Wiring {
       DeliveryObserver observer,
       Supplier<TokenCredential> credential,
       Clock clock) {
-    CosmosEffectStore store = new CosmosEffectStore(container, storeListener);
+    CosmosEffectStore store =
+        new CosmosEffectStore(container, storeListener, partitionKeyPath(config));
     return new ServiceBusWorker(
         serviceBus(config, credential),
         processorSettings(config),

@@ -1,6 +1,9 @@
 package io.idemworker.app;
 
 import io.idemworker.core.MarkerRetention;
+import io.idemworker.customers.CustomerConsumers;
+import io.idemworker.orders.InboxMarkers;
+import io.idemworker.servicebus.ProcessorSettings;
 import java.net.URI;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -39,6 +42,10 @@ import java.util.regex.Pattern;
  * @param retention {@code SERVICEBUS_LOCK_DURATION}, {@code SERVICEBUS_MAX_DELIVERY_COUNT}, {@code
  *     SERVICEBUS_MESSAGE_TTL} (the queue's values, filled by Bicep from the same parameters it
  *     gives the queue) and {@code WORKER_RESUBMIT_WINDOW}
+ * @param consumerRole {@code WORKER_ROLE}: empty for {@code orders} (the order queue), else the
+ *     consumer of the topic subscription it runs
+ * @param subscription {@code SERVICEBUS_TOPIC_NAME} + {@code SERVICEBUS_SUBSCRIPTION_NAME}: present
+ *     exactly for a consumer role, which reads it instead of {@code SERVICEBUS_QUEUE_NAME}
  */
 record WorkerConfig(
     Optional<String> serviceBusConnectionString,
@@ -60,7 +67,36 @@ record WorkerConfig(
     int healthPort,
     Optional<Duration> inboxTtl,
     MarkerRetention retention,
-    Optional<PaymentsConfig> payments) {
+    Optional<PaymentsConfig> payments,
+    Optional<CustomerConsumers.Role> consumerRole,
+    Optional<ProcessorSettings.Subscription> subscription) {
+
+  /** The container the consumer roles write into unless {@code COSMOS_CONTAINER} says otherwise. */
+  static final String CUSTOMERS_CONTAINER = "customers";
+
+  /**
+   * Where the worker takes its messages from.
+   *
+   * @return the subscription for a consumer role, else the queue
+   */
+  ProcessorSettings.Source source() {
+    return subscription
+        .<ProcessorSettings.Source>map(s -> s)
+        .orElseGet(() -> new ProcessorSettings.Queue(queueName));
+  }
+
+  /**
+   * The name this worker's inbox markers carry: {@code WORKER_CONSUMER_NAME}, else the role's name.
+   *
+   * @return e.g. {@code loyalty}
+   */
+  String markerConsumer() {
+    return consumerName.orElseGet(
+        () ->
+            consumerRole
+                .map(CustomerConsumers.Role::roleName)
+                .orElse(InboxMarkers.DEFAULT_CONSUMER));
+  }
 
   /**
    * The payment provider's settings.
@@ -88,10 +124,23 @@ record WorkerConfig(
               "a host name such as sb-orders.servicebus.windows.net"),
           new Variable("SERVICEBUS_QUEUE_NAME", "orders", "1-260 of letters, digits, . - _ /"),
           new Variable(
+              "SERVICEBUS_TOPIC_NAME",
+              null,
+              "1-260 of letters, digits, . - _ /; with SERVICEBUS_SUBSCRIPTION_NAME, for the"
+                  + " consumer roles (not with SERVICEBUS_QUEUE_NAME)"),
+          new Variable(
+              "SERVICEBUS_SUBSCRIPTION_NAME",
+              null,
+              "1-50 of letters, digits, . - _; with SERVICEBUS_TOPIC_NAME"),
+          new Variable("WORKER_ROLE", "orders", "orders | " + CustomerConsumers.Role.names()),
+          new Variable(
               "COSMOS_ENDPOINT", null, "an https URL such as https://x.documents.azure.com:443/"),
           new Variable("COSMOS_KEY", null, "an account key; unset to use Entra ID"),
           new Variable("COSMOS_DATABASE", "idemworker", "1-255 characters without / \\ ? #"),
-          new Variable("COSMOS_CONTAINER", "orders", "1-255 characters without / \\ ? #"),
+          new Variable(
+              "COSMOS_CONTAINER",
+              "orders",
+              "1-255 characters without / \\ ? # (default customers for the consumer roles)"),
           new Variable("COSMOS_CONNECTION_MODE", "gateway", "gateway | direct"),
           new Variable("COSMOS_CREATE_CONTAINER", "false", "true | false"),
           new Variable("WORKER_MAX_CONCURRENT_CALLS", "16", "an integer from 1 to 1000"),
@@ -137,6 +186,7 @@ record WorkerConfig(
 
   private static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9._/\\-]{1,260}");
   private static final Pattern COSMOS_NAME = Pattern.compile("[^/\\\\?#]{1,255}");
+  private static final Pattern SUBSCRIPTION = Pattern.compile("[A-Za-z0-9._\\-]{1,50}");
   private static final Pattern CONSUMER = Pattern.compile("[A-Za-z0-9._\\-]{1,64}");
   private static final Pattern HOST = Pattern.compile("[A-Za-z0-9.\\-]{1,253}");
 
@@ -193,6 +243,12 @@ record WorkerConfig(
                     "COSMOS_KEY: must be a base64 account key, or unset to use Entra ID (value not"
                         + " shown)"));
     r.problems.addAll(TelemetryExport.problems(env));
+    Optional<CustomerConsumers.Role> role = role(r);
+    Optional<ProcessorSettings.Subscription> subscription = subscription(r, role);
+    String container =
+        role.isPresent() && r.optional("COSMOS_CONTAINER").isEmpty()
+            ? CUSTOMERS_CONTAINER
+            : r.matching("COSMOS_CONTAINER", COSMOS_NAME);
     WorkerConfig config =
         new WorkerConfig(
             connectionString,
@@ -201,7 +257,7 @@ record WorkerConfig(
             r.endpoint("COSMOS_ENDPOINT"),
             r.optional("COSMOS_KEY"),
             r.matching("COSMOS_DATABASE", COSMOS_NAME),
-            r.matching("COSMOS_CONTAINER", COSMOS_NAME),
+            container,
             r.choice("COSMOS_CONNECTION_MODE", "gateway", "direct").equals("gateway"),
             r.choice("COSMOS_CREATE_CONTAINER", "true", "false").equals("true"),
             r.integer("WORKER_MAX_CONCURRENT_CALLS", 1, 1000),
@@ -221,7 +277,9 @@ record WorkerConfig(
                 r.integer("SERVICEBUS_MAX_DELIVERY_COUNT", 1, 2000),
                 r.duration("SERVICEBUS_MESSAGE_TTL", Duration.ofSeconds(1), Duration.ofDays(3650)),
                 r.duration("WORKER_RESUBMIT_WINDOW", Duration.ZERO, Duration.ofDays(3650))),
-            payments(r));
+            payments(r),
+            role,
+            subscription);
     if (r.problems.isEmpty()) {
       config
           .payments()
@@ -255,6 +313,59 @@ record WorkerConfig(
       throw new ConfigurationException(r.problems);
     }
     return config;
+  }
+
+  private static Optional<CustomerConsumers.Role> role(Reader r) {
+    String name = r.optional("WORKER_ROLE").orElse("orders");
+    if (name.equalsIgnoreCase("orders")) {
+      return Optional.empty();
+    }
+    Optional<CustomerConsumers.Role> role = CustomerConsumers.Role.named(name);
+    if (role.isEmpty()) {
+      r.problems.add("WORKER_ROLE: must be " + r.allowed("WORKER_ROLE") + ", was '" + name + "'");
+    }
+    return role;
+  }
+
+  /**
+   * The topic subscription a consumer role reads. The queue variable has a default, so only an
+   * explicitly set one conflicts with a topic.
+   */
+  private static Optional<ProcessorSettings.Subscription> subscription(
+      Reader r, Optional<CustomerConsumers.Role> role) {
+    Optional<String> topic = r.optionalMatching("SERVICEBUS_TOPIC_NAME", QUEUE);
+    Optional<String> name = r.optionalMatching("SERVICEBUS_SUBSCRIPTION_NAME", SUBSCRIPTION);
+    boolean topicSet = r.optional("SERVICEBUS_TOPIC_NAME").isPresent();
+    boolean subscriptionSet = r.optional("SERVICEBUS_SUBSCRIPTION_NAME").isPresent();
+    if (topicSet && r.optional("SERVICEBUS_QUEUE_NAME").isPresent()) {
+      r.problems.add(
+          "SERVICEBUS_QUEUE_NAME, SERVICEBUS_TOPIC_NAME: set one, not both (a queue for WORKER_ROLE"
+              + " orders, a topic with SERVICEBUS_SUBSCRIPTION_NAME for the consumer roles)");
+    }
+    if (topicSet != subscriptionSet) {
+      r.problems.add(
+          "SERVICEBUS_TOPIC_NAME, SERVICEBUS_SUBSCRIPTION_NAME: set both or neither (the"
+              + " subscription is this consumer's copy of the topic)");
+    }
+    if (role.isPresent() && !topicSet && !subscriptionSet) {
+      r.problems.add(
+          "WORKER_ROLE "
+              + role.get().roleName()
+              + " reads a topic subscription: set SERVICEBUS_TOPIC_NAME and"
+              + " SERVICEBUS_SUBSCRIPTION_NAME");
+    }
+    boolean ordersRole =
+        r.optional("WORKER_ROLE").map(value -> value.equalsIgnoreCase("orders")).orElse(true);
+    if (ordersRole && (topicSet || subscriptionSet)) {
+      r.problems.add(
+          "WORKER_ROLE: orders reads the queue SERVICEBUS_QUEUE_NAME; set WORKER_ROLE to "
+              + CustomerConsumers.Role.names()
+              + " to read SERVICEBUS_TOPIC_NAME/SERVICEBUS_SUBSCRIPTION_NAME");
+    }
+    if (role.isPresent() && topic.isPresent() && name.isPresent()) {
+      return Optional.of(new ProcessorSettings.Subscription(topic.get(), name.get()));
+    }
+    return Optional.empty();
   }
 
   private static Optional<PaymentsConfig> payments(Reader r) {

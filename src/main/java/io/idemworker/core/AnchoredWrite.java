@@ -1,6 +1,8 @@
 package io.idemworker.core;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.IdempotentConsumer.Attempt;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -10,8 +12,11 @@ import java.util.Set;
  *   <li>applied → {@link Outcome.Processed} (one round trip);
  *   <li>the anchor exists → one read of it: the same fingerprint is a {@link Outcome.Duplicate},
  *       another is an {@code IdempotencyConflict} naming the differing fields (two round trips);
- *   <li>a patched document is missing → not yet (retried, then dead-lettered with the declared
- *       reason); it refuses its condition → dead-lettered with the declared reason;
+ *   <li>a patched document is missing → when the change declares a seed for it, the seed is created
+ *       (applied, or already there) and the write set applied once more, whose result is then
+ *       answered as here (three round trips for a first event); without a seed, or when the target
+ *       is still missing, not yet (retried, then dead-lettered with the declared reason);
+ *   <li>a patched document refuses its condition → dead-lettered with the declared reason;
  *   <li>a store failure → classified by {@link Attempt#failed}.
  * </ul>
  *
@@ -25,6 +30,14 @@ final class AnchoredWrite {
       EffectStore store, Change.Anchored change, Fingerprint fingerprint, Attempt attempt) {
     WriteSet writeSet = change.writeSet();
     EffectStore.WriteResult result = store.apply(writeSet);
+    if (result instanceof EffectStore.TargetMissing missing
+        && change.seedFor(missing.id()).isPresent()) {
+      EffectStore.WriteResult seeded = seed(store, writeSet.partitionKey(), change, missing.id());
+      if (seeded instanceof EffectStore.Failed failed) {
+        return attempt.failed(failed.failure());
+      }
+      result = store.apply(writeSet);
+    }
     if (result instanceof EffectStore.Applied) {
       return new Outcome.Processed(attempt.key(), attempt.entityId());
     }
@@ -54,5 +67,18 @@ final class AnchoredWrite {
     return attempt.retry(
         Outcome.RetryCause.TRANSIENT,
         "the store reported a conflict but the anchor is gone (expired or deleted); retrying");
+  }
+
+  /**
+   * Creates a seed as a one-document write set (the seed is its own anchor, fingerprinted by its
+   * content): {@link EffectStore.AnchorExists} means another message seeded it first, which is
+   * success here.
+   */
+  private static EffectStore.WriteResult seed(
+      EffectStore store, String partitionKey, Change.Anchored change, String id) {
+    ObjectNode seed = change.seedFor(id).orElseThrow();
+    WriteSet seedSet = WriteSet.of(partitionKey, Fingerprint.of(seed), seed, List.of());
+    EffectStore.WriteResult result = store.apply(seedSet);
+    return result instanceof EffectStore.AnchorExists ? new EffectStore.Applied() : result;
   }
 }

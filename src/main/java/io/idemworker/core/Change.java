@@ -1,10 +1,14 @@
 package io.idemworker.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * What a valid message asks of the store, and which protection makes it take effect once. A message
@@ -30,18 +34,68 @@ public sealed interface Change {
   /**
    * Create-as-check, with optional patches of existing documents in the same atomic write.
    *
+   * <p><b>Seeds.</b> A relative change to a document that is created by nobody in particular (a
+   * customer's running totals, first touched by whichever event arrives first) declares a seed for
+   * it: a document holding only the target's identity fields. When the write set meets the target
+   * missing, the flow creates the seed (as a one-document write set: a 409 means someone else
+   * seeded it, which is as good) and applies the write set once more. The seed is created outside
+   * the write set on purpose: a write set that created the target would collide with a concurrent
+   * first event for the same target, and a seed carries no effect, so creating it twice or
+   * needlessly changes nothing. The first event for a target therefore costs three round trips
+   * (write set → target missing, seed, write set) instead of one; every later event costs one.
+   *
    * @param writeSet the anchor, the documents created with it, and the patches
    * @param rules how a patched document that is missing or refuses its condition is answered;
    *     required when the write set has patches
+   * @param seeds documents to create when a patched document with the same {@code id} is missing;
+   *     each seed's id must be a patch's id, and it must carry no effect of its own (identity
+   *     fields only), because it is created once for every message that finds the target missing
    */
-  record Anchored(WriteSet writeSet, Optional<TargetRules> rules) implements Change {
-    /** Requires the rules exactly when there are patches. */
+  record Anchored(WriteSet writeSet, Optional<TargetRules> rules, List<ObjectNode> seeds)
+      implements Change {
+    /** Requires the rules exactly when there are patches, and a patch for every seed. */
     public Anchored {
       Objects.requireNonNull(writeSet, "writeSet");
       Objects.requireNonNull(rules, "rules");
+      seeds = List.copyOf(seeds);
       if (writeSet.patches().isEmpty() == rules.isPresent()) {
         throw new IllegalArgumentException("target rules go with patches, and only with them");
       }
+      Set<String> patched = new HashSet<>();
+      writeSet.patches().forEach(patch -> patched.add(patch.id()));
+      Set<String> seeded = new HashSet<>();
+      for (ObjectNode seed : seeds) {
+        JsonNode id = seed.get("id");
+        if (id == null || !id.isTextual() || !patched.contains(id.asText())) {
+          throw new IllegalArgumentException("every seed needs the id of a patched document");
+        }
+        if (!seeded.add(id.asText())) {
+          throw new IllegalArgumentException("document " + id.asText() + " is seeded twice");
+        }
+      }
+    }
+
+    /**
+     * Create-as-check without seeds: a missing target is answered by the rules alone.
+     *
+     * @param writeSet the anchor, the documents created with it, and the patches
+     * @param rules how a patched document that is missing or refuses its condition is answered
+     */
+    public Anchored(WriteSet writeSet, Optional<TargetRules> rules) {
+      this(writeSet, rules, List.of());
+    }
+
+    /**
+     * The seed for a patched document, if one was declared.
+     *
+     * @param id the missing document's id
+     * @return a copy of the seed
+     */
+    public Optional<ObjectNode> seedFor(String id) {
+      return seeds.stream()
+          .filter(seed -> seed.get("id").asText().equals(id))
+          .findFirst()
+          .map(ObjectNode::deepCopy);
     }
   }
 

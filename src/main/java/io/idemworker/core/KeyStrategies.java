@@ -54,8 +54,9 @@ public final class KeyStrategies {
    * Prefixes another strategy's key with a consumer name. The prefixed key is what the order
    * records and what the ids of outgoing events derive from, so two consumers that replay the same
    * message emit distinct, each deterministic, event ids. It does not give each consumer its own
-   * duplicate check: the anchor document's id is the business id, so consumers that must each apply
-   * their own effect need their own containers.
+   * duplicate check when the anchor document's id is the business id; consumers that must each
+   * apply their own effect to a shared store anchor on an inbox marker that names the consumer
+   * ({@code inbox:{consumer}:{key}}), and then need no prefix.
    *
    * @param consumerName the consumer's name; non-blank
    * @param inner the strategy whose key is prefixed

@@ -16,8 +16,8 @@ public final class CosmosContainers {
   private CosmosContainers() {}
 
   /**
-   * Creates the database and the container if missing: partitioned by {@value #PARTITION_KEY_PATH},
-   * with {@code defaultTtl = -1} so that documents may carry their own TTL.
+   * Creates the database and the orders container if missing: partitioned by {@value
+   * #PARTITION_KEY_PATH}, with {@code defaultTtl = -1} so that documents may carry their own TTL.
    *
    * @param client the client
    * @param database the database name
@@ -26,13 +26,40 @@ public final class CosmosContainers {
    */
   public static CosmosContainer ensureExists(
       CosmosClient client, String database, String container) {
+    return ensureExists(client, database, container, PARTITION_KEY_PATH);
+  }
+
+  /**
+   * Creates the database and a container if missing, partitioned by the given path, with {@code
+   * defaultTtl = -1}. An existing container is left as it is; {@link #partitionKeyPath} tells
+   * whether it fits.
+   *
+   * @param client the client
+   * @param database the database name
+   * @param container the container name
+   * @param partitionKeyPath e.g. {@code /customerId}
+   * @return the container
+   */
+  public static CosmosContainer ensureExists(
+      CosmosClient client, String database, String container, String partitionKeyPath) {
     client.createDatabaseIfNotExists(database);
     CosmosDatabase db = client.getDatabase(database);
     CosmosContainerProperties properties =
-        new CosmosContainerProperties(container, PARTITION_KEY_PATH);
+        new CosmosContainerProperties(container, partitionKeyPath);
     properties.setDefaultTimeToLiveInSeconds(-1);
     db.createContainerIfNotExists(properties);
     return db.getContainer(container);
+  }
+
+  /**
+   * The container's partition key path: a worker whose documents are keyed by another field would
+   * have every write refused, so it checks this at start-up.
+   *
+   * @param container the container
+   * @return e.g. {@code /orderId}
+   */
+  public static String partitionKeyPath(CosmosContainer container) {
+    return container.read().getProperties().getPartitionKeyDefinition().getPaths().get(0);
   }
 
   /**

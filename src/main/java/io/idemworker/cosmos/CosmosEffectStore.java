@@ -41,16 +41,35 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
 
   private final CosmosContainer container;
   private final StoreCallListener listener;
+  private final String partitionKeyField;
 
   /**
-   * Creates the adapter.
+   * Creates the adapter for the orders container (partition key {@code /orderId}).
    *
    * @param container the container holding the effects
    * @param listener told about every round trip
    */
   public CosmosEffectStore(CosmosContainer container, StoreCallListener listener) {
+    this(container, listener, CosmosContainers.PARTITION_KEY_PATH);
+  }
+
+  /**
+   * Creates the adapter for a container with any single-field partition key.
+   *
+   * @param container the container holding the effects
+   * @param listener told about every round trip
+   * @param partitionKeyPath the container's partition key path, e.g. {@code /customerId}: the
+   *     readiness probe's document carries its own partition in that field
+   */
+  public CosmosEffectStore(
+      CosmosContainer container, StoreCallListener listener, String partitionKeyPath) {
     this.container = Objects.requireNonNull(container, "container");
     this.listener = Objects.requireNonNull(listener, "listener");
+    if (!partitionKeyPath.matches("/[A-Za-z_][A-Za-z0-9_]{0,63}")) {
+      throw new IllegalArgumentException(
+          "partition key path must be /field, a top-level field, was " + partitionKeyPath);
+    }
+    this.partitionKeyField = partitionKeyPath.substring(1);
   }
 
   @Override
@@ -220,7 +239,7 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
   public Optional<String> problem() {
     ObjectNode probe = JsonNodeFactory.instance.objectNode();
     probe.put("id", PROBE_ID);
-    probe.put(CosmosContainers.PARTITION_KEY_PATH.substring(1), PROBE_ID);
+    probe.put(partitionKeyField, PROBE_ID);
     probe.put("type", "readinessProbe");
     probe.put("ttl", 60);
     CosmosBatch batch = CosmosBatch.createCosmosBatch(new PartitionKey(PROBE_ID));

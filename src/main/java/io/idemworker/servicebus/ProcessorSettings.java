@@ -4,10 +4,11 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How the worker takes messages from its queue. Validates itself; messages name the environment
- * variable each value comes from.
+ * How the worker takes messages from its queue or topic subscription. Validates itself; messages
+ * name the environment variable each value comes from.
  *
- * @param queueName the queue ({@code SERVICEBUS_QUEUE_NAME})
+ * @param source the queue ({@code SERVICEBUS_QUEUE_NAME}) or the topic subscription ({@code
+ *     SERVICEBUS_TOPIC_NAME} + {@code SERVICEBUS_SUBSCRIPTION_NAME})
  * @param maxConcurrentCalls messages handled at once, 1–1000 ({@code WORKER_MAX_CONCURRENT_CALLS})
  * @param prefetchCount messages fetched ahead, 0–10000 ({@code WORKER_PREFETCH_COUNT})
  * @param maxLockRenewal how long a slow message's lock is renewed ({@code WORKER_MAX_LOCK_RENEWAL})
@@ -19,7 +20,7 @@ import java.util.Objects;
  *     an outage longer than the broker's delivery limit does not dead-letter good messages; 1–10000
  */
 public record ProcessorSettings(
-    String queueName,
+    Source source,
     int maxConcurrentCalls,
     int prefetchCount,
     Duration maxLockRenewal,
@@ -29,9 +30,7 @@ public record ProcessorSettings(
 
   /** Checks every value. */
   public ProcessorSettings {
-    if (queueName == null || queueName.isBlank()) {
-      throw new IllegalArgumentException("SERVICEBUS_QUEUE_NAME must not be blank");
-    }
+    Objects.requireNonNull(source, "source");
     if (maxConcurrentCalls < 1 || maxConcurrentCalls > 1000) {
       throw new IllegalArgumentException(
           "WORKER_MAX_CONCURRENT_CALLS must be 1-1000, was " + maxConcurrentCalls);
@@ -55,6 +54,59 @@ public record ProcessorSettings(
     }
   }
 
+  /** Where the messages come from. */
+  public sealed interface Source {
+    /**
+     * How logs name it.
+     *
+     * @return e.g. {@code queue orders} or {@code subscription order-events/loyalty}
+     */
+    String describe();
+  }
+
+  /**
+   * A queue.
+   *
+   * @param name {@code SERVICEBUS_QUEUE_NAME}
+   */
+  public record Queue(String name) implements Source {
+    /** Requires a name. */
+    public Queue {
+      if (name == null || name.isBlank()) {
+        throw new IllegalArgumentException("SERVICEBUS_QUEUE_NAME must not be blank");
+      }
+    }
+
+    @Override
+    public String describe() {
+      return "queue " + name;
+    }
+  }
+
+  /**
+   * A topic's subscription: this consumer's own copy of every message published to the topic that
+   * the subscription's rules let through.
+   *
+   * @param topic {@code SERVICEBUS_TOPIC_NAME}
+   * @param subscription {@code SERVICEBUS_SUBSCRIPTION_NAME}
+   */
+  public record Subscription(String topic, String subscription) implements Source {
+    /** Requires both names. */
+    public Subscription {
+      if (topic == null || topic.isBlank()) {
+        throw new IllegalArgumentException("SERVICEBUS_TOPIC_NAME must not be blank");
+      }
+      if (subscription == null || subscription.isBlank()) {
+        throw new IllegalArgumentException("SERVICEBUS_SUBSCRIPTION_NAME must not be blank");
+      }
+    }
+
+    @Override
+    public String describe() {
+      return "subscription " + topic + "/" + subscription;
+    }
+  }
+
   /**
    * Defaults for a queue: 16 concurrent calls, no prefetch, 5 minutes of lock renewal, back-off up
    * to 2 s, probe every 5 s, pause after 32 transient failures in a row.
@@ -63,8 +115,18 @@ public record ProcessorSettings(
    * @return the settings
    */
   public static ProcessorSettings defaults(String queueName) {
+    return defaults(new Queue(queueName));
+  }
+
+  /**
+   * The same defaults for any source.
+   *
+   * @param source the queue or subscription
+   * @return the settings
+   */
+  public static ProcessorSettings defaults(Source source) {
     return new ProcessorSettings(
-        queueName, 16, 0, Duration.ofMinutes(5), Duration.ofSeconds(2), Duration.ofSeconds(5), 32);
+        source, 16, 0, Duration.ofMinutes(5), Duration.ofSeconds(2), Duration.ofSeconds(5), 32);
   }
 
   /**
@@ -75,7 +137,7 @@ public record ProcessorSettings(
    */
   public ProcessorSettings withMaxConcurrentCalls(int calls) {
     return new ProcessorSettings(
-        queueName,
+        source,
         calls,
         prefetchCount,
         maxLockRenewal,
@@ -92,7 +154,7 @@ public record ProcessorSettings(
    */
   public ProcessorSettings withMaxRetryBackoff(Duration backoff) {
     return new ProcessorSettings(
-        queueName,
+        source,
         maxConcurrentCalls,
         prefetchCount,
         maxLockRenewal,
@@ -109,7 +171,7 @@ public record ProcessorSettings(
    */
   public ProcessorSettings withProbeInterval(Duration interval) {
     return new ProcessorSettings(
-        queueName,
+        source,
         maxConcurrentCalls,
         prefetchCount,
         maxLockRenewal,
@@ -126,7 +188,7 @@ public record ProcessorSettings(
    */
   public ProcessorSettings withTransientFailuresBeforePause(int failures) {
     return new ProcessorSettings(
-        queueName,
+        source,
         maxConcurrentCalls,
         prefetchCount,
         maxLockRenewal,

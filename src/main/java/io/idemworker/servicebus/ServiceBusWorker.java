@@ -1,5 +1,6 @@
 package io.idemworker.servicebus;
 
+import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.azure.messaging.servicebus.ServiceBusErrorContext;
 import com.azure.messaging.servicebus.ServiceBusException;
 import com.azure.messaging.servicebus.ServiceBusProcessorClient;
@@ -28,10 +29,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The worker: a Service Bus processor (PEEK_LOCK, auto-complete off, lock auto-renewal) whose every
- * delivery goes through the {@link IdempotentConsumer} and is settled by its {@link Outcome}:
- * processed, duplicate and stale → complete; dead-lettered → dead-letter with the reason code and
- * description; retry → abandon after a back-off inside the lock.
+ * The worker: a Service Bus processor on a queue or a topic subscription (PEEK_LOCK, auto-complete
+ * off, lock auto-renewal) whose every delivery goes through the {@link IdempotentConsumer} and is
+ * settled by its {@link Outcome}: processed, duplicate and stale → complete; dead-lettered →
+ * dead-letter with the reason code and description; retry → abandon after a back-off inside the
+ * lock.
  *
  * <p><b>Pausing.</b> A retry caused by misconfiguration, or {@link
  * ProcessorSettings#transientFailuresBeforePause()} transient failures in a row, pause the worker:
@@ -127,11 +129,15 @@ public final class ServiceBusWorker implements AutoCloseable {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.supervisor = Objects.requireNonNull(supervisor, "supervisor");
     this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+    ServiceBusClientBuilder.ServiceBusProcessorClientBuilder builder =
+        connection.builder().processor();
+    if (settings.source() instanceof ProcessorSettings.Subscription subscription) {
+      builder.topicName(subscription.topic()).subscriptionName(subscription.subscription());
+    } else {
+      builder.queueName(((ProcessorSettings.Queue) settings.source()).name());
+    }
     this.processor =
-        connection
-            .builder()
-            .processor()
-            .queueName(settings.queueName())
+        builder
             .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
             .disableAutoComplete()
             .maxConcurrentCalls(settings.maxConcurrentCalls())
@@ -167,7 +173,7 @@ public final class ServiceBusWorker implements AutoCloseable {
       throw new IllegalStateException("the worker can be started once, was " + created.state());
     }
     processor.start();
-    LOG.info("worker started on queue {}", settings.queueName());
+    LOG.info("worker started on {}", settings.source().describe());
   }
 
   /**

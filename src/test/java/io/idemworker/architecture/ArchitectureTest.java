@@ -34,6 +34,7 @@ class ArchitectureTest {
           .dependOnClassesThat()
           .resideInAnyPackage(
               "io.idemworker.orders..",
+              "io.idemworker.customers..",
               "io.idemworker.cosmos..",
               "io.idemworker.servicebus..",
               "io.idemworker.app..",
@@ -47,6 +48,19 @@ class ArchitectureTest {
           .dependOnClassesThat()
           .resideInAnyPackage(
               "com.azure..", "io.idemworker.cosmos..", "io.idemworker.servicebus..");
+
+  private static final ArchRule customersIsFreeOfAzure =
+      noClasses()
+          .that()
+          .resideInAPackage("io.idemworker.customers..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "com.azure..",
+              "io.idemworker.cosmos..",
+              "io.idemworker.servicebus..",
+              "io.idemworker.app..",
+              "io.idemworker.emulator..");
 
   private static final ArchRule adaptersDoNotDependOnEachOther =
       noClasses()
@@ -78,6 +92,7 @@ class ArchitectureTest {
   @Test
   void businessIsFreeOfAzure() {
     ordersIsFreeOfAzure.check(PRODUCTION);
+    customersIsFreeOfAzure.check(PRODUCTION);
   }
 
   @Test
