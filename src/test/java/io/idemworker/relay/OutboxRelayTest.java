@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.IdempotentConsumer;
+import io.idemworker.core.IncomingMessage;
 import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
 import io.idemworker.cosmos.CosmosEffectStore;
@@ -30,10 +31,12 @@ import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.MutableClock;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -315,7 +318,7 @@ class OutboxRelayTest {
   }
 
   @Test
-  void anOrderAcceptedByTheWorker_isPublishedUnderTheIdDerivedFromItsMessage() {
+  void anOrderAcceptedByTheWorker_isPublishedUnderTheIdDerivedFromItsMessage_inItsTrace() {
     // given an OrderPlaced processed by the worker's consumer into Cosmos DB
     CosmosContainer container = freshContainer(client);
     String topic = RelayFixture.newTopic(Emulators.serviceBus());
@@ -329,7 +332,17 @@ class OutboxRelayTest {
             262_144,
             10);
     String orderId = orderId();
-    assertThat(consumer.handle(Orders.order(orderId))).isInstanceOf(Outcome.Processed.class);
+    String producerTrace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    IncomingMessage placed =
+        new IncomingMessage(
+            Optional.of(orderId),
+            Optional.of("corr-7"),
+            Optional.of("OrderPlaced"),
+            Optional.of("application/json"),
+            Map.of("Diagnostic-Id", producerTrace),
+            Orders.body(orderId, "cust-7").getBytes(StandardCharsets.UTF_8),
+            0);
+    assertThat(consumer.handle(placed)).isInstanceOf(Outcome.Processed.class);
     OutboxRelay relay = newRelay(container, topic, "relay-a", RelayListener.none());
 
     // when the relay runs
@@ -342,5 +355,8 @@ class OutboxRelayTest {
     assertThat(received.get(0).getMessageId())
         .isEqualTo(OrderDocumentIds.outboxEvent(new IdempotencyKey(orderId)));
     assertThat(received.get(0).getSubject()).isEqualTo("OrderAccepted");
+    assertThat(received.get(0).getCorrelationId()).isEqualTo("corr-7");
+    assertThat(received.get(0).getApplicationProperties())
+        .containsEntry("traceparent", producerTrace);
   }
 }
