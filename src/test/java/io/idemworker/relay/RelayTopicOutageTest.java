@@ -61,7 +61,12 @@ class RelayTopicOutageTest {
               RelayFixture.settings(TOPIC, "relay-a"),
               counts,
               clock,
-              Executors.newSingleThreadScheduledExecutor());
+              Executors.newSingleThreadScheduledExecutor(
+                  r -> {
+                    Thread thread = new Thread(r, "relay-outage");
+                    thread.setDaemon(true);
+                    return thread;
+                  }));
       try {
         // given a relay that published two events while the topic was up
         List<String> ids = new ArrayList<>();
