@@ -273,7 +273,7 @@ public final class OutboxRelay implements AutoCloseable {
   enum Cycle {
     /** The feed is drained: every event read is published and marked. */
     DRAINED,
-    /** Stopped early (the lease needs renewing mid-feed is not a reason; only stopping is). */
+    /** Stopped early because the relay is stopping; the rest is read by the next holder. */
     MORE,
     /** Another replica holds the lease. */
     STANDBY,
@@ -404,7 +404,7 @@ public final class OutboxRelay implements AutoCloseable {
     try {
       rejected = publisher.publish(pending);
     } catch (RelayFailure e) {
-      listener.publishFailed(
+      notifyFailed(
           e.kind() == RelayFailure.Kind.MISCONFIGURATION ? "misconfiguration" : "transient",
           pending.size());
       throw e;
@@ -441,8 +441,12 @@ public final class OutboxRelay implements AutoCloseable {
         orderId,
         problem);
     outbox.markUnpublishable(id, orderId, problem, clock.instant());
+    notifyFailed("unpublishable", 1);
+  }
+
+  private void notifyFailed(String reason, int count) {
     try {
-      listener.publishFailed("unpublishable", 1);
+      listener.publishFailed(reason, count);
     } catch (RuntimeException e) {
       LOG.warn("a relay listener failed", e);
     }
