@@ -85,7 +85,9 @@ class RelayMetricsTest {
     event.put("createdAt", clock.instant().toString());
     event.putObject("payload").put("orderId", "ord-1");
     container.createItem(event);
-    CountDownLatch failed = new CountDownLatch(1);
+    // Two failures: the listener hears the first inside its cycle, before the cycle sets the
+    // status; by the second, the first cycle has ended and set it (only a success clears it).
+    CountDownLatch failed = new CountDownLatch(2);
     RelayListener listener =
         new RelayListener() {
           @Override
