@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       BenchCommand.class,
       RunCommand.class,
+      RelayCommand.class,
       EmulatorsCommand.class,
       SendCommand.class,
       ResubmitCommand.class,
@@ -68,13 +69,15 @@ public final class Main {
               variable.allowed(),
               variable.defaultValue() == null ? "" : " (default " + variable.defaultValue() + ")"));
     }
-    commandLine
-        .getSubcommands()
-        .get("run")
-        .getCommandSpec()
-        .usageMessage()
-        .width(120)
-        .footer(footer.toArray(new String[0]));
+    for (String command : java.util.List.of("run", "relay")) {
+      commandLine
+          .getSubcommands()
+          .get(command)
+          .getCommandSpec()
+          .usageMessage()
+          .width(120)
+          .footer(footer.toArray(new String[0]));
+    }
     return commandLine;
   }
 }

@@ -4,6 +4,7 @@ import com.azure.core.credential.TokenCredential;
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
 import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.relay.OutboxRelay;
 import io.idemworker.servicebus.QueueRetentionCheck;
 import io.idemworker.servicebus.ServiceBusWorker;
 import io.idemworker.servicebus.WorkerStatus;
@@ -13,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -28,7 +30,7 @@ import picocli.CommandLine.Command;
     description = {
       "Runs the worker against Service Bus and Cosmos DB.",
       "",
-      "Takes OrderPlaced messages from a Service Bus queue and writes each order to Cosmos DB exactly once; with WORKER_ROLE loyalty or customer-stats, takes OrderAccepted events from a topic subscription instead and applies that consumer's effect exactly once. Configured by environment variables (see the README's configuration reference); every bad variable is reported at start-up and the exit code is 2. Serves GET /health/live and /health/ready on HEALTH_PORT. Stops cleanly on SIGTERM: stops taking messages, drains in-flight ones within WORKER_SHUTDOWN_TIMEOUT, flushes telemetry, exits 0."
+      "Takes OrderPlaced messages from a Service Bus queue and writes each order to Cosmos DB exactly once; with WORKER_ROLE loyalty or customer-stats, takes OrderAccepted events from a topic subscription instead and applies that consumer's effect exactly once. Configured by environment variables (see the README's configuration reference); every bad variable is reported at start-up and the exit code is 2. Serves GET /health/live and /health/ready on HEALTH_PORT. Stops cleanly on SIGTERM: stops taking messages, drains in-flight ones within WORKER_SHUTDOWN_TIMEOUT, flushes telemetry, exits 0. In the orders role, unless RELAY_ENABLED is false, also runs the outbox relay (see 'relay')."
     })
 final class RunCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
@@ -44,8 +46,27 @@ final class RunCommand implements Callable<Integer> {
     this.env = env;
   }
 
+  /** What a process runs. */
+  enum Parts {
+    /** The worker, and the outbox relay unless {@code RELAY_ENABLED} is false ({@code run}). */
+    WORKER,
+    /** The outbox relay alone ({@code relay}). */
+    RELAY_ONLY
+  }
+
   @Override
   public Integer call() throws InterruptedException {
+    return run(Parts.WORKER);
+  }
+
+  /**
+   * Runs until SIGTERM.
+   *
+   * @param parts what to run
+   * @return the exit code: 0 after a clean stop, 2 for a bad configuration
+   * @throws InterruptedException when interrupted while waiting
+   */
+  int run(Parts parts) throws InterruptedException {
     WorkerConfig config;
     try {
       config = WorkerConfig.fromEnvironment(env);
@@ -53,14 +74,36 @@ final class RunCommand implements Callable<Integer> {
       System.err.println("idemworker: " + e.getMessage());
       return 2;
     }
+    boolean runWorker = parts == Parts.WORKER;
+    // The relay publishes the orders container's outbox; a consumer role has none to publish.
+    boolean runRelay =
+        parts == Parts.RELAY_ONLY || (config.relay().enabled() && config.consumerRole().isEmpty());
     AtomicReference<ServiceBusWorker> running = new AtomicReference<>();
+    AtomicReference<OutboxRelay> relaying = new AtomicReference<>();
     AtomicReference<String> startup = new AtomicReference<>("starting");
+    Supplier<WorkerStatus> starting =
+        () -> new WorkerStatus(WorkerStatus.State.CREATED, Optional.of(startup.get()));
     Supplier<WorkerStatus> status =
-        () ->
-            Optional.ofNullable(running.get())
-                .map(ServiceBusWorker::status)
-                .orElseGet(
-                    () -> new WorkerStatus(WorkerStatus.State.CREATED, Optional.of(startup.get())));
+        () -> {
+          if (runWorker) {
+            WorkerStatus worker =
+                Optional.ofNullable(running.get())
+                    .map(ServiceBusWorker::status)
+                    .orElseGet(starting);
+            if (!worker.ready() || !runRelay) {
+              return worker;
+            }
+          }
+          return Optional.ofNullable(relaying.get())
+              .map(OutboxRelay::status)
+              .map(
+                  relay ->
+                      relay.ready()
+                          ? relay
+                          : new WorkerStatus(
+                              relay.state(), relay.reason().map(reason -> "relay: " + reason)))
+              .orElseGet(starting);
+        };
     Telemetry telemetry;
     try {
       telemetry = Telemetry.fromEnvironment(env);
@@ -71,12 +114,14 @@ final class RunCommand implements Callable<Integer> {
       return 2;
     }
     LOG.info("telemetry export: {}", telemetry.export().describe());
+    RelayMetrics relayMetrics = telemetry.relayMetrics();
     HealthServer health = new HealthServer(config.healthPort(), status);
     health.start();
     LOG.info("health endpoints on port {}", health.port());
     CountDownLatch stopping = new CountDownLatch(1);
     AtomicInteger exitCode = new AtomicInteger(0);
     AtomicReference<CosmosClient> cosmos = new AtomicReference<>();
+    ScheduledExecutorService relayExecutor = Wiring.relayExecutor();
     Duration shutdownTimeout = config.shutdownTimeout();
     Runtime.getRuntime()
         .addShutdownHook(
@@ -86,6 +131,11 @@ final class RunCommand implements Callable<Integer> {
                   stopping.countDown();
                   ServiceBusWorker worker = running.get();
                   boolean drained = worker == null || worker.shutdown(shutdownTimeout);
+                  // After the worker, so events its last messages wrote still go out; the lease
+                  // is given up so another replica takes over at once.
+                  Optional.ofNullable(relaying.get()).ifPresent(OutboxRelay::close);
+                  relayExecutor.shutdownNow();
+                  relayMetrics.close();
                   health.close();
                   telemetry.close();
                   Optional.ofNullable(cosmos.get()).ifPresent(CosmosClient::close);
@@ -141,47 +191,62 @@ final class RunCommand implements Callable<Integer> {
               + config.cosmosContainer()
               + " has TTL off (no defaultTtl), so inbox markers (WORKER_INBOX_TTL "
               + config.inboxTtl().map(Duration::toString).orElse("never")
-              + ") would never expire: turn it on with defaultTtl -1");
+              + ") and published events (RELAY_PUBLISHED_TTL) would never expire: turn it on with"
+              + " defaultTtl -1");
       Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
       return refused(exitCode);
     }
-    LOG.info(
-        "inbox markers live {}; redelivery horizon {}",
-        config.inboxTtl().map(Duration::toString).orElse("forever"),
-        config.retention().horizon());
-    QueueRetentionCheck.Result queueCheck =
-        config.subscription().isPresent()
-            ? new QueueRetentionCheck.NotChecked(
-                "a topic subscription: its lock duration, delivery count and message TTL are taken"
-                    + " from the configuration as given")
-            : QueueRetentionCheck.check(
-                Wiring.serviceBus(config, credential),
-                config.queueName(),
-                config.retention(),
-                Duration.ofSeconds(10));
-    if (queueCheck instanceof QueueRetentionCheck.Differs differs) {
-      System.err.println(
-          "idemworker: the queue's properties differ from the configuration: "
-              + String.join("; ", differs.differences()));
-      Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
-      return refused(exitCode);
+    if (runWorker) {
+      LOG.info(
+          "inbox markers live {}; redelivery horizon {}",
+          config.inboxTtl().map(Duration::toString).orElse("forever"),
+          config.retention().horizon());
+      QueueRetentionCheck.Result queueCheck =
+          config.subscription().isPresent()
+              ? new QueueRetentionCheck.NotChecked(
+                  "a topic subscription: its lock duration, delivery count and message TTL are"
+                      + " taken from the configuration as given")
+              : QueueRetentionCheck.check(
+                  Wiring.serviceBus(config, credential),
+                  config.queueName(),
+                  config.retention(),
+                  Duration.ofSeconds(10));
+      if (queueCheck instanceof QueueRetentionCheck.Differs differs) {
+        System.err.println(
+            "idemworker: the queue's properties differ from the configuration: "
+                + String.join("; ", differs.differences()));
+        Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
+        return refused(exitCode);
+      }
+      if (queueCheck instanceof QueueRetentionCheck.NotChecked notChecked) {
+        LOG.info("queue retention values not cross-checked: {}", notChecked.why());
+      }
     }
-    if (queueCheck instanceof QueueRetentionCheck.NotChecked notChecked) {
-      LOG.info("queue retention values not cross-checked: {}", notChecked.why());
+    if (runRelay) {
+      OutboxRelay relay =
+          Wiring.relay(
+              config, container, credential, relayMetrics, Clock.systemUTC(), relayExecutor);
+      relayMetrics.observe(relay);
+      relaying.set(relay);
+      LOG.info("outbox relay to topic {}", config.relay().topicName());
+    } else {
+      LOG.info("outbox relay off (RELAY_ENABLED=false)");
     }
-    ServiceBusWorker worker =
-        Wiring.worker(
-            config,
-            container,
-            telemetry.storeListener(),
-            telemetry.observer(new OutcomeLog()),
-            credential,
-            Clock.systemUTC());
-    running.set(worker);
+    if (runWorker) {
+      running.set(
+          Wiring.worker(
+              config,
+              container,
+              telemetry.storeListener(),
+              telemetry.observer(new OutcomeLog()),
+              credential,
+              Clock.systemUTC()));
+    }
     if (stopping.getCount() == 0) {
       return 0;
     }
-    worker.start();
+    Optional.ofNullable(relaying.get()).ifPresent(OutboxRelay::start);
+    Optional.ofNullable(running.get()).ifPresent(ServiceBusWorker::start);
     stopping.await();
     return 0;
   }

@@ -118,6 +118,7 @@ final class Telemetry implements AutoCloseable {
   private final String queueName;
   private final String spanName;
   private final Tracer tracer;
+  private final Meter meter;
 
   private final LongCounter receivedCounter;
   private final LongCounter outcomeCounter;
@@ -160,7 +161,7 @@ final class Telemetry implements AutoCloseable {
     this.owned = owned;
     this.spanName = "process " + queueName;
     this.tracer = openTelemetry.getTracer(SCOPE);
-    Meter meter = openTelemetry.getMeter(SCOPE);
+    this.meter = openTelemetry.getMeter(SCOPE);
     receivedCounter =
         meter
             .counterBuilder("idemworker.messages.received")
@@ -284,6 +285,15 @@ final class Telemetry implements AutoCloseable {
         }
       };
     };
+  }
+
+  /**
+   * The outbox relay's instruments, on this telemetry's meter.
+   *
+   * @return new instruments; close them with the relay
+   */
+  RelayMetrics relayMetrics() {
+    return new RelayMetrics(meter);
   }
 
   /**

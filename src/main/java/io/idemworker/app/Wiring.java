@@ -6,6 +6,7 @@ import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.identity.DefaultAzureCredentialBuilder;
+import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import io.idemworker.core.DeliveryObserver;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.IdempotentConsumer;
@@ -20,12 +21,16 @@ import io.idemworker.customers.CustomerDocumentIds;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.payments.HttpPaymentProvider;
+import io.idemworker.relay.OutboxRelay;
+import io.idemworker.relay.RelayListener;
+import io.idemworker.relay.RelaySettings;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 
 /** Builds the worker's parts from a {@link WorkerConfig}; the one place that knows them all. */
@@ -156,6 +161,70 @@ final class Wiring {
         store,
         observer,
         clock);
+  }
+
+  /**
+   * The outbox relay over the orders container, sending to {@code RELAY_TOPIC_NAME} with the same
+   * Service Bus connection as the worker.
+   */
+  static OutboxRelay relay(
+      WorkerConfig config,
+      CosmosContainer container,
+      Supplier<TokenCredential> credential,
+      RelayListener listener,
+      Clock clock,
+      ScheduledExecutorService executor) {
+    ServiceBusSenderClient sender =
+        serviceBus(config, credential)
+            .builder()
+            .sender()
+            .topicName(config.relay().topicName())
+            .buildClient();
+    return OutboxRelay.create(container, sender, relaySettings(config), listener, clock, executor);
+  }
+
+  /** The relay's settings; the owner id is this host's name plus a random suffix. */
+  static RelaySettings relaySettings(WorkerConfig config) {
+    WorkerConfig.RelayConfig relay = config.relay();
+    return new RelaySettings(
+        relay.topicName(),
+        ownerId(),
+        relay.leaseDuration(),
+        relay.publishedTtl(),
+        relay.batchSize(),
+        relay.pollInterval());
+  }
+
+  /**
+   * A replica's name in the relay lease: the host name (a Container Apps replica's name) and a
+   * random suffix, so a restarted process on the same host is a new owner and waits for the old
+   * lease like any other replica.
+   */
+  static String ownerId() {
+    String host;
+    try {
+      host = java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.io.IOException e) {
+      host = "relay";
+    }
+    String clean = host.replaceAll("[^A-Za-z0-9._:\\-]", "-");
+    if (clean.isEmpty()) {
+      clean = "relay";
+    }
+    if (clean.length() > 100) {
+      clean = clean.substring(0, 100);
+    }
+    return clean + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  /** The relay's thread: a daemon, so a relay never keeps the JVM alive. */
+  static ScheduledExecutorService relayExecutor() {
+    return java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+        r -> {
+          Thread thread = new Thread(r, "outbox-relay");
+          thread.setDaemon(true);
+          return thread;
+        });
   }
 
   /**

@@ -46,6 +46,7 @@ import java.util.regex.Pattern;
  *     consumer of the topic subscription it runs
  * @param subscription {@code SERVICEBUS_TOPIC_NAME} + {@code SERVICEBUS_SUBSCRIPTION_NAME}: present
  *     exactly for a consumer role, which reads it instead of {@code SERVICEBUS_QUEUE_NAME}
+ * @param relay the outbox relay's {@code RELAY_*} settings
  */
 record WorkerConfig(
     Optional<String> serviceBusConnectionString,
@@ -69,7 +70,8 @@ record WorkerConfig(
     MarkerRetention retention,
     Optional<PaymentsConfig> payments,
     Optional<CustomerConsumers.Role> consumerRole,
-    Optional<ProcessorSettings.Subscription> subscription) {
+    Optional<ProcessorSettings.Subscription> subscription,
+    RelayConfig relay) {
 
   /** The container the consumer roles write into unless {@code COSMOS_CONTAINER} says otherwise. */
   static final String CUSTOMERS_CONTAINER = "customers";
@@ -97,6 +99,25 @@ record WorkerConfig(
                 .map(CustomerConsumers.Role::roleName)
                 .orElse(InboxMarkers.DEFAULT_CONSUMER));
   }
+
+  /**
+   * The outbox relay's settings.
+   *
+   * @param enabled {@code RELAY_ENABLED}: whether {@code run} also runs the relay ({@code relay}
+   *     always does)
+   * @param topicName {@code RELAY_TOPIC_NAME}
+   * @param leaseDuration {@code RELAY_LEASE_DURATION}
+   * @param pollInterval {@code RELAY_POLL_INTERVAL}, at most a third of the lease
+   * @param batchSize {@code RELAY_BATCH_SIZE}
+   * @param publishedTtl {@code RELAY_PUBLISHED_TTL}
+   */
+  record RelayConfig(
+      boolean enabled,
+      String topicName,
+      Duration leaseDuration,
+      Duration pollInterval,
+      int batchSize,
+      Duration publishedTtl) {}
 
   /**
    * The payment provider's settings.
@@ -177,7 +198,16 @@ record WorkerConfig(
           new Variable(
               "PAYMENTS_LEASE",
               "PT30S",
-              "an ISO 8601 duration from PT2S to PT5M, shorter than SERVICEBUS_LOCK_DURATION"));
+              "an ISO 8601 duration from PT2S to PT5M, shorter than SERVICEBUS_LOCK_DURATION"),
+          new Variable("RELAY_ENABLED", "true", "true | false"),
+          new Variable("RELAY_TOPIC_NAME", "order-events", "1-260 of letters, digits, . - _ /"),
+          new Variable("RELAY_LEASE_DURATION", "PT30S", "an ISO 8601 duration from PT5S to PT10M"),
+          new Variable(
+              "RELAY_POLL_INTERVAL",
+              "PT1S",
+              "an ISO 8601 duration from PT0.1S to PT1M, at most a third of RELAY_LEASE_DURATION"),
+          new Variable("RELAY_BATCH_SIZE", "100", "an integer from 1 to 1000"),
+          new Variable("RELAY_PUBLISHED_TTL", "P7D", "an ISO 8601 duration from PT1M to P3650D"));
 
   /** Cosmos DB's largest item TTL: a 32-bit count of seconds (about 68 years). */
   private static final Duration MAX_TTL = Duration.ofSeconds(Integer.MAX_VALUE);
@@ -279,8 +309,24 @@ record WorkerConfig(
                 r.duration("WORKER_RESUBMIT_WINDOW", Duration.ZERO, Duration.ofDays(3650))),
             payments(r),
             role,
-            subscription);
+            subscription,
+            new RelayConfig(
+                r.choice("RELAY_ENABLED", "true", "false").equals("true"),
+                r.matching("RELAY_TOPIC_NAME", QUEUE),
+                r.duration("RELAY_LEASE_DURATION", Duration.ofSeconds(5), Duration.ofMinutes(10)),
+                r.duration("RELAY_POLL_INTERVAL", Duration.ofMillis(100), Duration.ofMinutes(1)),
+                r.integer("RELAY_BATCH_SIZE", 1, 1000),
+                r.duration("RELAY_PUBLISHED_TTL", Duration.ofMinutes(1), Duration.ofDays(3650))));
     if (r.problems.isEmpty()) {
+      RelayConfig relay = config.relay();
+      if (relay.pollInterval().compareTo(relay.leaseDuration().dividedBy(3)) > 0) {
+        r.problems.add(
+            "RELAY_POLL_INTERVAL, RELAY_LEASE_DURATION: the poll interval "
+                + relay.pollInterval()
+                + " must be at most a third of the lease "
+                + relay.leaseDuration()
+                + ", or the lease would lapse between cycles");
+      }
       config
           .payments()
           .filter(

@@ -68,7 +68,13 @@ public final class OrderDecoder implements MessageDecoder {
           "MessageId must equal the body's orderId",
           Optional.of(order.orderId()));
     }
-    return new Valid(new OrderMessage(order, message.messageId(), message.correlationId()));
+    return new Valid(
+        new OrderMessage(
+            order,
+            message.messageId(),
+            message.correlationId(),
+            // Service Bus SDKs put the producer's trace context in Diagnostic-Id.
+            message.property("traceparent").or(() -> message.property("Diagnostic-Id"))));
   }
 
   /** At most {@value #MAX_LISTED_VIOLATIONS} violations: dead-letter descriptions have a limit. */

@@ -32,11 +32,21 @@ final class OrderMessage implements MessageDecoder.ValidMessage {
   private final OrderPlaced order;
   private final Optional<String> messageId;
   private final Optional<String> correlationId;
+  private final Optional<String> traceparent;
 
-  OrderMessage(OrderPlaced order, Optional<String> messageId, Optional<String> correlationId) {
+  /** A W3C {@code traceparent} (version 00); anything else is not carried into the event. */
+  private static final java.util.regex.Pattern TRACEPARENT =
+      java.util.regex.Pattern.compile("00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}");
+
+  OrderMessage(
+      OrderPlaced order,
+      Optional<String> messageId,
+      Optional<String> correlationId,
+      Optional<String> traceparent) {
     this.order = order;
     this.messageId = messageId;
     this.correlationId = correlationId;
+    this.traceparent = traceparent.filter(t -> TRACEPARENT.matcher(t).matches());
   }
 
   OrderPlaced order() {
@@ -104,6 +114,8 @@ final class OrderMessage implements MessageDecoder.ValidMessage {
     event.put("status", "pending");
     event.put("causationId", key.value());
     correlationId.ifPresent(id -> event.put("correlationId", id));
+    // The relay sends it on with the event, so consumers join the order's trace.
+    traceparent.ifPresent(t -> event.put("traceparent", t));
     event.put("createdAt", acceptedAt.toString());
     ObjectNode payload = event.putObject("payload");
     payload.put("orderId", order.orderId());

@@ -53,6 +53,12 @@ class ConfigurationFuzzProperties {
     if (bad.get1().equals("SERVICEBUS_FULLY_QUALIFIED_NAMESPACE")) {
       env.remove("SERVICEBUS_CONNECTION_STRING");
     }
+    if (bad.get1().equals("SERVICEBUS_TOPIC_NAME")
+        || bad.get1().equals("SERVICEBUS_SUBSCRIPTION_NAME")) {
+      env.put("WORKER_ROLE", "loyalty");
+      env.put("SERVICEBUS_TOPIC_NAME", "order-events");
+      env.put("SERVICEBUS_SUBSCRIPTION_NAME", "loyalty");
+    }
     if (bad.get1().equals("PAYMENTS_BASE_URL")) {
       env.put("PAYMENTS_API_KEY", "sk_test_idemworker");
     }
@@ -140,6 +146,25 @@ class ConfigurationFuzzProperties {
             withOneOf(Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(20), "\u00e9\u007f"),
             Arbitraries.strings().alpha().ofLength(256)));
     m.put("PAYMENTS_TIMEOUT", badDuration("PT2M1S", "PT0.5S"));
+    m.put("WORKER_ROLE", choiceJunk(Set.of("orders", "loyalty", "customer-stats")));
+    m.put(
+        "SERVICEBUS_TOPIC_NAME",
+        Arbitraries.oneOf(
+            withOneOf(Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(20), "!:@?#\u00e9"),
+            Arbitraries.strings().alpha().ofLength(261)));
+    m.put(
+        "SERVICEBUS_SUBSCRIPTION_NAME",
+        Arbitraries.oneOf(
+            withOneOf(Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(20), "/!:@?#\u00e9"),
+            Arbitraries.strings().alpha().ofLength(51)));
+    m.put("RELAY_ENABLED", choiceJunk(Set.of("true", "false")));
+    m.put(
+        "RELAY_TOPIC_NAME",
+        withOneOf(Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(20), "!:@?#\u00e9"));
+    m.put("RELAY_LEASE_DURATION", badDuration("PT10M1S", "PT4S"));
+    m.put("RELAY_POLL_INTERVAL", badDuration("PT1M1S", "PT0.05S"));
+    m.put("RELAY_BATCH_SIZE", badInteger(1, 1000));
+    m.put("RELAY_PUBLISHED_TTL", badDuration("P3651D", "PT59S"));
     m.put("PAYMENTS_LEASE", badDuration("PT5M1S", "PT1S"));
     m.put("WORKER_SHUTDOWN_TIMEOUT", badDuration("PT10M1S", "PT0.5S"));
     m.put(

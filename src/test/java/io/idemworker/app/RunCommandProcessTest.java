@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
+import io.idemworker.emulator.servicebus.TopicSettings;
 import io.idemworker.orders.Orders;
 import io.idemworker.servicebus.OrderMessages;
 import io.idemworker.testing.Emulators;
@@ -124,7 +125,8 @@ class RunCommandProcessTest {
     String queue = Emulators.newQueue(settings -> settings);
     String database = "ready-" + UUID.randomUUID().toString().substring(0, 8);
     int healthPort = freePort();
-    process = start(queue, database, healthPort);
+    // The relay off: its own Cosmos DB reads would turn readiness off before the worker's.
+    process = start(queue, database, healthPort, false);
     awaitReadiness(healthPort, 200);
     Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(403));
     Emulators.cosmos().faults().inject(Operation.READ, Fault.status(403));
@@ -232,7 +234,13 @@ class RunCommandProcessTest {
   }
 
   private Process start(String queue, String database, int healthPort) throws IOException {
+    return start(queue, database, healthPort, true);
+  }
+
+  private Process start(String queue, String database, int healthPort, boolean relay)
+      throws IOException {
     Map<String, String> env = new HashMap<>();
+    env.put("RELAY_ENABLED", Boolean.toString(relay));
     env.put("SERVICEBUS_CONNECTION_STRING", Emulators.serviceBus().connectionString());
     env.put("SERVICEBUS_QUEUE_NAME", queue);
     env.put("COSMOS_ENDPOINT", Emulators.cosmos().endpoint());
@@ -242,6 +250,9 @@ class RunCommandProcessTest {
     env.put("WORKER_MAX_CONCURRENT_CALLS", "8");
     env.put("WORKER_SHUTDOWN_TIMEOUT", "PT20S");
     env.put("HEALTH_PORT", Integer.toString(healthPort));
+    // The relay runs too (RELAY_ENABLED defaults to true); a missing topic would pause it.
+    Emulators.serviceBus()
+        .createTopic(TopicSettings.defaults("order-events").withRequiresDuplicateDetection(true));
     Process started = command(env).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     Thread reader =
         new Thread(

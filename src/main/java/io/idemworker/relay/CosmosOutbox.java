@@ -1,0 +1,164 @@
+package io.idemworker.relay;
+
+import com.azure.cosmos.CosmosContainer;
+import com.azure.cosmos.CosmosException;
+import com.azure.cosmos.models.CosmosChangeFeedRequestOptions;
+import com.azure.cosmos.models.CosmosPatchOperations;
+import com.azure.cosmos.models.FeedRange;
+import com.azure.cosmos.models.FeedResponse;
+import com.azure.cosmos.models.PartitionKey;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The outbox in the orders container: its change feed (latest-version mode, pull model, the whole
+ * container) and the marks the relay puts on published events.
+ *
+ * <p>Thread-safe as the SDK's container is; the relay uses it from one thread.
+ */
+final class CosmosOutbox {
+  /** Sub-status of a 404 that means the container or database itself is missing. */
+  private static final int OWNER_RESOURCE_NOT_FOUND = 1003;
+
+  private final CosmosContainer container;
+  private final int pageSize;
+  private final int publishedTtlSeconds;
+
+  CosmosOutbox(CosmosContainer container, int pageSize, Duration publishedTtl) {
+    this.container = Objects.requireNonNull(container, "container");
+    this.pageSize = pageSize;
+    this.publishedTtlSeconds = Math.toIntExact(publishedTtl.getSeconds());
+  }
+
+  /**
+   * One page of the feed.
+   *
+   * @param documents the documents, in the feed's order
+   * @param continuation the position after them
+   */
+  record Page(List<JsonNode> documents, String continuation) {}
+
+  /**
+   * The pages after a position, fetched lazily; the iteration ends when the feed has nothing new.
+   * The iterator throws {@link RelayFailure} when Cosmos DB fails.
+   *
+   * @param continuation the position, or empty for the beginning of the container's history
+   * @return the pages
+   */
+  Iterator<Page> pagesAfter(Optional<String> continuation) {
+    CosmosChangeFeedRequestOptions options =
+        continuation
+            .map(CosmosChangeFeedRequestOptions::createForProcessingFromContinuation)
+            .orElseGet(
+                () ->
+                    CosmosChangeFeedRequestOptions.createForProcessingFromBeginning(
+                        FeedRange.forFullRange()));
+    options.setMaxItemCount(pageSize);
+    Iterator<FeedResponse<JsonNode>> responses;
+    try {
+      responses =
+          container.queryChangeFeed(options, JsonNode.class).iterableByPage(pageSize).iterator();
+    } catch (RuntimeException e) {
+      throw failure("reading the change feed", e);
+    }
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        try {
+          return responses.hasNext();
+        } catch (RuntimeException e) {
+          throw failure("reading the change feed", e);
+        }
+      }
+
+      @Override
+      public Page next() {
+        try {
+          FeedResponse<JsonNode> response = responses.next();
+          return new Page(List.copyOf(response.getResults()), response.getContinuationToken());
+        } catch (RuntimeException e) {
+          throw failure("reading the change feed", e);
+        }
+      }
+    };
+  }
+
+  /**
+   * Marks an event published: {@code status}, {@code publishedAt} and a {@code ttl} so it ages out.
+   * An event that is gone already counts as marked.
+   *
+   * @param event the event
+   * @param now the time of publishing
+   * @throws RelayFailure when Cosmos DB fails
+   */
+  void markPublished(OutboxEvent event, Instant now) {
+    patch(
+        event.id(),
+        event.orderId(),
+        CosmosPatchOperations.create()
+            .set("/status", "published")
+            .set("/publishedAt", now.toString())
+            .set("/ttl", publishedTtlSeconds));
+  }
+
+  /**
+   * Marks a pending document as one that can never be published, for a person to look at; it keeps
+   * no TTL.
+   *
+   * @param id the document id
+   * @param orderId its partition key
+   * @param problem why
+   * @param now when
+   * @throws RelayFailure when Cosmos DB fails
+   */
+  void markUnpublishable(String id, String orderId, String problem, Instant now) {
+    patch(
+        id,
+        orderId,
+        CosmosPatchOperations.create()
+            .set("/status", "unpublishable")
+            .set("/unpublishableReason", problem)
+            .set("/checkedAt", now.toString()));
+  }
+
+  private void patch(String id, String orderId, CosmosPatchOperations operations) {
+    try {
+      container.patchItem(id, new PartitionKey(orderId), operations, JsonNode.class);
+    } catch (CosmosException e) {
+      if (e.getStatusCode() == 404 && e.getSubStatusCode() != OWNER_RESOURCE_NOT_FOUND) {
+        return;
+      }
+      throw failure("marking event " + id, e);
+    } catch (RuntimeException e) {
+      throw failure("marking event " + id, e);
+    }
+  }
+
+  /**
+   * Classifies a Cosmos DB failure: no permission or a missing container is misconfiguration,
+   * everything else is retried.
+   */
+  static RelayFailure failure(String what, RuntimeException e) {
+    if (e instanceof RelayFailure relayFailure) {
+      return relayFailure;
+    }
+    if (e instanceof CosmosException cosmos) {
+      boolean misconfigured =
+          cosmos.getStatusCode() == 401
+              || (cosmos.getStatusCode() == 403 && cosmos.getSubStatusCode() != 3)
+              || (cosmos.getStatusCode() == 404
+                  && cosmos.getSubStatusCode() == OWNER_RESOURCE_NOT_FOUND);
+      return new RelayFailure(
+          misconfigured ? RelayFailure.Kind.MISCONFIGURATION : RelayFailure.Kind.TRANSIENT,
+          what + ": Cosmos DB answered " + cosmos.getStatusCode() + "/" + cosmos.getSubStatusCode(),
+          e);
+    }
+    return new RelayFailure(
+        RelayFailure.Kind.TRANSIENT, what + ": " + e.getClass().getSimpleName(), e);
+  }
+}

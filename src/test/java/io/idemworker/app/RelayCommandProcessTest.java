@@ -1,0 +1,191 @@
+package io.idemworker.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.azure.cosmos.CosmosContainer;
+import com.azure.cosmos.models.PartitionKey;
+import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
+import com.azure.messaging.servicebus.ServiceBusReceiverClient;
+import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.emulator.servicebus.SubscriptionSettings;
+import io.idemworker.emulator.servicebus.TopicSettings;
+import io.idemworker.testing.Emulators;
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The {@code relay} command as a real process: configured like {@code run}, ready on its port,
+ * publishing what is pending, and giving its lease up on SIGTERM.
+ */
+class RelayCommandProcessTest {
+  private static final Duration WAIT = Duration.ofSeconds(90);
+  private Process process;
+
+  @AfterEach
+  void cleanUp() {
+    if (process != null) {
+      process.destroyForcibly();
+    }
+  }
+
+  @Test
+  void relayCommand_publishesPendingEvents_andOnSigtermReleasesItsLeaseAndExitsZero()
+      throws Exception {
+    // given pending events in a fresh database and a topic with a subscription
+    String topic = "t-" + UUID.randomUUID().toString().substring(0, 8);
+    Emulators.serviceBus()
+        .createTopic(
+            TopicSettings.defaults(topic)
+                .withRequiresDuplicateDetection(true)
+                .withSubscription(SubscriptionSettings.defaults("all")));
+    String database = "relay-" + UUID.randomUUID().toString().substring(0, 8);
+    CosmosContainer container =
+        CosmosContainers.ensureExists(Emulators.cosmosClient(), database, "orders");
+    Set<String> ids = new HashSet<>();
+    for (int i = 0; i < 5; i++) {
+      ObjectNode event = JsonNodeFactory.instance.objectNode();
+      String id = UUID.randomUUID().toString();
+      event.put("id", id);
+      event.put("orderId", "ord-" + i);
+      event.put("type", "outbox");
+      event.put("status", "pending");
+      event.put("eventType", "OrderAccepted");
+      event.put("createdAt", Instant.now().toString());
+      event.putObject("payload").put("orderId", "ord-" + i);
+      container.createItem(event);
+      ids.add(id);
+    }
+    int healthPort = freePort();
+
+    // when the relay runs as its own process
+    process = command(topic, database, healthPort).start();
+    awaitReadiness(healthPort);
+    List<String> received = receive(topic, ids.size());
+
+    // then every event arrives once
+    assertThat(received).containsExactlyInAnyOrderElementsOf(ids);
+    // and SIGTERM stops it cleanly, giving the lease up with the checkpoint kept
+    process.toHandle().destroy();
+    assertThat(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).isZero();
+    JsonNode lease =
+        container
+            .readItem("relay-lease", new PartitionKey("relay:" + topic), JsonNode.class)
+            .getItem();
+    assertThat(Instant.parse(lease.get("expiresAt").asText())).isBeforeOrEqualTo(Instant.now());
+    assertThat(lease.get("continuation").asText()).isNotBlank();
+    for (int i = 0; i < 5; i++) {
+      container
+          .queryItems(
+              "SELECT * FROM c WHERE c.type = 'outbox'",
+              new com.azure.cosmos.models.CosmosQueryRequestOptions()
+                  .setPartitionKey(new PartitionKey("ord-" + i)),
+              JsonNode.class)
+          .forEach(e -> assertThat(e.get("status").asText()).isEqualTo("published"));
+    }
+  }
+
+  private ProcessBuilder command(String topic, String database, int healthPort) {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    String logback =
+        Path.of(new File(getClass().getResource("/logback.xml").getPath()).getPath()).toString();
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                java,
+                "-Xmx512m",
+                "-Dlogback.configurationFile=" + logback,
+                "-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true",
+                "-DCOSMOS.DISABLE_IMDS_ACCESS=true",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName(),
+                "relay")
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    builder.environment().clear();
+    builder
+        .environment()
+        .putAll(
+            Map.of(
+                "SERVICEBUS_CONNECTION_STRING", Emulators.serviceBus().connectionString(),
+                "COSMOS_ENDPOINT", Emulators.cosmos().endpoint(),
+                "COSMOS_KEY", Emulators.cosmos().key(),
+                "COSMOS_DATABASE", database,
+                "RELAY_TOPIC_NAME", topic,
+                "RELAY_POLL_INTERVAL", "PT0.2S",
+                "HEALTH_PORT", Integer.toString(healthPort)));
+    return builder;
+  }
+
+  private static List<String> receive(String topic, int expected) {
+    List<String> ids = new ArrayList<>();
+    try (ServiceBusReceiverClient receiver =
+        Emulators.serviceBusClient()
+            .receiver()
+            .topicName(topic)
+            .subscriptionName("all")
+            .receiveMode(ServiceBusReceiveMode.RECEIVE_AND_DELETE)
+            .buildClient()) {
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      while (ids.size() < expected && System.nanoTime() < deadline) {
+        for (ServiceBusReceivedMessage message :
+            receiver.receiveMessages(expected - ids.size(), Duration.ofSeconds(1))) {
+          ids.add(message.getMessageId());
+        }
+      }
+      receiver.receiveMessages(10, Duration.ofSeconds(1)).forEach(m -> ids.add(m.getMessageId()));
+    }
+    return ids;
+  }
+
+  private void awaitReadiness(int port) throws Exception {
+    HttpClient client = HttpClient.newHttpClient();
+    HttpRequest ready =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/ready"))
+            .timeout(Duration.ofSeconds(2))
+            .build();
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      assertThat(process.isAlive()).as("relay process alive").isTrue();
+      try {
+        HttpResponse<String> response = client.send(ready, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() == 200) {
+          return;
+        }
+      } catch (IOException e) {
+        // not listening yet
+      }
+      assertThat(System.nanoTime()).as("readiness within " + WAIT).isLessThan(deadline);
+      synchronized (this) {
+        wait(100);
+      }
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}
