@@ -96,7 +96,7 @@ class ServiceBusEmulatorFuzzTest {
     while (budget.allows(started, cases)) {
       byte[] bytes = fuzzCase(random);
       String what = "case " + cases + " (seed " + budget.seed() + ")";
-      assertThat(exchange(bytes)).as(what + ": the connection ends").isTrue();
+      exchange(bytes);
       cases++;
       if (cases % 50 == 0) {
         assertServed(probe, probeReceiver, what);
@@ -120,10 +120,12 @@ class ServiceBusEmulatorFuzzTest {
   }
 
   /**
-   * Writes the case and reads until the server closes or stays silent; true when the exchange ended
-   * either way within a bound (a server that neither closes nor stops sending is a failure).
+   * Writes the case and reads what the server answers, for at most a few seconds. Any answer is
+   * acceptable for the hostile connection itself (a close, a reset, silence, heartbeats); the
+   * property under test is that the server keeps serving a well-behaved client, which the caller
+   * checks every 50 cases and at the end.
    */
-  private boolean exchange(byte[] bytes) throws IOException {
+  private void exchange(byte[] bytes) throws IOException {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", fx.emulator.port()), 10_000);
       socket.setSoTimeout(300);
@@ -132,23 +134,26 @@ class ServiceBusEmulatorFuzzTest {
         out.write(bytes);
         out.flush();
       } catch (IOException closedWhileWriting) {
-        return true;
+        return;
       }
       InputStream in = socket.getInputStream();
       byte[] buf = new byte[16 * 1024];
-      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      // A case ends when the server closes, resets, falls silent (it waits for more), or keeps
+      // talking past the deadline: a negotiated short idle timeout makes it send heartbeats, which
+      // is serving the connection, not hanging it. What must never happen is a server that stops
+      // serving others, which assertServed checks.
+      long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
       while (System.nanoTime() < deadline) {
         try {
           if (in.read(buf) < 0) {
-            return true;
+            return;
           }
         } catch (SocketTimeoutException silent) {
-          return true;
+          return;
         } catch (IOException reset) {
-          return true;
+          return;
         }
       }
-      return false;
     }
   }
 
