@@ -65,9 +65,9 @@ final class DemoCommand implements Callable<Integer> {
   static final String PAYMENT = OrderMessageTypes.PAYMENT_CAPTURE_REQUESTED;
 
   /** The provider's request timeout; the lease must outlast it (the worker's config rule). */
-  static final Duration PAYMENT_TIMEOUT = Duration.ofSeconds(5);
+  static final Duration PAYMENT_TIMEOUT = Duration.ofSeconds(2);
 
-  static final Duration PAYMENT_LEASE = Duration.ofSeconds(15);
+  static final Duration PAYMENT_LEASE = Duration.ofSeconds(3);
 
   @Option(
       names = "--orders",

@@ -227,16 +227,17 @@ public sealed interface Outcome {
    * @param knownEntityId the entity id, if known
    * @param cause why: a passing fault, or the worker's own misconfiguration
    * @param description what failed, e.g. the store's status code
-   * @param notBefore the earliest a retry can succeed, when the flow knows it (a lease another
-   *     attempt holds): the adapter waits until then, within the lock, instead of spending
-   *     deliveries that cannot succeed
+   * @param retryAfter how long until a retry can succeed, when the flow knows it (a lease another
+   *     attempt holds): the adapter waits that long, within the lock, instead of spending
+   *     deliveries that cannot succeed. A duration, not an instant, so that no two clocks (the
+   *     flow's and the adapter's, or two replicas') have to agree
    */
   record Retry(
       Optional<IdempotencyKey> knownKey,
       Optional<String> knownEntityId,
       RetryCause cause,
       String description,
-      Optional<java.time.Instant> notBefore)
+      Optional<java.time.Duration> retryAfter)
       implements Outcome {
     /** Requires every component. */
     public Retry {
@@ -244,7 +245,7 @@ public sealed interface Outcome {
       Objects.requireNonNull(knownEntityId, "knownEntityId");
       Objects.requireNonNull(cause, "cause");
       Objects.requireNonNull(description, "description");
-      Objects.requireNonNull(notBefore, "notBefore");
+      Objects.requireNonNull(retryAfter, "retryAfter");
     }
 
     /**

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.IdempotentConsumer.Attempt;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +34,7 @@ import java.util.Optional;
  * 4 (claim, read, take over, complete). An ambiguous answer, a refusal and a failed completion
  * release the lease (one more patch) so the redelivery may take over at once instead of waiting the
  * lease out; a delivery that finds another attempt's live lease asks to be retried no earlier than
- * the lease's end ({@link Outcome.Retry#notBefore}), so contested copies do not spend their
+ * the lease's end ({@link Outcome.Retry#retryAfter}), so contested copies do not spend their
  * delivery count on tries that cannot succeed.
  */
 final class TwoPhaseCall {
@@ -106,7 +107,7 @@ final class TwoPhaseCall {
           Optional.of(attempt.entityId()),
           Outcome.RetryCause.NOT_YET,
           "attempt " + seen + " holds the lease until " + leaseEnd + "; retrying after it",
-          Optional.of(leaseEnd));
+          Optional.of(Duration.ofMillis(leaseEnd.toEpochMilli() - now)));
     }
     DocumentPatch takeover =
         new DocumentPatch(
@@ -132,7 +133,7 @@ final class TwoPhaseCall {
         Optional.of(attempt.entityId()),
         Outcome.RetryCause.NOT_YET,
         "another delivery took over attempt " + seen + " of " + recordId + " first; retrying",
-        Optional.of(Instant.ofEpochMilli(leaseEnd(change, clock))));
+        Optional.of(change.lease()));
   }
 
   private static Outcome callAndComplete(
@@ -197,9 +198,12 @@ final class TwoPhaseCall {
         && COMPLETED.equals(document.content().path(STATUS).asText())) {
       return new Outcome.Duplicate(attempt.key(), attempt.entityId());
     }
-    Optional<Instant> successorLease =
+    Optional<Duration> successorLease =
         read instanceof EffectStore.Document document
-            ? Optional.of(Instant.ofEpochMilli(document.content().path(LEASE_UNTIL).asLong()))
+            ? Optional.of(
+                    Duration.ofMillis(
+                        document.content().path(LEASE_UNTIL).asLong() - clock.millis()))
+                .filter(d -> !d.isNegative())
             : Optional.empty();
     return new Outcome.Retry(
         Optional.of(attempt.key()),

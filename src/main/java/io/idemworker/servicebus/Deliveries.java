@@ -42,24 +42,21 @@ final class Deliveries {
 
   /**
    * As {@link #backoff(long, OffsetDateTime, Instant, Duration)}, but no shorter than the time left
-   * until {@code notBefore} when the flow named one (a lease held by another attempt): that wait
-   * may exceed {@code max}, never the lock.
+   * {@code retryAfter} when the flow named one (a lease held by another attempt): that wait may
+   * exceed {@code max}, never the lock.
    */
   static Duration backoff(
       long deliveryCount,
       OffsetDateTime lockedUntil,
       Instant now,
       Duration max,
-      java.util.Optional<Instant> notBefore) {
+      java.util.Optional<Duration> retryAfter) {
     long exponent = Math.min(Math.max(deliveryCount, 0), 10);
     long millis = BASE_BACKOFF.toMillis() << exponent;
     double jitter = 0.5 + ThreadLocalRandom.current().nextDouble() * 0.5;
     Duration wanted = Duration.ofMillis((long) (Math.min(millis, max.toMillis()) * jitter));
-    if (notBefore.isPresent()) {
-      Duration untilThen = Duration.between(now, notBefore.get());
-      if (untilThen.compareTo(wanted) > 0) {
-        wanted = untilThen;
-      }
+    if (retryAfter.isPresent() && retryAfter.get().compareTo(wanted) > 0) {
+      wanted = retryAfter.get();
     }
     if (lockedUntil == null) {
       return wanted;

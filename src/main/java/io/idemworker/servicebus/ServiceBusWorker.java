@@ -352,7 +352,7 @@ public final class ServiceBusWorker implements AutoCloseable {
                     received.getLockedUntil(),
                     clock.instant(),
                     settings.maxRetryBackoff(),
-                    retry.notBefore());
+                    retry.retryAfter());
             sleep(wait);
             context.abandon();
             return null;

@@ -54,14 +54,14 @@ class DeliveriesTest {
             lockedFor(Duration.ofMinutes(1)),
             NOW,
             Duration.ofSeconds(2),
-            java.util.Optional.of(NOW.plusSeconds(20)));
+            java.util.Optional.of(Duration.ofSeconds(20)));
     Duration capped =
         Deliveries.backoff(
             0,
             lockedFor(Duration.ofSeconds(10)),
             NOW,
             Duration.ofSeconds(2),
-            java.util.Optional.of(NOW.plusSeconds(20)));
+            java.util.Optional.of(Duration.ofSeconds(20)));
 
     assertThat(wait).isEqualTo(Duration.ofSeconds(20));
     assertThat(capped).isEqualTo(Duration.ofSeconds(8));

@@ -65,7 +65,7 @@ class ExhaustiveSimulationTest {
    * copies of a payment request can spend their deliveries while the record stays InProgress: the
    * provider captured once (it replays, never charges twice), but nothing completes the record
    * until an operator resubmits from the dead-letter queue (MaxDeliveryCountExceeded). Waiting out
-   * a held lease ({@code Outcome.Retry.notBefore}) removed the shorter schedules; this 28-step one
+   * a held lease ({@code Outcome.Retry.retryAfter}) removed the shorter schedules; this 28-step one
    * remains. Too slow for the default build (about 40 s of CPU), so it runs with {@code
    * -Psimulation-deep}. When the flow is fixed, assert no violation with {@code
    * PaymentModel(true)}.

@@ -238,13 +238,13 @@ final class Simulation {
                         copy.deliveries(),
                         Optional.of(deadLettered.reason().code())))),
         retry -> {
-          // The adapter waits until the flow's notBefore (a lease another attempt holds), within
+          // The adapter waits the flow's retryAfter (a lease another attempt holds), within
           // the lock, before it abandons: model that wait as time passing.
           long lockLeft = delivery.startedAt() + setup.lockDuration().getSeconds() - world.now();
           long wait =
               retry
-                  .notBefore()
-                  .map(t -> t.getEpochSecond() - START.getEpochSecond() - world.now())
+                  .retryAfter()
+                  .map(java.time.Duration::getSeconds)
                   .map(w -> Math.min(w, lockLeft - 1))
                   .filter(w -> w > 0)
                   .orElse(0L);
