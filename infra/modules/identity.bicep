@@ -6,6 +6,8 @@ param tags object
 param workerIdentityName string
 param scalerIdentityName string
 param paymentsIdentityName string
+param loyaltyIdentityName string
+param customerStatsIdentityName string
 
 resource worker 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = {
   name: workerIdentityName
@@ -26,6 +28,19 @@ resource payments 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' 
   tags: tags
 }
 
+// One per consumer app, so each receives from its own subscription only.
+resource loyalty 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = {
+  name: loyaltyIdentityName
+  location: location
+  tags: tags
+}
+
+resource customerStats 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = {
+  name: customerStatsIdentityName
+  location: location
+  tags: tags
+}
+
 output workerId string = worker.id
 output workerName string = worker.name
 output workerPrincipalId string = worker.properties.principalId
@@ -34,3 +49,9 @@ output scalerId string = scaler.id
 output scalerPrincipalId string = scaler.properties.principalId
 output paymentsId string = payments.id
 output paymentsPrincipalId string = payments.properties.principalId
+output loyaltyId string = loyalty.id
+output loyaltyPrincipalId string = loyalty.properties.principalId
+output loyaltyClientId string = loyalty.properties.clientId
+output customerStatsId string = customerStats.id
+output customerStatsPrincipalId string = customerStats.properties.principalId
+output customerStatsClientId string = customerStats.properties.clientId
