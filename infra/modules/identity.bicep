@@ -1,6 +1,7 @@
-// Three user-assigned identities (the third, the payments double's, below): the worker's own (receive, send, Cosmos data, AcrPull, telemetry) and
-// the KEDA scaler's, which needs the Manage claim (Data Owner) to read the queue's message count and is
-// therefore kept apart from the identity the worker code authenticates with.
+// Five user-assigned identities: the worker's own (receive, send, Cosmos data, AcrPull, telemetry);
+// the KEDA scaler's, which needs the Manage claim (Data Owner) to read the queue's and the
+// subscriptions' message counts and is therefore kept apart from the identities the worker code
+// authenticates with; the payments double's; and one per topic consumer (loyalty, customer-stats).
 param location string
 param tags object
 param workerIdentityName string

@@ -1,7 +1,8 @@
 // Service Bus namespace (Standard by default, Premium for high volume; Basic lacks duplicate detection)
 // with Entra-only auth, and the orders queue. The worker identity may receive and send on the queue (send is for the demo and dead-letter
-// resubmission); the scaler identity gets Data Owner on the queue because KEDA reads the message count
-// through the management API, which needs the Manage claim.
+// resubmission); the scaler identity gets Data Owner on the queue and the topic because KEDA reads
+// message counts through the management API, which needs the Manage claim. Each topic consumer's
+// identity receives from its own subscription only.
 param location string
 param tags object
 param namespaceName string
