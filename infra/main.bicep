@@ -96,6 +96,7 @@ var tags = {
 var queueName = 'orders'
 var databaseName = 'idemworker'
 var containerName = 'orders'
+var customersContainerName = 'customers'
 var paymentsApiKeySecretName = 'payments-api-key'
 var deployPaymentsDouble = empty(paymentsBaseUrl)
 
@@ -125,6 +126,8 @@ module identity 'modules/identity.bicep' = {
     workerIdentityName: '${abbrs.managedIdentityUserAssignedIdentities}worker-${resourceToken}'
     scalerIdentityName: '${abbrs.managedIdentityUserAssignedIdentities}scaler-${resourceToken}'
     paymentsIdentityName: '${abbrs.managedIdentityUserAssignedIdentities}payments-${resourceToken}'
+    loyaltyIdentityName: '${abbrs.managedIdentityUserAssignedIdentities}loyalty-${resourceToken}'
+    customerStatsIdentityName: '${abbrs.managedIdentityUserAssignedIdentities}customer-stats-${resourceToken}'
   }
 }
 
@@ -137,6 +140,8 @@ module registry 'modules/registry.bicep' = {
     name: '${abbrs.containerRegistryRegistries}${resourceToken}'
     pullPrincipalId: identity.outputs.workerPrincipalId
     paymentsPullPrincipalId: identity.outputs.paymentsPrincipalId
+    loyaltyPullPrincipalId: identity.outputs.loyaltyPrincipalId
+    customerStatsPullPrincipalId: identity.outputs.customerStatsPrincipalId
   }
 }
 
@@ -153,6 +158,8 @@ module serviceBus 'modules/servicebus.bicep' = {
     premiumPartitions: serviceBusPremiumPartitions
     workerPrincipalId: identity.outputs.workerPrincipalId
     scalerPrincipalId: identity.outputs.scalerPrincipalId
+    loyaltyPrincipalId: identity.outputs.loyaltyPrincipalId
+    customerStatsPrincipalId: identity.outputs.customerStatsPrincipalId
     userPrincipalId: principalId
     userPrincipalType: principalType
   }
@@ -170,6 +177,9 @@ module cosmos 'modules/cosmos.bicep' = {
     capacityMode: cosmosCapacityMode
     autoscaleMaxThroughput: cosmosAutoscaleMaxThroughput
     workerPrincipalId: identity.outputs.workerPrincipalId
+    customersContainerName: customersContainerName
+    loyaltyPrincipalId: identity.outputs.loyaltyPrincipalId
+    customerStatsPrincipalId: identity.outputs.customerStatsPrincipalId
     userPrincipalId: principalId
   }
 }
@@ -180,6 +190,8 @@ module telemetryRoles 'modules/telemetry-roles.bicep' = {
   params: {
     applicationInsightsName: monitoring.outputs.applicationInsightsName
     workerPrincipalId: identity.outputs.workerPrincipalId
+    loyaltyPrincipalId: identity.outputs.loyaltyPrincipalId
+    customerStatsPrincipalId: identity.outputs.customerStatsPrincipalId
   }
 }
 
@@ -264,6 +276,72 @@ module worker 'modules/worker-app.bicep' = {
   }
 }
 
+// The topic's consumers, one Container App each so KEDA scales each on its own subscription. Each
+// reads its subscription with its own identity; the subscription's settings come from the Service
+// Bus module's outputs, like the queue's for the order worker. Module outputs as parameters make
+// each app wait for its identity's AcrPull, Data Receiver and Cosmos assignments.
+module loyaltyApp 'modules/consumer-app.bicep' = {
+  name: 'consumer-loyalty'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    name: '${abbrs.appContainerApps}loyalty-${resourceToken}'
+    containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
+    role: 'loyalty'
+    imageName: workerImageName
+    registryLoginServer: registry.outputs.loginServer
+    consumerIdentityId: identity.outputs.loyaltyId
+    consumerIdentityClientId: identity.outputs.loyaltyClientId
+    scalerIdentityId: identity.outputs.scalerId
+    serviceBusNamespaceName: serviceBus.outputs.namespaceName
+    serviceBusFullyQualifiedNamespace: serviceBus.outputs.fullyQualifiedNamespace
+    topicName: serviceBus.outputs.topicName
+    subscriptionName: serviceBus.outputs.loyaltySubscriptionName
+    subscriptionLockDuration: serviceBus.outputs.subscriptionLockDuration
+    subscriptionMaxDeliveryCount: serviceBus.outputs.subscriptionMaxDeliveryCount
+    subscriptionMessageTimeToLive: serviceBus.outputs.subscriptionMessageTimeToLive
+    cosmosEndpoint: cosmos.outputs.endpoint
+    cosmosDatabaseName: cosmos.outputs.databaseName
+    cosmosContainerName: cosmos.outputs.customersContainerName
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    minReplicas: workerMinReplicas
+    maxReplicas: workerMaxReplicas
+    messagesPerReplica: workerMessagesPerReplica
+  }
+}
+
+module customerStatsApp 'modules/consumer-app.bicep' = {
+  name: 'consumer-customer-stats'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    name: '${abbrs.appContainerApps}customer-stats-${resourceToken}'
+    containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
+    role: 'customer-stats'
+    imageName: workerImageName
+    registryLoginServer: registry.outputs.loginServer
+    consumerIdentityId: identity.outputs.customerStatsId
+    consumerIdentityClientId: identity.outputs.customerStatsClientId
+    scalerIdentityId: identity.outputs.scalerId
+    serviceBusNamespaceName: serviceBus.outputs.namespaceName
+    serviceBusFullyQualifiedNamespace: serviceBus.outputs.fullyQualifiedNamespace
+    topicName: serviceBus.outputs.topicName
+    subscriptionName: serviceBus.outputs.customerStatsSubscriptionName
+    subscriptionLockDuration: serviceBus.outputs.subscriptionLockDuration
+    subscriptionMaxDeliveryCount: serviceBus.outputs.subscriptionMaxDeliveryCount
+    subscriptionMessageTimeToLive: serviceBus.outputs.subscriptionMessageTimeToLive
+    cosmosEndpoint: cosmos.outputs.endpoint
+    cosmosDatabaseName: cosmos.outputs.databaseName
+    cosmosContainerName: cosmos.outputs.customersContainerName
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    minReplicas: workerMinReplicas
+    maxReplicas: workerMaxReplicas
+    messagesPerReplica: workerMessagesPerReplica
+  }
+}
+
 module alerts 'modules/alerts.bicep' = {
   name: 'alerts'
   scope: rg
@@ -311,4 +389,7 @@ output COSMOS_DATABASE string = cosmos.outputs.databaseName
 output COSMOS_CONTAINER string = cosmos.outputs.containerName
 output AZURE_KEY_VAULT_NAME string = keyVault.outputs.name
 output SERVICEBUS_TOPIC_NAME string = serviceBus.outputs.topicName
+output COSMOS_CUSTOMERS_CONTAINER string = cosmos.outputs.customersContainerName
+output LOYALTY_APP_NAME string = loyaltyApp.outputs.name
+output CUSTOMER_STATS_APP_NAME string = customerStatsApp.outputs.name
 output APPLICATIONINSIGHTS_NAME string = monitoring.outputs.applicationInsightsName

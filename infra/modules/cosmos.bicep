@@ -20,6 +20,13 @@ param autoscaleMaxThroughput int = 4000
 
 param workerPrincipalId string
 
+@description('Name of the consumers\' shared container (customer documents and consumer-scoped inbox markers).')
+param customersContainerName string = 'customers'
+
+@description('Principal ids of the consumer apps\' identities (loyalty, customer-stats); each gets the Built-in Data Contributor.')
+param loyaltyPrincipalId string
+param customerStatsPrincipalId string
+
 @description('Object id of the deploying user; gets data access so local runs against Azure work. Empty to skip.')
 param userPrincipalId string = ''
 
@@ -107,15 +114,59 @@ resource container 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/container
   }
 }
 
+// The loyalty and customer-stats consumers share it: customer documents by customerId, and each
+// consumer's inbox markers (which carry their own ttl, hence TTL on, -1: the worker refuses to start
+// with TTL off).
+resource customersContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2025-04-15' = {
+  parent: database
+  // The account creates one container at a time, like the role assignments below.
+  dependsOn: [
+    container
+  ]
+  name: customersContainerName
+  properties: {
+    resource: {
+      id: customersContainerName
+      partitionKey: {
+        paths: [
+          '/customerId'
+        ]
+        kind: 'Hash'
+        version: 2
+      }
+      defaultTtl: -1
+      indexingPolicy: {
+        indexingMode: 'consistent'
+        automatic: true
+        includedPaths: [
+          {
+            path: '/*'
+          }
+        ]
+        excludedPaths: [
+          {
+            path: '/"_etag"/?'
+          }
+        ]
+      }
+    }
+    options: serverless ? {} : {
+      autoscaleSettings: {
+        maxThroughput: autoscaleMaxThroughput
+      }
+    }
+  }
+}
+
 var dataContributorDefinitionId = '${account.id}/sqlRoleDefinitions/${dataContributorRoleId}'
 
 // The account takes an exclusive lock for each role assignment (and for creating the container), and a
-// second request meanwhile fails with 412 PreconditionFailed. So one after the other: container, worker,
-// user. Any assignment added here must depend on the one before it.
+// second request meanwhile fails with 412 PreconditionFailed. So one after the other: containers,
+// worker, loyalty, customer-stats, user. Any assignment added here must depend on the one before it.
 resource workerDataAccess 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = {
   parent: account
   dependsOn: [
-    container
+    customersContainer
   ]
   name: guid(dataContributorDefinitionId, workerPrincipalId, account.id)
   properties: {
@@ -125,10 +176,36 @@ resource workerDataAccess 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignme
   }
 }
 
-resource userDataAccess 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = if (!empty(userPrincipalId)) {
+resource loyaltyDataAccess 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = {
   parent: account
   dependsOn: [
     workerDataAccess
+  ]
+  name: guid(dataContributorDefinitionId, loyaltyPrincipalId, account.id)
+  properties: {
+    roleDefinitionId: dataContributorDefinitionId
+    principalId: loyaltyPrincipalId
+    scope: account.id
+  }
+}
+
+resource customerStatsDataAccess 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = {
+  parent: account
+  dependsOn: [
+    loyaltyDataAccess
+  ]
+  name: guid(dataContributorDefinitionId, customerStatsPrincipalId, account.id)
+  properties: {
+    roleDefinitionId: dataContributorDefinitionId
+    principalId: customerStatsPrincipalId
+    scope: account.id
+  }
+}
+
+resource userDataAccess 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = if (!empty(userPrincipalId)) {
+  parent: account
+  dependsOn: [
+    customerStatsDataAccess
   ]
   name: guid(dataContributorDefinitionId, userPrincipalId, account.id)
   properties: {
@@ -142,3 +219,4 @@ output accountName string = account.name
 output endpoint string = account.properties.documentEndpoint
 output databaseName string = database.name
 output containerName string = container.name
+output customersContainerName string = customersContainer.name

@@ -1,11 +1,14 @@
-// Three user-assigned identities (the third, the payments double's, below): the worker's own (receive, send, Cosmos data, AcrPull, telemetry) and
-// the KEDA scaler's, which needs the Manage claim (Data Owner) to read the queue's message count and is
-// therefore kept apart from the identity the worker code authenticates with.
+// Five user-assigned identities: the worker's own (receive, send, Cosmos data, AcrPull, telemetry);
+// the KEDA scaler's, which needs the Manage claim (Data Owner) to read the queue's and the
+// subscriptions' message counts and is therefore kept apart from the identities the worker code
+// authenticates with; the payments double's; and one per topic consumer (loyalty, customer-stats).
 param location string
 param tags object
 param workerIdentityName string
 param scalerIdentityName string
 param paymentsIdentityName string
+param loyaltyIdentityName string
+param customerStatsIdentityName string
 
 resource worker 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = {
   name: workerIdentityName
@@ -26,6 +29,19 @@ resource payments 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' 
   tags: tags
 }
 
+// One per consumer app, so each receives from its own subscription only.
+resource loyalty 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = {
+  name: loyaltyIdentityName
+  location: location
+  tags: tags
+}
+
+resource customerStats 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = {
+  name: customerStatsIdentityName
+  location: location
+  tags: tags
+}
+
 output workerId string = worker.id
 output workerName string = worker.name
 output workerPrincipalId string = worker.properties.principalId
@@ -34,3 +50,9 @@ output scalerId string = scaler.id
 output scalerPrincipalId string = scaler.properties.principalId
 output paymentsId string = payments.id
 output paymentsPrincipalId string = payments.properties.principalId
+output loyaltyId string = loyalty.id
+output loyaltyPrincipalId string = loyalty.properties.principalId
+output loyaltyClientId string = loyalty.properties.clientId
+output customerStatsId string = customerStats.id
+output customerStatsPrincipalId string = customerStats.properties.principalId
+output customerStatsClientId string = customerStats.properties.clientId

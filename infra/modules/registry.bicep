@@ -9,6 +9,10 @@ param pullPrincipalId string
 @description('Principal id of the payments double\'s identity, which pulls the same image (AcrPull).')
 param paymentsPullPrincipalId string
 
+@description('Principal ids of the consumer apps\' identities (loyalty, customer-stats), which pull the same image (AcrPull).')
+param loyaltyPullPrincipalId string
+param customerStatsPullPrincipalId string
+
 @allowed([
   'Basic'
   'Standard'
@@ -47,6 +51,26 @@ resource paymentsAcrPull 'Microsoft.Authorization/roleAssignments@2022-04-01' = 
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', acrPullRoleId)
     principalId: paymentsPullPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+resource loyaltyAcrPull 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(registry.id, loyaltyPullPrincipalId, acrPullRoleId)
+  scope: registry
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', acrPullRoleId)
+    principalId: loyaltyPullPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+resource customerStatsAcrPull 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(registry.id, customerStatsPullPrincipalId, acrPullRoleId)
+  scope: registry
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', acrPullRoleId)
+    principalId: customerStatsPullPrincipalId
     principalType: 'ServicePrincipal'
   }
 }

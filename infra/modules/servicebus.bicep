@@ -1,13 +1,20 @@
 // Service Bus namespace (Standard by default, Premium for high volume; Basic lacks duplicate detection)
 // with Entra-only auth, and the orders queue. The worker identity may receive and send on the queue (send is for the demo and dead-letter
-// resubmission); the scaler identity gets Data Owner on the queue because KEDA reads the message count
-// through the management API, which needs the Manage claim.
+// resubmission); the scaler identity gets Data Owner on the queue and the topic because KEDA reads
+// message counts through the management API, which needs the Manage claim. Each topic consumer's
+// identity receives from its own subscription only.
 param location string
 param tags object
 param namespaceName string
 param queueName string
 param workerPrincipalId string
 param scalerPrincipalId string
+
+@description('Principal id of the loyalty consumer app\'s identity; gets Data Receiver on the loyalty subscription only.')
+param loyaltyPrincipalId string
+
+@description('Principal id of the customer-stats consumer app\'s identity; gets Data Receiver on the customer-stats subscription only.')
+param customerStatsPrincipalId string
 
 @description('Object id of the deploying user; gets send and receive on the queue so the worker and the demo can run from a laptop against Azure. Empty to skip.')
 param userPrincipalId string = ''
@@ -228,6 +235,40 @@ resource scalerOwner 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   }
 }
 
+// Each consumer app receives from its own subscription and nothing else: the role is scoped to the
+// subscription, not the topic (which would let it read the other consumer's copy) or the namespace.
+resource loyaltyReceiver 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(loyalty.id, loyaltyPrincipalId, dataReceiverRoleId)
+  scope: loyalty
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', dataReceiverRoleId)
+    principalId: loyaltyPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+resource customerStatsReceiver 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(customerStats.id, customerStatsPrincipalId, dataReceiverRoleId)
+  scope: customerStats
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', dataReceiverRoleId)
+    principalId: customerStatsPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+// KEDA reads each subscription's message count through the management API (Manage claim), as it
+// does for the queue; Data Owner on the topic covers both subscriptions and nothing else.
+resource scalerTopicOwner 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(topic.id, scalerPrincipalId, dataOwnerRoleId)
+  scope: topic
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', dataOwnerRoleId)
+    principalId: scalerPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
 resource userReceiver 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(userPrincipalId)) {
   name: guid(queue.id, userPrincipalId, dataReceiverRoleId)
   scope: queue
@@ -258,3 +299,9 @@ output maxDeliveryCount int = maxDeliveryCount
 output defaultMessageTimeToLive string = defaultMessageTimeToLive
 
 output topicName string = topic.name
+output loyaltySubscriptionName string = loyalty.name
+output customerStatsSubscriptionName string = customerStats.name
+// The subscriptions' settings, passed to the consumer apps as their SERVICEBUS_* variables.
+output subscriptionLockDuration string = subscriptionLockDuration
+output subscriptionMaxDeliveryCount int = subscriptionMaxDeliveryCount
+output subscriptionMessageTimeToLive string = topicMessageTimeToLive

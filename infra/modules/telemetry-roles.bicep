@@ -3,6 +3,10 @@
 param applicationInsightsName string
 param workerPrincipalId string
 
+@description('The consumer apps\' identities (loyalty, customer-stats), which publish the same telemetry.')
+param loyaltyPrincipalId string
+param customerStatsPrincipalId string
+
 var monitoringMetricsPublisherRoleId = '3913510d-42f4-4e42-8a64-420c390055eb'
 
 resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
@@ -15,6 +19,26 @@ resource publisher 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', monitoringMetricsPublisherRoleId)
     principalId: workerPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+resource loyaltyPublisher 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(applicationInsights.id, loyaltyPrincipalId, monitoringMetricsPublisherRoleId)
+  scope: applicationInsights
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', monitoringMetricsPublisherRoleId)
+    principalId: loyaltyPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+resource customerStatsPublisher 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(applicationInsights.id, customerStatsPrincipalId, monitoringMetricsPublisherRoleId)
+  scope: applicationInsights
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', monitoringMetricsPublisherRoleId)
+    principalId: customerStatsPrincipalId
     principalType: 'ServicePrincipal'
   }
 }

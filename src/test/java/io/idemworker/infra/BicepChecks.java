@@ -72,8 +72,7 @@ final class BicepChecks {
     Template t = Bicep.parse(text);
     List<String> problems = new ArrayList<>();
     Obj account = single(t, "Microsoft.DocumentDB/databaseAccounts", problems);
-    Obj container =
-        single(t, "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers", problems);
+    Obj container = containerNamed(t, "containerName", problems);
     if (account == null || container == null) {
       return problems;
     }
@@ -291,7 +290,7 @@ final class BicepChecks {
     }
   }
 
-  private static void probes(Template t, Obj container, Integer healthPort, List<String> problems) {
+  static void probes(Template t, Obj container, Integer healthPort, List<String> problems) {
     Node declared = container.at("probes").orElse(new Arr(List.of()));
     // `probes: usePlaceholder ? [] : probes` — the worker's probes are the non-empty branch.
     if (declared instanceof Expr e && e.text().matches(".*\\?\\s*\\[\\]\\s*:\\s*\\w+")) {
@@ -382,6 +381,22 @@ final class BicepChecks {
             .toList();
     if (found.size() != 1) {
       problems.add("expected one " + type + ", found " + found.size());
+      return null;
+    }
+    return t.body(found.get(0));
+  }
+
+  /**
+   * The Cosmos container whose name is the parameter {@code nameParam} (cosmos.bicep holds the
+   * orders container and the consumers' customers container).
+   */
+  static Obj containerNamed(Template t, String nameParam, List<String> problems) {
+    List<Declaration> found =
+        t.resourcesOfType("Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers").stream()
+            .filter(d -> t.body(d).text("name").orElse("").equals(nameParam))
+            .toList();
+    if (found.size() != 1) {
+      problems.add("expected one Cosmos container named " + nameParam + ", found " + found.size());
       return null;
     }
     return t.body(found.get(0));

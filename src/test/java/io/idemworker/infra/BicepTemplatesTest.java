@@ -189,8 +189,11 @@ class BicepTemplatesTest {
   @Test
   void missingDefaultTtl_orPartitionKeyVersion1_areReported() {
     String broken =
-        replaceOnce(
-            replaceOnce(COSMOS, "defaultTtl: -1", "defaultTtl: 3600"), "version: 2", "version: 1");
+        replaceAfter(
+            replaceAfter(COSMOS, "resource container ", "defaultTtl: -1", "defaultTtl: 3600"),
+            "resource container ",
+            "version: 2",
+            "version: 1");
 
     assertThat(BicepChecks.cosmos(broken))
         .anyMatch(p -> p.contains("defaultTtl"))

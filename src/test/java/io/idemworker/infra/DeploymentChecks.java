@@ -151,9 +151,8 @@ final class DeploymentChecks {
         t.resourcesOfType("Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments").stream()
             .map(Declaration::name)
             .toList();
-    String container = symbolOf(t, "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers");
     List<String> serial = new ArrayList<>(assignments);
-    serial.add(container);
+    serial.addAll(containers(t));
     Map<String, Set<String>> after = new HashMap<>();
     for (String name : serial) {
       after.put(name, dependencies(t, name, serial));
@@ -185,7 +184,7 @@ final class DeploymentChecks {
     }
     String account = symbolOf(t, "Microsoft.DocumentDB/databaseAccounts");
     String database = symbolOf(t, "Microsoft.DocumentDB/databaseAccounts/sqlDatabases");
-    String container = symbolOf(t, "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers");
+    List<String> containers = containers(t);
     long max = 7000;
     for (String mode : List.of("serverless", "autoscale")) {
       BicepEval eval =
@@ -194,7 +193,9 @@ final class DeploymentChecks {
           BicepEval.at(eval.resource(account), "properties.capabilities").orElse(List.of());
       boolean serverless = String.valueOf(capabilities).contains("name=EnableServerless");
       List<Object> settings = new ArrayList<>();
-      for (String symbol : List.of(database, container)) {
+      List<String> symbols = new ArrayList<>(containers);
+      symbols.add(0, database);
+      for (String symbol : symbols) {
         Object options = BicepEval.at(eval.resource(symbol), "properties.options").orElse(Map.of());
         if (BicepEval.at(options, "throughput").isPresent()) {
           problems.add(mode + ": " + symbol + " has manual throughput " + options);
@@ -208,11 +209,16 @@ final class DeploymentChecks {
                 + " and "
                 + settings);
       }
-      if (mode.equals("autoscale") && (serverless || !settings.equals(List.of(max)))) {
+      // Each container its own autoscale throughput (none on the database's shared pool).
+      if (mode.equals("autoscale")
+          && (serverless
+              || !settings.equals(java.util.Collections.nCopies(containers.size(), max)))) {
         problems.add(
             "autoscale: expected no EnableServerless and maxThroughput "
                 + max
-                + " once, got "
+                + " on each of "
+                + containers
+                + ", got "
                 + capabilities
                 + " and "
                 + settings);
@@ -404,6 +410,15 @@ final class DeploymentChecks {
     @SuppressWarnings("unchecked")
     Map<String, Object> first = (Map<String, Object>) ((List<?>) containers).get(0);
     return first;
+  }
+
+  /** Every Cosmos container cosmos.bicep creates (orders, customers). */
+  private static List<String> containers(Template t) {
+    return t
+        .resourcesOfType("Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers")
+        .stream()
+        .map(Declaration::name)
+        .toList();
   }
 
   private static String symbolOf(Template t, String type) {

@@ -141,12 +141,13 @@ class DeploymentTemplatesTest {
 
     assertThat(DeploymentChecks.cosmosRoleAssignmentOrder(broken))
         .contains(
-            "workerDataAccess and userDataAccess may run at the same time (Cosmos DB answers 412)");
+            "workerDataAccess and loyaltyDataAccess may run at the same time (Cosmos DB answers 412)");
   }
 
   @Test
   void cosmosRoleAssignmentBesideTheContainerCreation_isReported() {
     String broken = replaceOnce(COSMOS, "  dependsOn: [\n    container\n  ]\n", "");
+    // (the customers container's: it and the orders container would be created at once)
 
     assertThat(DeploymentChecks.cosmosRoleAssignmentOrder(broken))
         .anyMatch(p -> p.contains("and container may run at the same time"));
@@ -231,7 +232,11 @@ class DeploymentTemplatesTest {
   @Test
   void autoscaleWithoutTheMaxThroughput_isReported() {
     String broken =
-        replaceOnce(COSMOS, "maxThroughput: autoscaleMaxThroughput", "maxThroughput: 4000");
+        replaceAfter(
+            COSMOS,
+            "resource container ",
+            "maxThroughput: autoscaleMaxThroughput",
+            "maxThroughput: 4000");
 
     assertThat(DeploymentChecks.cosmosCapacityModes(broken))
         .anyMatch(
@@ -248,7 +253,12 @@ class DeploymentTemplatesTest {
 
   @Test
   void throughputOnAServerlessAccount_isReported() {
-    String broken = replaceOnce(COSMOS, "options: serverless ? {} : {", "options: false ? {} : {");
+    String broken =
+        replaceAfter(
+            COSMOS,
+            "resource container ",
+            "options: serverless ? {} : {",
+            "options: false ? {} : {");
 
     assertThat(DeploymentChecks.cosmosCapacityModes(broken))
         .anyMatch(p -> p.startsWith("serverless: expected EnableServerless and no throughput"));
@@ -257,8 +267,9 @@ class DeploymentTemplatesTest {
   @Test
   void manualThroughputInsteadOfAutoscale_isReported() {
     String broken =
-        replaceOnce(
+        replaceAfter(
             COSMOS,
+            "resource customersContainer ",
             "      autoscaleSettings: {\n        maxThroughput: autoscaleMaxThroughput\n      }",
             "      throughput: 400");
 

@@ -27,6 +27,9 @@ import java.util.Set;
  *     meant for emulators only)
  * @param readByLibraries names read by the Azure SDK or telemetry libraries, not by the worker's
  *     own configuration class
+ * @param consumerSetByInfra names a consumer Container App (consumer-app.bicep) must set
+ * @param consumerNeverSetByInfra names a consumer Container App must not set, besides {@code
+ *     neverSetByInfra} (the order queue, payments, the relay's topic)
  */
 record WorkerEnv(
     Map<String, String> defaults,
@@ -35,7 +38,9 @@ record WorkerEnv(
     Set<String> optional,
     Set<String> setByInfra,
     Set<String> neverSetByInfra,
-    Set<String> readByLibraries) {
+    Set<String> readByLibraries,
+    Set<String> consumerSetByInfra,
+    Set<String> consumerNeverSetByInfra) {
 
   static final Path FILE = Path.of("infra", "worker-env.json");
 
@@ -70,7 +75,9 @@ record WorkerEnv(
           Set.copyOf(optional),
           strings(node.path("setByInfra")),
           strings(node.path("neverSetByInfra")),
-          strings(node.path("readByLibraries")));
+          strings(node.path("readByLibraries")),
+          strings(node.path("consumerApp").path("setByInfra")),
+          strings(node.path("consumerApp").path("neverSetByInfra")));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
