@@ -29,6 +29,7 @@ import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -144,6 +145,7 @@ final class DemoCommand implements Callable<Integer> {
                         .withDuplicateDetectionHistoryTimeWindow(DUPLICATE_WINDOW)
                         .withLockDuration(Duration.ofMinutes(5))
                         .withMaxDeliveryCount(MAX_DELIVERY_COUNT))
+                .topic(DemoRelayPhase.topic(DUPLICATE_WINDOW))
                 .start();
         CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start();
         CosmosClient cosmosClient = LocalClients.cosmos(cosmos);
@@ -267,9 +269,17 @@ final class DemoCommand implements Callable<Integer> {
         progress.shutdownNow();
         workers.forEach(worker -> worker.shutdown(Duration.ofSeconds(10)));
       }
+      Set<String> orderIds = new LinkedHashSet<>(scenario.orders.keySet());
+      payments.requests.forEach(r -> orderIds.add(r.orderId()));
+      DemoRelayAudit relayAudit = new DemoRelayAudit(container, orderIds);
+      DemoRelayPhase relayPhase = new DemoRelayPhase(out, timeout, concurrency);
+      DemoRelayPhase.Result relayed =
+          relayPhase.run(serviceBus, brokerClock, cosmosClient, container, relayAudit.outbox());
+      settled &= relayed.settled();
       out.println();
       DemoReport report = new DemoReport(out);
       report.summary(scenario, tally, instances, provider.stats());
+      relayPhase.summary(relayed);
       DemoAudit audit =
           new DemoAudit(
               scenario,
@@ -279,7 +289,8 @@ final class DemoCommand implements Callable<Integer> {
               serviceBus.connectionString(),
               QUEUE,
               provider);
-      List<DemoAudit.Check> checks = audit.run(settled);
+      List<DemoAudit.Check> checks = new ArrayList<>(audit.run(settled));
+      checks.addAll(relayAudit.run(relayed, serviceBus.connectionString()));
       report.deadLetterSamples(audit.deadLetters);
       boolean pass = report.audit(checks);
       out.printf("%nfinished in %.1f s%n", (System.nanoTime() - started) / 1e9);
