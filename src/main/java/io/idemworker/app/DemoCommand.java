@@ -53,7 +53,7 @@ import picocli.CommandLine.Option;
     description = {
       "Runs the whole pattern on in-process emulators and audits the result.",
       "",
-      "Starts in-process Service Bus and Cosmos DB emulators and a payment provider double (no Azure, no Docker), two competing worker instances, and a producer that sends new orders, credits, status changes and payment captures plus every kind of repeat and poison the pattern must absorb. Ends with a summary and an audit that reads Cosmos DB, the dead-letter queue and the provider's ledger back; exits 0 on PASS, 1 on FAIL."
+      "Starts in-process Service Bus and Cosmos DB emulators and a payment provider double (no Azure, no Docker), two competing worker instances, and a producer that sends new orders, credits, status changes and payment captures plus every kind of repeat and poison the pattern must absorb, then an outbox relay to a topic with the loyalty and customer-stats consumers, re-publishes included. Ends with a summary and an audit that reads Cosmos DB, the dead-letter queue, the topic's audit subscription and the provider's ledger back; exits 0 on PASS, 1 on FAIL."
     })
 final class DemoCommand implements Callable<Integer> {
   static final String QUEUE = "orders";
