@@ -415,7 +415,8 @@ final class DemoCommand implements Callable<Integer> {
         consumer,
         cosmos,
         telemetry.observer(tally.observer(instance)),
-        Clock.systemUTC());
+        // The consumers' clock: a payment lease's end (a retry's earliest time) is on it.
+        consumerClock);
   }
 
   private void printProgress(DemoTally tally, long started) {
