@@ -29,6 +29,7 @@ import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -52,7 +53,7 @@ import picocli.CommandLine.Option;
     description = {
       "Runs the whole pattern on in-process emulators and audits the result.",
       "",
-      "Starts in-process Service Bus and Cosmos DB emulators and a payment provider double (no Azure, no Docker), two competing worker instances, and a producer that sends new orders, credits, status changes and payment captures plus every kind of repeat and poison the pattern must absorb. Ends with a summary and an audit that reads Cosmos DB, the dead-letter queue and the provider's ledger back; exits 0 on PASS, 1 on FAIL."
+      "Starts in-process Service Bus and Cosmos DB emulators and a payment provider double (no Azure, no Docker), two competing worker instances, and a producer that sends new orders, credits, status changes and payment captures plus every kind of repeat and poison the pattern must absorb, then an outbox relay to a topic with the loyalty and customer-stats consumers, re-publishes included. Ends with a summary and an audit that reads Cosmos DB, the dead-letter queue, the topic's audit subscription and the provider's ledger back; exits 0 on PASS, 1 on FAIL."
     })
 final class DemoCommand implements Callable<Integer> {
   static final String QUEUE = "orders";
@@ -144,6 +145,7 @@ final class DemoCommand implements Callable<Integer> {
                         .withDuplicateDetectionHistoryTimeWindow(DUPLICATE_WINDOW)
                         .withLockDuration(Duration.ofMinutes(5))
                         .withMaxDeliveryCount(MAX_DELIVERY_COUNT))
+                .topic(DemoRelayPhase.topic(DUPLICATE_WINDOW))
                 .start();
         CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start();
         CosmosClient cosmosClient = LocalClients.cosmos(cosmos);
@@ -267,9 +269,17 @@ final class DemoCommand implements Callable<Integer> {
         progress.shutdownNow();
         workers.forEach(worker -> worker.shutdown(Duration.ofSeconds(10)));
       }
+      Set<String> orderIds = new LinkedHashSet<>(scenario.orders.keySet());
+      payments.requests.forEach(r -> orderIds.add(r.orderId()));
+      DemoRelayAudit relayAudit = new DemoRelayAudit(container, orderIds);
+      DemoRelayPhase relayPhase = new DemoRelayPhase(out, timeout, concurrency);
+      DemoRelayPhase.Result relayed =
+          relayPhase.run(serviceBus, brokerClock, cosmosClient, container, relayAudit.outbox());
+      settled &= relayed.settled();
       out.println();
       DemoReport report = new DemoReport(out);
       report.summary(scenario, tally, instances, provider.stats());
+      relayPhase.summary(relayed);
       DemoAudit audit =
           new DemoAudit(
               scenario,
@@ -279,7 +289,8 @@ final class DemoCommand implements Callable<Integer> {
               serviceBus.connectionString(),
               QUEUE,
               provider);
-      List<DemoAudit.Check> checks = audit.run(settled);
+      List<DemoAudit.Check> checks = new ArrayList<>(audit.run(settled));
+      checks.addAll(relayAudit.run(relayed, serviceBus.connectionString()));
       report.deadLetterSamples(audit.deadLetters);
       boolean pass = report.audit(checks);
       out.printf("%nfinished in %.1f s%n", (System.nanoTime() - started) / 1e9);
@@ -404,7 +415,8 @@ final class DemoCommand implements Callable<Integer> {
         consumer,
         cosmos,
         telemetry.observer(tally.observer(instance)),
-        Clock.systemUTC());
+        // The consumers' clock: a payment lease's end (a retry's earliest time) is on it.
+        consumerClock);
   }
 
   private void printProgress(DemoTally tally, long started) {

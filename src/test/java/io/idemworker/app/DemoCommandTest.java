@@ -11,7 +11,7 @@ import picocli.CommandLine;
 class DemoCommandTest {
 
   @Test
-  void smallDemo_passesItsAuditIncludingTheLifecycleAndPaymentChecksAndItsMetricsBalance() {
+  void smallDemo_passesItsAuditIncludingTheLifecyclePaymentAndRelayChecksAndItsMetricsBalance() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
 
@@ -40,6 +40,13 @@ class DemoCommandTest {
         .contains("PASS  every payment key reused with another amount (2) dead-lettered")
         .contains("PASS  every delivery accounted for")
         .contains("PASS  OpenTelemetry counters balance")
+        .contains("PASS  every outbox event (")
+        .contains(
+            "reached the audit subscription exactly once after duplicate detection (3 re-sent inside the window dropped) and is marked published")
+        .contains(
+            "PASS  relay re-publishes past the topic's window (3) reached the subscriptions again")
+        .contains("PASS  loyalty points per customer (")
+        .contains("PASS  orders and spend per customer and currency (")
         .contains("PASS: every message took effect exactly once")
         .doesNotContain("FAIL");
     assertThat(output).containsPattern("new order\\s+1\\.00 round trips");

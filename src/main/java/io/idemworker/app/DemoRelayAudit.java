@@ -1,0 +1,253 @@
+package io.idemworker.app;
+
+import com.azure.cosmos.CosmosContainer;
+import com.azure.cosmos.CosmosException;
+import com.azure.cosmos.models.CosmosQueryRequestOptions;
+import com.azure.cosmos.models.PartitionKey;
+import com.azure.messaging.servicebus.ServiceBusClientBuilder;
+import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
+import com.azure.messaging.servicebus.ServiceBusReceiverClient;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.idemworker.customers.CustomerDocumentIds;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The relay phase's audit: reads the outbox events and order documents of the orders container, the
+ * audit subscription and the {@code customers} container back, and compares.
+ */
+final class DemoRelayAudit {
+  private final CosmosContainer orders;
+  private final Collection<String> orderIds;
+
+  DemoRelayAudit(CosmosContainer orders, Collection<String> orderIds) {
+    this.orders = orders;
+    this.orderIds = orderIds;
+  }
+
+  /**
+   * Every {@code outbox} document, partition by partition (the emulator refuses cross-partition).
+   */
+  List<JsonNode> outbox() {
+    return query("SELECT * FROM c WHERE c.type = 'outbox'");
+  }
+
+  private List<JsonNode> query(String sql) {
+    List<JsonNode> found = new ArrayList<>();
+    for (String orderId : orderIds) {
+      orders
+          .queryItems(
+              sql,
+              new CosmosQueryRequestOptions().setPartitionKey(new PartitionKey(orderId)),
+              JsonNode.class)
+          .forEach(found::add);
+    }
+    return found;
+  }
+
+  List<DemoAudit.Check> run(DemoRelayPhase.Result result, String connectionString) {
+    List<JsonNode> outbox = outbox();
+    Map<String, Integer> received = drainAuditSubscription(connectionString);
+    List<DemoAudit.Check> checks = new ArrayList<>();
+    checks.add(exactlyOnce(outbox, received, result));
+    checks.add(republishedPastWindow(outbox, received, result));
+    List<JsonNode> accepted = query("SELECT * FROM c WHERE c.type = 'order'");
+    checks.add(points(accepted, result));
+    checks.add(stats(accepted, result));
+    return checks;
+  }
+
+  private static DemoAudit.Check exactlyOnce(
+      List<JsonNode> outbox, Map<String, Integer> received, DemoRelayPhase.Result result) {
+    Map<String, Integer> byType = new TreeMap<>();
+    List<String> wrong = new ArrayList<>();
+    for (JsonNode event : outbox) {
+      String id = event.path("id").asText();
+      byType.merge(event.path("eventType").asText(), 1, Integer::sum);
+      int expected = result.resentPastWindow().contains(id) ? 2 : 1;
+      int got = received.getOrDefault(id, 0);
+      String status = event.path("status").asText();
+      if (got != expected || !"published".equals(status)) {
+        wrong.add(id + " received " + got + "x (expected " + expected + "), status " + status);
+      }
+    }
+    received.keySet().stream()
+        .filter(id -> outbox.stream().noneMatch(e -> e.path("id").asText().equals(id)))
+        .forEach(id -> wrong.add(id + " received but not in the outbox"));
+    boolean pass = wrong.isEmpty() && !outbox.isEmpty();
+    return new DemoAudit.Check(
+        "every outbox event ("
+            + outbox.size()
+            + ": "
+            + byType.toString().replaceAll("[{}]", "")
+            + ") reached the audit subscription exactly once after duplicate detection ("
+            + result.resentInsideWindow().size()
+            + " re-sent inside the window dropped) and is marked published",
+        pass,
+        pass ? "" : first(wrong));
+  }
+
+  private static DemoAudit.Check republishedPastWindow(
+      List<JsonNode> outbox, Map<String, Integer> received, DemoRelayPhase.Result result) {
+    long accepted =
+        outbox.stream()
+            .filter(e -> DemoRelayPhase.ORDER_ACCEPTED.equals(e.path("eventType").asText()))
+            .count();
+    List<String> wrong = new ArrayList<>();
+    result
+        .resentPastWindow()
+        .forEach(
+            id -> {
+              if (received.getOrDefault(id, 0) != 2) {
+                wrong.add(id + " reached the audit subscription " + received.get(id) + "x");
+              }
+            });
+    result
+        .consumers()
+        .forEach(
+            (role, c) -> {
+              if (c.processed.get() != accepted
+                  || c.duplicates.get() != result.resentPastWindow().size()
+                  || c.other.get() != 0) {
+                wrong.add(role.roleName() + ": " + c + ", expected " + accepted + " processed");
+              }
+            });
+    boolean pass = wrong.isEmpty() && !result.resentPastWindow().isEmpty();
+    return new DemoAudit.Check(
+        "relay re-publishes past the topic's window ("
+            + result.resentPastWindow().size()
+            + ") reached the subscriptions again; loyalty and customer-stats each applied every OrderAccepted once ("
+            + accepted
+            + ") and took each re-publish as a duplicate",
+        pass,
+        pass ? "" : first(wrong));
+  }
+
+  private static DemoAudit.Check points(List<JsonNode> orders, DemoRelayPhase.Result result) {
+    Map<String, Long> expected = new TreeMap<>();
+    for (JsonNode order : orders) {
+      expected.merge(
+          order.path("customerId").asText(),
+          total(order).setScale(0, RoundingMode.FLOOR).longValueExact(),
+          Long::sum);
+    }
+    List<String> wrong = new ArrayList<>();
+    expected.forEach(
+        (customerId, points) -> {
+          long got =
+              read(result.customers(), customerId, CustomerDocumentIds.customer(customerId))
+                  .map(d -> d.path(CustomerDocumentIds.LOYALTY_POINTS).asLong())
+                  .orElse(-1L);
+          if (got != points) {
+            wrong.add(customerId + " has " + got + " points, expected " + points);
+          }
+        });
+    boolean pass = wrong.isEmpty() && !expected.isEmpty();
+    return new DemoAudit.Check(
+        "loyalty points per customer ("
+            + expected.size()
+            + ") = the sum of floor(total) of its accepted orders, exactly, although events came more than once",
+        pass,
+        pass ? "" : first(wrong));
+  }
+
+  private static DemoAudit.Check stats(List<JsonNode> orders, DemoRelayPhase.Result result) {
+    Map<String, long[]> expected = new TreeMap<>();
+    Map<String, String[]> keys = new HashMap<>();
+    for (JsonNode order : orders) {
+      String customerId = order.path("customerId").asText();
+      String currency = order.path("currency").asText();
+      String key = customerId + " " + currency;
+      keys.put(key, new String[] {customerId, currency});
+      long[] sums = expected.computeIfAbsent(key, k -> new long[2]);
+      sums[0]++;
+      sums[1] += total(order).movePointRight(4).setScale(0, RoundingMode.UNNECESSARY).longValue();
+    }
+    List<String> wrong = new ArrayList<>();
+    expected.forEach(
+        (key, sums) -> {
+          String[] k = keys.get(key);
+          Optional<JsonNode> doc =
+              read(result.customers(), k[0], CustomerDocumentIds.stats(k[0], k[1]));
+          long count = doc.map(d -> d.path(CustomerDocumentIds.ORDER_COUNT).asLong()).orElse(-1L);
+          long spent = doc.map(d -> d.path(CustomerDocumentIds.SPENT_UNITS).asLong()).orElse(-1L);
+          if (count != sums[0] || spent != sums[1]) {
+            wrong.add(
+                key
+                    + ": "
+                    + count
+                    + " orders, "
+                    + spent
+                    + " spent units; expected "
+                    + sums[0]
+                    + ", "
+                    + sums[1]);
+          }
+        });
+    boolean pass = wrong.isEmpty() && !expected.isEmpty();
+    return new DemoAudit.Check(
+        "orders and spend per customer and currency ("
+            + expected.size()
+            + ") = those of its accepted orders, exactly, although events came more than once",
+        pass,
+        pass ? "" : first(wrong));
+  }
+
+  /** The order's total, exactly as written (not through a double). */
+  private static BigDecimal total(JsonNode order) {
+    JsonNode total = order.path("total");
+    return total.isBigDecimal() ? total.decimalValue() : new BigDecimal(total.asText());
+  }
+
+  private static Optional<JsonNode> read(CosmosContainer container, String customerId, String id) {
+    try {
+      return Optional.of(
+          container.readItem(id, new PartitionKey(customerId), JsonNode.class).getItem());
+    } catch (CosmosException e) {
+      if (e.getStatusCode() == 404) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  /** Receives everything the audit subscription holds: message id → copies. */
+  private static Map<String, Integer> drainAuditSubscription(String connectionString) {
+    Map<String, Integer> received = new HashMap<>();
+    try (ServiceBusReceiverClient receiver =
+        new ServiceBusClientBuilder()
+            .connectionString(connectionString)
+            .receiver()
+            .topicName(DemoRelayPhase.TOPIC)
+            .subscriptionName(DemoRelayPhase.AUDIT_SUBSCRIPTION)
+            .buildClient()) {
+      int emptyRounds = 0;
+      while (emptyRounds < 2) {
+        int got = 0;
+        for (ServiceBusReceivedMessage message :
+            receiver.receiveMessages(100, Duration.ofMillis(500))) {
+          received.merge(message.getMessageId(), 1, Integer::sum);
+          receiver.complete(message);
+          got++;
+        }
+        emptyRounds = got == 0 ? emptyRounds + 1 : 0;
+      }
+    }
+    return received;
+  }
+
+  private static String first(List<String> wrong) {
+    if (wrong.isEmpty()) {
+      return "nothing to compare";
+    }
+    return wrong.size() + " wrong, e.g. " + wrong.get(0);
+  }
+}
