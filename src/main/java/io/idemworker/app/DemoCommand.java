@@ -415,8 +415,9 @@ final class DemoCommand implements Callable<Integer> {
         consumer,
         cosmos,
         telemetry.observer(tally.observer(instance)),
-        // The consumers' clock: a payment lease's end (a retry's earliest time) is on it.
-        consumerClock);
+        // Lock arithmetic against the broker's lockedUntil; a retry's wait comes as a duration
+        // from the flow, so the consumers' advanced clock need not agree with this one.
+        Clock.systemUTC());
   }
 
   private void printProgress(DemoTally tally, long started) {
