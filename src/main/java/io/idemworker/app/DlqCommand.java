@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.servicebus.DeadLetterReader;
 import java.io.PrintStream;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -45,20 +44,15 @@ final class DlqCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Optional<ServiceBusTarget> target = ServiceBusTarget.fromEnvironment(env);
-    if (target.isEmpty()) {
-      err.println("idemworker dlq: " + ServiceBusTarget.PROBLEM);
+    Optional<DlqEntities.Selection> selection = entities.select(env, err, "dlq");
+    if (selection.isEmpty()) {
       return 2;
     }
-    Optional<List<DeadLetterReader.Source>> sources = entities.sources(target.get(), err, "dlq");
-    if (sources.isEmpty()) {
-      return 2;
-    }
-    DeadLetterReader reader = new DeadLetterReader(target.get().connection());
+    DeadLetterReader reader = selection.get().reader();
     ObjectNode json = new ObjectMapper().createObjectNode();
     ArrayNode counted = json.putArray("entities");
     boolean failed = false;
-    for (DeadLetterReader.Source source : sources.get()) {
+    for (DeadLetterReader.Source source : selection.get().sources()) {
       DeadLetterReader.Peek peek;
       try {
         peek = reader.peek(source, entities.max);

@@ -4,6 +4,7 @@ import io.idemworker.servicebus.DeadLetterReader;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
@@ -35,6 +36,32 @@ final class DlqEntities {
 
   @Option(names = "--json", description = "Print one JSON document (for scripts).")
   boolean json;
+
+  /**
+   * A reader on the configured namespace and the dead-letter queues it reads.
+   *
+   * @param reader peeks dead-letter queues
+   * @param sources the dead-letter queues, queues first
+   */
+  record Selection(DeadLetterReader reader, List<DeadLetterReader.Source> sources) {}
+
+  /**
+   * Reads the Service Bus variables of {@code run} and these options, or prints what is wrong.
+   *
+   * @param env the environment
+   * @param err where problems go
+   * @param command the command's name, for messages
+   * @return the selection, or empty after printing the problem (exit code 2)
+   */
+  Optional<Selection> select(Map<String, String> env, PrintStream err, String command) {
+    Optional<ServiceBusTarget> target = ServiceBusTarget.fromEnvironment(env);
+    if (target.isEmpty()) {
+      err.println("idemworker " + command + ": " + ServiceBusTarget.PROBLEM);
+      return Optional.empty();
+    }
+    return sources(target.get(), err, command)
+        .map(sources -> new Selection(new DeadLetterReader(target.get().connection()), sources));
+  }
 
   /**
    * The dead-letter queues to read, or empty after printing what is wrong.

@@ -7,7 +7,6 @@ import io.idemworker.servicebus.DeadLetterReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -57,22 +56,16 @@ final class DlqListCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Optional<ServiceBusTarget> target = ServiceBusTarget.fromEnvironment(env);
-    if (target.isEmpty()) {
-      err.println("idemworker dlq list: " + ServiceBusTarget.PROBLEM);
+    Optional<DlqEntities.Selection> selection = entities.select(env, err, "dlq list");
+    if (selection.isEmpty()) {
       return 2;
     }
-    Optional<List<DeadLetterReader.Source>> sources =
-        entities.sources(target.get(), err, "dlq list");
-    if (sources.isEmpty()) {
-      return 2;
-    }
-    DeadLetterReader reader = new DeadLetterReader(target.get().connection());
+    DeadLetterReader reader = selection.get().reader();
     ObjectNode json = new ObjectMapper().createObjectNode();
     ArrayNode listed = json.putArray("messages");
     boolean failed = false;
     int shown = 0;
-    for (DeadLetterReader.Source source : sources.get()) {
+    for (DeadLetterReader.Source source : selection.get().sources()) {
       DeadLetterReader.Peek peek;
       try {
         peek = reader.peek(source, entities.max);

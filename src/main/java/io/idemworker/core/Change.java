@@ -2,6 +2,9 @@ package io.idemworker.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -130,7 +133,7 @@ public sealed interface Change {
       if (state.isEmpty() || state.containsKey(versionField)) {
         throw new IllegalArgumentException("state needs fields other than the version");
       }
-      state = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(state));
+      state = Collections.unmodifiableMap(new LinkedHashMap<>(state));
     }
   }
 
@@ -150,12 +153,12 @@ public sealed interface Change {
    */
   record TwoPhase(
       String partitionKey,
-      com.fasterxml.jackson.databind.node.ObjectNode record,
-      java.util.List<DocumentPatch> claimPatches,
+      ObjectNode record,
+      List<DocumentPatch> claimPatches,
       TargetRules rules,
       ExternalCall call,
       Completion completion,
-      java.time.Duration lease)
+      Duration lease)
       implements Change {
     /** Checks the values and copies the patches. */
     public TwoPhase {
@@ -164,7 +167,7 @@ public sealed interface Change {
       Objects.requireNonNull(rules, "rules");
       Objects.requireNonNull(call, "call");
       Objects.requireNonNull(completion, "completion");
-      claimPatches = java.util.List.copyOf(claimPatches);
+      claimPatches = List.copyOf(claimPatches);
       if (!record.path("id").isTextual()) {
         throw new IllegalArgumentException("the record needs a string id");
       }
@@ -184,8 +187,7 @@ public sealed interface Change {
      * @param completedAt now
      * @return the outgoing event (whose create marks the completion) and the patches beside it
      */
-    CompletionPlan plan(
-        com.fasterxml.jackson.databind.node.ObjectNode result, java.time.Instant completedAt);
+    CompletionPlan plan(ObjectNode result, Instant completedAt);
   }
 
   /**
@@ -196,12 +198,11 @@ public sealed interface Change {
    *     completion collides with
    * @param patches changes to other documents, e.g. the order's amount paid
    */
-  record CompletionPlan(
-      com.fasterxml.jackson.databind.node.ObjectNode event, java.util.List<DocumentPatch> patches) {
+  record CompletionPlan(ObjectNode event, List<DocumentPatch> patches) {
     /** Copies the patches. */
     public CompletionPlan {
       Objects.requireNonNull(event, "event");
-      patches = java.util.List.copyOf(patches);
+      patches = List.copyOf(patches);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.idemworker.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.IdempotentConsumer.Attempt;
 import java.util.ArrayList;
@@ -34,9 +35,7 @@ final class VersionGuard {
         .state()
         .forEach((field, value) -> operations.add(new DocumentPatch.SetField(field, value)));
     operations.add(
-        new DocumentPatch.SetField(
-            change.versionField(),
-            com.fasterxml.jackson.databind.node.LongNode.valueOf(change.version())));
+        new DocumentPatch.SetField(change.versionField(), LongNode.valueOf(change.version())));
     DocumentPatch patch =
         new DocumentPatch(
             change.targetId(),

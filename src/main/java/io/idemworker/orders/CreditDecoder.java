@@ -111,17 +111,10 @@ final class CreditDecoder implements MessageDecoder {
                   new DocumentPatch.Increment("creditCount", 1),
                   new DocumentPatch.SetField(
                       "lastCreditedAt", JSON.textNode(acceptedAt.toString()))),
-              Optional.of(new DocumentPatch.FieldEquals("currency", JSON.textNode(currency))));
+              OrderReasons.inCurrency(currency));
       return new Change.Anchored(
           WriteSet.of(orderId, fingerprint, marker, List.of(), List.of(credit)),
-          Optional.of(
-              new Change.TargetRules(
-                  new Change.Rejection(
-                      OrderReasons.ORDER_NOT_FOUND,
-                      "no order " + orderId + " for this credit (its OrderPlaced has not arrived)"),
-                  new Change.Rejection(
-                      OrderReasons.CURRENCY_MISMATCH,
-                      "currency must equal the currency of order " + orderId))));
+          Optional.of(OrderReasons.orderInCurrency(orderId, "credit")));
     }
   }
 }

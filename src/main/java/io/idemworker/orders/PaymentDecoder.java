@@ -121,18 +121,12 @@ final class PaymentDecoder implements MessageDecoder {
           new DocumentPatch(
               orderId,
               List.of(new DocumentPatch.Increment("paymentRequests", 1)),
-              Optional.of(new DocumentPatch.FieldEquals("currency", JSON.textNode(currency))));
+              OrderReasons.inCurrency(currency));
       return new Change.TwoPhase(
           orderId,
           record,
           List.of(countRequest),
-          new Change.TargetRules(
-              new Change.Rejection(
-                  OrderReasons.ORDER_NOT_FOUND,
-                  "no order " + orderId + " for this payment (its OrderPlaced has not arrived)"),
-              new Change.Rejection(
-                  OrderReasons.CURRENCY_MISMATCH,
-                  "currency must equal the currency of order " + orderId)),
+          OrderReasons.orderInCurrency(orderId, "payment"),
           () -> answer(provider.capture(key.value(), orderId, amount, currency)),
           (result, completedAt) -> completion(key, result, completedAt),
           lease);

@@ -113,9 +113,7 @@ final class StatusChangeDecoder implements MessageDecoder {
           "statusVersion",
           version,
           state,
-          new Change.Rejection(
-              OrderReasons.ORDER_NOT_FOUND,
-              "no order " + orderId + " for this status change (its OrderPlaced has not arrived)"));
+          OrderReasons.orderNotFound(orderId, "status change"));
     }
   }
 }

@@ -14,14 +14,12 @@ import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.emulator.servicebus.SubscriptionSettings;
 import io.idemworker.emulator.servicebus.TopicSettings;
 import io.idemworker.testing.Emulators;
-import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -106,27 +104,9 @@ class RelayCommandProcessTest {
     }
   }
 
-  private ProcessBuilder command(String topic, String database, int healthPort) {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    String logback =
-        Path.of(new File(getClass().getResource("/logback.xml").getPath()).getPath()).toString();
-    ProcessBuilder builder =
-        new ProcessBuilder(
-                java,
-                "-Xmx512m",
-                "-Dlogback.configurationFile=" + logback,
-                "-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true",
-                "-DCOSMOS.DISABLE_IMDS_ACCESS=true",
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName(),
-                "relay")
-            .redirectError(ProcessBuilder.Redirect.DISCARD)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
-    builder.environment().clear();
-    builder
-        .environment()
-        .putAll(
+  private static ProcessBuilder command(String topic, String database, int healthPort) {
+    return ChildJvm.command(
+            "relay",
             Map.of(
                 "SERVICEBUS_CONNECTION_STRING", Emulators.serviceBus().connectionString(),
                 "COSMOS_ENDPOINT", Emulators.cosmos().endpoint(),
@@ -134,8 +114,9 @@ class RelayCommandProcessTest {
                 "COSMOS_DATABASE", database,
                 "RELAY_TOPIC_NAME", topic,
                 "RELAY_POLL_INTERVAL", "PT0.2S",
-                "HEALTH_PORT", Integer.toString(healthPort)));
-    return builder;
+                "HEALTH_PORT", Integer.toString(healthPort)))
+        .redirectError(ProcessBuilder.Redirect.DISCARD)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD);
   }
 
   private static List<String> receive(String topic, int expected) {

@@ -18,7 +18,6 @@ import io.idemworker.orders.Orders;
 import io.idemworker.servicebus.OrderMessages;
 import io.idemworker.testing.Emulators;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.ServerSocket;
@@ -27,7 +26,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -213,24 +211,8 @@ class RunCommandProcessTest {
     }
   }
 
-  private ProcessBuilder command(Map<String, String> env) {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    String logback =
-        Path.of(new File(getClass().getResource("/logback.xml").getPath()).getPath()).toString();
-    ProcessBuilder builder =
-        new ProcessBuilder(
-            java,
-            "-Xmx512m",
-            "-Dlogback.configurationFile=" + logback,
-            "-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true",
-            "-DCOSMOS.DISABLE_IMDS_ACCESS=true",
-            "-cp",
-            System.getProperty("java.class.path"),
-            Main.class.getName(),
-            "run");
-    builder.environment().clear();
-    builder.environment().putAll(env);
-    return builder;
+  private static ProcessBuilder command(Map<String, String> env) {
+    return ChildJvm.command("run", env);
   }
 
   private Process start(String queue, String database, int healthPort) throws IOException {

@@ -13,9 +13,7 @@ import io.idemworker.emulator.servicebus.SubscriptionRule;
 import io.idemworker.emulator.servicebus.SubscriptionSettings;
 import io.idemworker.emulator.servicebus.TopicSettings;
 import io.idemworker.testing.Emulators;
-import java.io.File;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -158,23 +156,7 @@ class RunConsumerRoleProcessTest {
     reader.start();
   }
 
-  private ProcessBuilder command(Map<String, String> env) {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    String logback =
-        Path.of(new File(getClass().getResource("/logback.xml").getPath()).getPath()).toString();
-    ProcessBuilder builder =
-        new ProcessBuilder(
-            java,
-            "-Xmx512m",
-            "-Dlogback.configurationFile=" + logback,
-            "-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true",
-            "-DCOSMOS.DISABLE_IMDS_ACCESS=true",
-            "-cp",
-            System.getProperty("java.class.path"),
-            Main.class.getName(),
-            "run");
-    builder.environment().clear();
-    builder.environment().putAll(env);
-    return builder;
+  private static ProcessBuilder command(Map<String, String> env) {
+    return ChildJvm.command("run", env);
   }
 }
