@@ -34,7 +34,7 @@ import java.util.Optional;
  * loyalty.start();   // ... loyalty.shutdown(Duration.ofSeconds(10));
  * }</pre>
  */
-final class ConsumerWorkers {
+public final class ConsumerWorkers {
   /** Bodies above this are dead-lettered, as {@code WORKER_MAX_BODY_BYTES}' default. */
   static final int MAX_BODY_BYTES = 262_144;
 
@@ -48,7 +48,7 @@ final class ConsumerWorkers {
    * @param database the database
    * @return the container
    */
-  static CosmosContainer customers(CosmosClient client, String database) {
+  public static CosmosContainer customers(CosmosClient client, String database) {
     return CosmosContainers.ensureExists(
         client, database, WorkerConfig.CUSTOMERS_CONTAINER, CustomerDocumentIds.PARTITION_KEY_PATH);
   }
@@ -70,7 +70,7 @@ final class ConsumerWorkers {
    * @param clock stamps acceptance times
    * @return the worker
    */
-  static ServiceBusWorker worker(
+  public static ServiceBusWorker worker(
       CustomerConsumers.Role role,
       ServiceBusConnection connection,
       ProcessorSettings settings,

@@ -11,10 +11,10 @@ import java.util.Optional;
  * @param connection the namespace
  * @param queue the queue
  */
-record ServiceBusTarget(ServiceBusConnection connection, String queue) {
+public record ServiceBusTarget(ServiceBusConnection connection, String queue) {
 
   /** What is wrong when {@link #fromEnvironment} finds nothing usable. */
-  static final String PROBLEM =
+  public static final String PROBLEM =
       "SERVICEBUS_CONNECTION_STRING or SERVICEBUS_FULLY_QUALIFIED_NAMESPACE: set exactly one";
 
   /**
@@ -23,7 +23,7 @@ record ServiceBusTarget(ServiceBusConnection connection, String queue) {
    * @param env the environment
    * @return the target, or empty when not exactly one of the two connection variables is set
    */
-  static Optional<ServiceBusTarget> fromEnvironment(Map<String, String> env) {
+  public static Optional<ServiceBusTarget> fromEnvironment(Map<String, String> env) {
     Optional<String> connectionString = value(env, "SERVICEBUS_CONNECTION_STRING");
     Optional<String> namespace = value(env, "SERVICEBUS_FULLY_QUALIFIED_NAMESPACE");
     if (connectionString.isPresent() == namespace.isPresent()) {

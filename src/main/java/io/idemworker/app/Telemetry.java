@@ -69,7 +69,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. Observers and listeners never throw. {@link #close()} closes what this instance
  * created; an {@link OpenTelemetry} passed in by the caller stays the caller's to shut down.
  */
-final class Telemetry implements AutoCloseable {
+public final class Telemetry implements AutoCloseable {
 
   /** The instrumentation scope name of every instrument and span. */
   static final String SCOPE = "io.idemworker";
@@ -220,7 +220,7 @@ final class Telemetry implements AutoCloseable {
    * @return the telemetry
    * @throws IllegalArgumentException naming the variable when a value cannot be used
    */
-  static Telemetry fromEnvironment(Map<String, String> environment) {
+  public static Telemetry fromEnvironment(Map<String, String> environment) {
     Map<String, String> copy = new HashMap<>(environment);
     TelemetryExport export = TelemetryExport.choose(copy);
     OpenTelemetrySdk sdk = export.openTelemetry(copy);
@@ -242,7 +242,7 @@ final class Telemetry implements AutoCloseable {
    *
    * @return the observer
    */
-  DeliveryObserver observer() {
+  public DeliveryObserver observer() {
     return observer(DeliveryObserver.none());
   }
 
@@ -254,7 +254,7 @@ final class Telemetry implements AutoCloseable {
    * @param inside the observer to run inside the span
    * @return the observer
    */
-  DeliveryObserver observer(DeliveryObserver inside) {
+  public DeliveryObserver observer(DeliveryObserver inside) {
     Objects.requireNonNull(inside, "inside");
     return message -> {
       received.increment();
@@ -301,7 +301,7 @@ final class Telemetry implements AutoCloseable {
    *
    * @return the listener
    */
-  StoreCallListener storeListener() {
+  public StoreCallListener storeListener() {
     return (operation, statusCode, charge, latency) -> {
       cosmosCalls.computeIfAbsent(operation, k -> new LongAdder()).increment();
       requestCharge.add(charge);
@@ -317,7 +317,7 @@ final class Telemetry implements AutoCloseable {
    *
    * @return the snapshot
    */
-  TelemetryCounts counts() {
+  public TelemetryCounts counts() {
     return new TelemetryCounts(
         received.sum(),
         processed.sum(),

@@ -20,7 +20,7 @@ import java.util.TreeMap;
  * @param cosmosCalls Cosmos DB round trips by operation ({@code batch}, {@code read})
  * @param requestCharge request units charged by all Cosmos DB round trips
  */
-record TelemetryCounts(
+public record TelemetryCounts(
     long received,
     long processed,
     long duplicates,
@@ -32,7 +32,7 @@ record TelemetryCounts(
     double requestCharge) {
 
   /** Copies the maps into sorted, unmodifiable ones. */
-  TelemetryCounts {
+  public TelemetryCounts {
     deadLettered = Collections.unmodifiableMap(new TreeMap<>(deadLettered));
     retried = Collections.unmodifiableMap(new TreeMap<>(retried));
     cosmosCalls = Collections.unmodifiableMap(new TreeMap<>(cosmosCalls));
@@ -43,7 +43,7 @@ record TelemetryCounts(
    *
    * @return the sum over reasons
    */
-  long deadLetteredTotal() {
+  public long deadLetteredTotal() {
     return sum(deadLettered);
   }
 
@@ -52,7 +52,7 @@ record TelemetryCounts(
    *
    * @return the sum over causes
    */
-  long retriedTotal() {
+  public long retriedTotal() {
     return sum(retried);
   }
 
@@ -61,7 +61,7 @@ record TelemetryCounts(
    *
    * @return processed + duplicates + stale + dead-lettered + retried
    */
-  long finished() {
+  public long finished() {
     return processed + duplicates + stale + deadLetteredTotal() + retriedTotal();
   }
 
@@ -72,7 +72,7 @@ record TelemetryCounts(
    *
    * @return received − finished
    */
-  long unbalanced() {
+  public long unbalanced() {
     return received - finished();
   }
 

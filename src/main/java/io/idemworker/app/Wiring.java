@@ -34,7 +34,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 
 /** Builds the worker's parts from a {@link WorkerConfig}; the one place that knows them all. */
-final class Wiring {
+public final class Wiring {
   private Wiring() {}
 
   static ServiceBusConnection serviceBus(
@@ -218,7 +218,7 @@ final class Wiring {
   }
 
   /** The relay's thread: a daemon, so a relay never keeps the JVM alive. */
-  static ScheduledExecutorService relayExecutor() {
+  public static ScheduledExecutorService relayExecutor() {
     return java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
         r -> {
           Thread thread = new Thread(r, "outbox-relay");

@@ -1,5 +1,6 @@
 package io.idemworker.app;
 
+import io.idemworker.Main;
 import java.io.File;
 import java.nio.file.Path;
 import java.util.Map;

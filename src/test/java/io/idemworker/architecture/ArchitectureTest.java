@@ -83,6 +83,30 @@ class ArchitectureTest {
           .dependOnClassesThat()
           .resideInAPackage("io.idemworker.emulator..");
 
+  private static final ArchRule nothingADeploymentRunsDependsOnTheProofTools =
+      noClasses()
+          .that()
+          .resideInAnyPackage(
+              "io.idemworker.app..",
+              "io.idemworker.core..",
+              "io.idemworker.orders..",
+              "io.idemworker.customers..",
+              "io.idemworker.cosmos..",
+              "io.idemworker.servicebus..",
+              "io.idemworker.payments..",
+              "io.idemworker.relay..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("io.idemworker.proof..");
+
+  private static final ArchRule appDoesNotUseTheEmulators =
+      noClasses()
+          .that()
+          .resideInAPackage("io.idemworker.app..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("io.idemworker.emulator..");
+
   @Test
   void coreDependsOnNeitherAzureNorAnyOtherLayer() {
     coreIsFreeOfAzure.check(PRODUCTION);
@@ -99,5 +123,11 @@ class ArchitectureTest {
   void adaptersStayApartAndOffTheEmulators() {
     adaptersDoNotDependOnEachOther.check(PRODUCTION);
     productionCodeDoesNotUseTheEmulators.check(PRODUCTION);
+  }
+
+  @Test
+  void appHoldsOnlyWhatADeploymentRuns() {
+    nothingADeploymentRunsDependsOnTheProofTools.check(PRODUCTION);
+    appDoesNotUseTheEmulators.check(PRODUCTION);
   }
 }

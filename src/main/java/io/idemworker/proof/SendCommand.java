@@ -1,7 +1,8 @@
-package io.idemworker.app;
+package io.idemworker.proof;
 
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import io.idemworker.app.ServiceBusTarget;
 import io.idemworker.servicebus.ServiceBusConnection;
 import java.io.PrintStream;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.idemworker.app;
+package io.idemworker.proof;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

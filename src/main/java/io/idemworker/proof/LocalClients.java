@@ -1,4 +1,4 @@
-package io.idemworker.app;
+package io.idemworker.proof;
 
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosClientBuilder;

@@ -1,4 +1,4 @@
-package io.idemworker.app;
+package io.idemworker.proof;
 
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;

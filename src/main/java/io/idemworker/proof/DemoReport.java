@@ -1,11 +1,11 @@
-package io.idemworker.app;
+package io.idemworker.proof;
 
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
-import io.idemworker.app.DemoTally.Delivery;
 import io.idemworker.core.Outcome;
 import io.idemworker.emulator.payments.PaymentStats;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderReasons;
+import io.idemworker.proof.DemoTally.Delivery;
 import java.io.PrintStream;
 import java.util.HashSet;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.idemworker.app;
+package io.idemworker.proof;
 
 import java.time.Clock;
 import java.time.Duration;

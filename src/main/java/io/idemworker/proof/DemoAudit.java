@@ -1,4 +1,4 @@
-package io.idemworker.app;
+package io.idemworker.proof;
 
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.CosmosException;
@@ -10,12 +10,13 @@ import com.azure.messaging.servicebus.models.SubQueue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.idemworker.app.DemoTally.Delivery;
+import io.idemworker.app.TelemetryCounts;
 import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.Outcome;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderReasons;
+import io.idemworker.proof.DemoTally.Delivery;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

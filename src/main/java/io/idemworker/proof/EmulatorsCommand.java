@@ -1,4 +1,4 @@
-package io.idemworker.app;
+package io.idemworker.proof;
 
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;

@@ -1,5 +1,7 @@
-package io.idemworker.app;
+package io.idemworker;
 
+import io.idemworker.app.AppCommands;
+import io.idemworker.proof.ProofCommands;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,18 +15,7 @@ import picocli.CommandLine.Command;
       "",
       "Start with 'demo': it runs the whole pattern on in-process emulators, no Azure needed."
     },
-    subcommands = {
-      DemoCommand.class,
-      BenchCommand.class,
-      RunCommand.class,
-      RelayCommand.class,
-      EmulatorsCommand.class,
-      SendCommand.class,
-      ResubmitCommand.class,
-      ExplainCommand.class,
-      DlqCommand.class,
-      CommandLine.HelpCommand.class
-    })
+    subcommands = {CommandLine.HelpCommand.class})
 public final class Main {
   private Main() {}
 
@@ -58,26 +49,8 @@ public final class Main {
 
   static CommandLine commandLine() {
     CommandLine commandLine = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
-    java.util.List<String> footer = new java.util.ArrayList<>();
-    footer.add("");
-    footer.add("Environment variables:");
-    for (WorkerConfig.Variable variable : WorkerConfig.VARIABLES) {
-      footer.add(
-          String.format(
-              "  %-38s %s%s",
-              variable.name(),
-              variable.allowed(),
-              variable.defaultValue() == null ? "" : " (default " + variable.defaultValue() + ")"));
-    }
-    for (String command : java.util.List.of("run", "relay")) {
-      commandLine
-          .getSubcommands()
-          .get(command)
-          .getCommandSpec()
-          .usageMessage()
-          .width(120)
-          .footer(footer.toArray(new String[0]));
-    }
+    ProofCommands.mountOn(commandLine);
+    AppCommands.mountOn(commandLine);
     return commandLine;
   }
 }

@@ -1,4 +1,4 @@
-package io.idemworker.app;
+package io.idemworker.proof;
 
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.CosmosException;

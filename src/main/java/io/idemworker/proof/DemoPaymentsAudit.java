@@ -1,14 +1,14 @@
-package io.idemworker.app;
+package io.idemworker.proof;
 
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.idemworker.app.DemoAudit.Check;
-import io.idemworker.app.DemoPayments.Hazard;
-import io.idemworker.app.DemoPayments.Request;
-import io.idemworker.app.DemoTally.Delivery;
 import io.idemworker.core.Outcome;
+import io.idemworker.proof.DemoAudit.Check;
+import io.idemworker.proof.DemoPayments.Hazard;
+import io.idemworker.proof.DemoPayments.Request;
+import io.idemworker.proof.DemoTally.Delivery;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.URI;

@@ -1,4 +1,4 @@
-package io.idemworker.app;
+package io.idemworker.proof;
 
 import io.idemworker.core.DeliveryObserver;
 import io.idemworker.core.IncomingMessage;

@@ -1,13 +1,13 @@
-package io.idemworker.app;
+package io.idemworker.proof;
 
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.idemworker.app.DemoAudit.Check;
-import io.idemworker.app.DemoTally.Delivery;
 import io.idemworker.core.Outcome;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderReasons;
+import io.idemworker.proof.DemoAudit.Check;
+import io.idemworker.proof.DemoTally.Delivery;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;

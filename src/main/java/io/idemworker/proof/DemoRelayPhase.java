@@ -1,4 +1,4 @@
-package io.idemworker.app;
+package io.idemworker.proof;
 
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
@@ -6,6 +6,8 @@ import com.azure.cosmos.models.CosmosPatchOperations;
 import com.azure.cosmos.models.PartitionKey;
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.idemworker.app.ConsumerWorkers;
+import io.idemworker.app.Wiring;
 import io.idemworker.core.DeliveryObserver;
 import io.idemworker.core.IncomingMessage;
 import io.idemworker.core.Outcome;

@@ -1,0 +1,23 @@
+package io.idemworker.proof;
+
+import picocli.CommandLine;
+
+/**
+ * The proof tools: {@code demo}, {@code bench}, the stand-alone {@code emulators} and the sample
+ * producer {@code send}. None of them is part of a deployment.
+ */
+public final class ProofCommands {
+  private ProofCommands() {}
+
+  /**
+   * Adds the proof commands to a command line.
+   *
+   * @param commandLine the entry point's command line
+   */
+  public static void mountOn(CommandLine commandLine) {
+    commandLine.addSubcommand(new DemoCommand());
+    commandLine.addSubcommand(new BenchCommand());
+    commandLine.addSubcommand(new EmulatorsCommand());
+    commandLine.addSubcommand(new SendCommand());
+  }
+}
