@@ -14,12 +14,12 @@ import java.util.Optional;
  * the work, complete with the answer under the attempt as fencing token — with the answer kept for
  * a window and then forgotten.
  *
- * <p>Each record is a document of its own partition ({@code id} = partition key = the record id
- * the caller derives from the key), because a client-chosen key may come back with another body
- * that concerns another entity: a record beside the entity could not see that reuse. The record
- * carries the request's {@link Fingerprint} (stamped as an anchor's), {@code status} ({@code
- * InProgress} or {@code Completed}), {@code attempt}, {@code leaseUntilMillis}, and once completed
- * the stored {@code response} (an opaque JSON object: this class knows nothing of HTTP) and {@code
+ * <p>Each record is a document of its own partition ({@code id} = partition key = the record id the
+ * caller derives from the key), because a client-chosen key may come back with another body that
+ * concerns another entity: a record beside the entity could not see that reuse. The record carries
+ * the request's {@link Fingerprint} (stamped as an anchor's), {@code status} ({@code InProgress} or
+ * {@code Completed}), {@code attempt}, {@code leaseUntilMillis}, and once completed the stored
+ * {@code response} (an opaque JSON object: this class knows nothing of HTTP) and {@code
  * expiresAtMillis}; and a Cosmos DB {@code ttl} a little longer than the window, so the store
  * removes it after the window without a sweeper.
  *
@@ -143,14 +143,17 @@ public final class RequestRecords {
       return Optional.of(takeOver(recordId, fingerprint, seen, completed, now));
     }
     if (!anchor.get().fingerprint().value().equals(fingerprint.value())) {
-      return Optional.of(new Reused(List.copyOf(fingerprint.differingFields(anchor.get().fingerprint()))));
+      return Optional.of(
+          new Reused(List.copyOf(fingerprint.differingFields(anchor.get().fingerprint()))));
     }
     if (completed) {
       if (!stored.path(RESPONSE).isObject()) {
         return Optional.of(
             new Failed(
                 new StoreFailure(
-                    StoreFailure.Kind.PERMANENT, 200, recordId + " is completed without a response")));
+                    StoreFailure.Kind.PERMANENT,
+                    200,
+                    recordId + " is completed without a response")));
       }
       return Optional.of(new Replay(((ObjectNode) stored.get(RESPONSE)).deepCopy()));
     }
