@@ -88,6 +88,23 @@ param alertEmail string = ''
 @description('Outbox relay lag in seconds above which the relay alert fires.')
 param relayLagThresholdSeconds int = 300
 
+@allowed([
+  'apikey'
+  'entra'
+])
+@description('How clients of the HTTP order intake (api) authenticate: apikey (X-Api-Key, the key in Key Vault) or entra (Container Apps authentication with Entra ID in front; set apiEntraClientId).')
+param apiAuthMode string = 'apikey'
+
+@secure()
+@description('apikey only: the API key clients of the HTTP order intake send. main.parameters.json has azd generate it on the first provision and read it back from the vault afterwards.')
+param apiKey string = ''
+
+@description('entra only: application (client) id of the Entra ID app registration the intake\'s tokens are issued for.')
+param apiEntraClientId string = ''
+
+@description('How long the intake replays an answer for its Idempotency-Key (ISO 8601).')
+param apiIdempotencyTtl string = 'P1D'
+
 var abbrs = loadJsonContent('abbreviations.json')
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = {
@@ -342,6 +359,33 @@ module customerStatsApp 'modules/consumer-app.bicep' = {
   }
 }
 
+// The HTTP order intake: its own app, identity and role assignments (made inside the module, before
+// the app); the vault, registry and Cosmos DB outputs make it wait for those modules.
+module apiApp 'modules/api-app.bicep' = {
+  name: 'api'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    name: '${abbrs.appContainerApps}api-${resourceToken}'
+    identityName: '${abbrs.managedIdentityUserAssignedIdentities}api-${resourceToken}'
+    containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
+    imageName: workerImageName
+    registryName: registry.outputs.name
+    registryLoginServer: registry.outputs.loginServer
+    cosmosAccountName: cosmos.outputs.accountName
+    cosmosEndpoint: cosmos.outputs.endpoint
+    cosmosDatabaseName: cosmos.outputs.databaseName
+    cosmosContainerName: cosmos.outputs.containerName
+    keyVaultName: keyVault.outputs.name
+    keyVaultUri: keyVault.outputs.vaultUri
+    authMode: apiAuthMode
+    apiKey: apiKey
+    entraClientId: apiEntraClientId
+    idempotencyTtl: apiIdempotencyTtl
+  }
+}
+
 module alerts 'modules/alerts.bicep' = {
   name: 'alerts'
   scope: rg
@@ -393,3 +437,5 @@ output COSMOS_CUSTOMERS_CONTAINER string = cosmos.outputs.customersContainerName
 output LOYALTY_APP_NAME string = loyaltyApp.outputs.name
 output CUSTOMER_STATS_APP_NAME string = customerStatsApp.outputs.name
 output APPLICATIONINSIGHTS_NAME string = monitoring.outputs.applicationInsightsName
+output API_APP_NAME string = apiApp.outputs.name
+output API_URL string = apiApp.outputs.url

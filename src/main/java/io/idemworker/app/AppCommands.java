@@ -5,8 +5,9 @@ import java.util.List;
 import picocli.CommandLine;
 
 /**
- * The commands a deployment runs ({@code run}, {@code relay}) and the operator commands that act on
- * a deployment ({@code resubmit}, {@code explain}, {@code dlq}), for the entry point to mount.
+ * The commands a deployment runs ({@code run}, {@code relay}, {@code api}) and the operator
+ * commands that act on a deployment ({@code resubmit}, {@code explain}, {@code dlq}), for the entry
+ * point to mount.
  */
 public final class AppCommands {
   private AppCommands() {}
@@ -23,7 +24,33 @@ public final class AppCommands {
     commandLine.addSubcommand(new ResubmitCommand());
     commandLine.addSubcommand(new ExplainCommand());
     commandLine.addSubcommand(new DlqCommand());
+    commandLine.addSubcommand(new ApiCommand());
     describeEnvironment(commandLine);
+    describeApiEnvironment(commandLine);
+  }
+
+  private static void describeApiEnvironment(CommandLine commandLine) {
+    List<String> footer = new ArrayList<>();
+    footer.add("");
+    footer.add("Environment variables:");
+    for (WorkerConfig.Variable variable : ApiConfig.VARIABLES) {
+      footer.add(line(variable));
+    }
+    commandLine
+        .getSubcommands()
+        .get("api")
+        .getCommandSpec()
+        .usageMessage()
+        .width(120)
+        .footer(footer.toArray(new String[0]));
+  }
+
+  private static String line(WorkerConfig.Variable variable) {
+    return String.format(
+        "  %-38s %s%s",
+        variable.name(),
+        variable.allowed(),
+        variable.defaultValue() == null ? "" : " (default " + variable.defaultValue() + ")");
   }
 
   private static void describeEnvironment(CommandLine commandLine) {

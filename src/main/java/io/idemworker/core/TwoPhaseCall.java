@@ -224,7 +224,8 @@ final class TwoPhaseCall {
             Optional.of(fencedBy(attemptNumber))));
   }
 
-  private static DocumentPatch.Condition fencedBy(long attemptNumber) {
+  /** The fencing condition: the record is still in progress under this attempt. */
+  static DocumentPatch.Condition fencedBy(long attemptNumber) {
     return new DocumentPatch.AllOf(
         List.of(
             new DocumentPatch.FieldEquals(STATUS, JSON.textNode(IN_PROGRESS)),

@@ -277,6 +277,8 @@ final class DemoCommand implements Callable<Integer> {
       DemoRelayPhase.Result relayed =
           relayPhase.run(serviceBus, brokerClock, cosmosClient, container, relayAudit.outbox());
       settled &= relayed.settled();
+      DemoHttpPhase.Result http =
+          new DemoHttpPhase(out).run(container, scenario.orders, "ord-" + seed + "-", seed);
       out.println();
       DemoReport report = new DemoReport(out);
       report.summary(scenario, tally, instances, provider.stats());
@@ -292,6 +294,7 @@ final class DemoCommand implements Callable<Integer> {
               provider);
       List<DemoAudit.Check> checks = new ArrayList<>(audit.run(settled));
       checks.addAll(relayAudit.run(relayed, serviceBus.connectionString()));
+      checks.addAll(DemoHttpPhase.audit(container, http));
       report.deadLetterSamples(audit.deadLetters);
       boolean pass = report.audit(checks);
       out.printf("%nfinished in %.1f s%n", (System.nanoTime() - started) / 1e9);

@@ -47,6 +47,13 @@ class DemoCommandTest {
             "PASS  relay re-publishes past the topic's window (3) reached the subscriptions again")
         .contains("PASS  loyalty points per customer (")
         .contains("PASS  orders and spend per customer and currency (")
+        .contains("PASS  HTTP: one order per key: each of 23 orders posted over HTTP exists once")
+        .contains("PASS  HTTP: replays identical: every repeat of a key (20)")
+        .contains(
+            "PASS  HTTP: a client whose answer was late (3) or lost to a crash after the write (2)")
+        .contains("PASS  HTTP: concurrent identical requests (3 x 6) made one order each")
+        .contains("PASS  HTTP: every key reused with another body (3) refused with 422")
+        .contains("PASS  HTTP: orders the queue had taken, posted again over HTTP (3)")
         .contains("PASS: every message took effect exactly once")
         .doesNotContain("FAIL");
     assertThat(output).containsPattern("new order\\s+1\\.00 round trips");

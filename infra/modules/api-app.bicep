@@ -1,0 +1,330 @@
+// The HTTP order intake (`api`: POST /orders with an Idempotency-Key) as its own Container App: the
+// worker's image with another command, external ingress, its own user-assigned identity (Cosmos DB
+// data access to the orders container and AcrPull, nothing of Service Bus), and either an API key
+// from Key Vault (authMode 'apikey') or Container Apps' built-in authentication with Entra ID in
+// front (authMode 'entra'). Self-contained: the identity and its role assignments are made here,
+// before the app, so a fresh identity can pull the image on the first revision.
+param location string
+param tags object
+param name string
+param identityName string
+param containerAppsEnvironmentId string
+
+@description('The worker\'s image (the jar has every command); empty on the first provision.')
+param imageName string = ''
+
+param registryName string
+param registryLoginServer string
+param cosmosAccountName string
+param cosmosEndpoint string
+param cosmosDatabaseName string
+param cosmosContainerName string
+param keyVaultName string
+param keyVaultUri string
+
+@allowed([
+  'apikey'
+  'entra'
+])
+@description('apikey: X-Api-Key checked against a Key Vault secret; entra: Container Apps authentication validates Entra ID tokens in front of the app.')
+param authMode string = 'apikey'
+
+@secure()
+@description('apikey only: the clients\' API key, stored in Key Vault (at least 16 characters).')
+param apiKey string = ''
+
+@description('Name of the API key\'s Key Vault secret.')
+param apiKeySecretName string = 'api-key'
+
+@description('entra only: the application (client) id of the Entra ID app registration that represents the api; tokens must be issued for it.')
+param entraClientId string = ''
+
+@description('How long an answer is replayed for its Idempotency-Key (ISO 8601), as API_IDEMPOTENCY_TTL.')
+param idempotencyTtl string = 'P1D'
+
+@description('How long a request in flight holds its key (ISO 8601), as API_LEASE.')
+param lease string = 'PT30S'
+
+@description('Port of POST /orders and of the health endpoints.')
+param port int = 8080
+
+@minValue(1)
+param minReplicas int = 1
+
+@minValue(1)
+@maxValue(300)
+param maxReplicas int = 10
+
+@minValue(1)
+@description('Concurrent requests per replica before the HTTP scale rule adds one.')
+param concurrentRequestsPerReplica int = 50
+
+param cpu string = '0.5'
+param memory string = '1Gi'
+
+var acrPullRoleId = '7f951dda-4ed3-4680-a7ca-43fe172d538d'
+var secretsUserRoleId = '4633458b-17de-408a-b874-0445c86b69e6'
+var useApiKey = authMode == 'apikey'
+var placeholderImage = 'mcr.microsoft.com/k8se/quickstart:latest'
+var usePlaceholder = empty(imageName) || imageName == placeholderImage
+var image = usePlaceholder ? placeholderImage : imageName
+// The Dockerfile's ENTRYPOINT ends in `run`; the command replaces it, keeping its JVM options.
+var command = [
+  'java'
+  '-XX:MaxRAMPercentage=75'
+  '-XX:+ExitOnOutOfMemoryError'
+  '-jar'
+  '/app/idemworker.jar'
+  'api'
+]
+
+resource identity 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = {
+  name: identityName
+  location: location
+  tags: tags
+}
+
+resource registry 'Microsoft.ContainerRegistry/registries@2023-07-01' existing = {
+  name: registryName
+}
+
+resource acrPull 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(registry.id, identity.id, acrPullRoleId)
+  scope: registry
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', acrPullRoleId)
+    principalId: identity.properties.principalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+resource cosmosAccount 'Microsoft.DocumentDB/databaseAccounts@2025-04-15' existing = {
+  name: cosmosAccountName
+}
+
+// Built-in Data Contributor on the orders container only: the api writes orders and its request
+// records there, and nothing else.
+resource cosmosDataAccess 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = {
+  parent: cosmosAccount
+  name: guid(cosmosAccount.id, identity.id, 'api-data-contributor')
+  properties: {
+    roleDefinitionId: '${cosmosAccount.id}/sqlRoleDefinitions/00000000-0000-0000-0000-000000000002'
+    principalId: identity.properties.principalId
+    scope: '${cosmosAccount.id}/dbs/${cosmosDatabaseName}/colls/${cosmosContainerName}'
+  }
+}
+
+resource vault 'Microsoft.KeyVault/vaults@2023-07-01' existing = {
+  name: keyVaultName
+}
+
+resource apiKeySecret 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = if (useApiKey) {
+  parent: vault
+  name: apiKeySecretName
+  properties: {
+    value: apiKey
+    contentType: 'text/plain'
+  }
+}
+
+resource apiSecretsUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (useApiKey) {
+  name: guid(vault.id, apiKeySecretName, identity.id, secretsUserRoleId)
+  scope: apiKeySecret
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', secretsUserRoleId)
+    principalId: identity.properties.principalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+var probes = [
+  {
+    type: 'Startup'
+    httpGet: {
+      path: '/health/live'
+      port: port
+    }
+    initialDelaySeconds: 5
+    periodSeconds: 10
+    timeoutSeconds: 3
+    failureThreshold: 10
+  }
+  {
+    type: 'Liveness'
+    httpGet: {
+      path: '/health/live'
+      port: port
+    }
+    periodSeconds: 10
+    timeoutSeconds: 3
+    failureThreshold: 3
+  }
+  {
+    type: 'Readiness'
+    httpGet: {
+      path: '/health/ready'
+      port: port
+    }
+    periodSeconds: 10
+    timeoutSeconds: 3
+    failureThreshold: 3
+  }
+]
+
+var baseEnv = [
+  {
+    name: 'COSMOS_ENDPOINT'
+    value: cosmosEndpoint
+  }
+  {
+    name: 'COSMOS_DATABASE'
+    value: cosmosDatabaseName
+  }
+  {
+    name: 'COSMOS_CONTAINER'
+    value: cosmosContainerName
+  }
+  {
+    name: 'API_PORT'
+    value: string(port)
+  }
+  {
+    name: 'API_AUTH'
+    value: authMode
+  }
+  {
+    name: 'API_IDEMPOTENCY_TTL'
+    value: idempotencyTtl
+  }
+  {
+    name: 'API_LEASE'
+    value: lease
+  }
+  {
+    // DefaultAzureCredential picks this identity.
+    name: 'AZURE_CLIENT_ID'
+    value: identity.properties.clientId
+  }
+]
+var keyEnv = [
+  {
+    name: 'API_KEY'
+    secretRef: 'api-key'
+  }
+]
+
+// A Key Vault reference read with the app's own identity: the value never passes through here.
+var keySecrets = [
+  {
+    name: 'api-key'
+    keyVaultUrl: '${keyVaultUri}secrets/${apiKeySecretName}'
+    identity: identity.id
+  }
+]
+
+resource app 'Microsoft.App/containerApps@2025-01-01' = {
+  name: name
+  location: location
+  tags: union(tags, {
+    'idemworker-role': 'api'
+  })
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${identity.id}': {}
+    }
+  }
+  properties: {
+    environmentId: containerAppsEnvironmentId
+    workloadProfileName: 'Consumption'
+    configuration: {
+      activeRevisionsMode: 'Single'
+      ingress: {
+        external: true
+        targetPort: usePlaceholder ? 80 : port
+        transport: 'http'
+        allowInsecure: false
+      }
+      registries: [
+        {
+          server: registryLoginServer
+          identity: identity.id
+        }
+      ]
+      secrets: useApiKey ? keySecrets : []
+    }
+    template: {
+      containers: [
+        {
+          name: 'api'
+          image: image
+          command: usePlaceholder ? [] : command
+          resources: {
+            cpu: json(cpu)
+            memory: memory
+          }
+          env: useApiKey ? concat(baseEnv, keyEnv) : baseEnv
+          probes: usePlaceholder ? [] : probes
+        }
+      ]
+      scale: {
+        minReplicas: minReplicas
+        maxReplicas: maxReplicas
+        rules: [
+          {
+            name: 'http-requests'
+            http: {
+              metadata: {
+                concurrentRequests: string(concurrentRequestsPerReplica)
+              }
+            }
+          }
+        ]
+      }
+    }
+  }
+  dependsOn: [
+    acrPull
+    cosmosDataAccess
+    apiSecretsUser
+  ]
+}
+
+// entra: the platform validates the caller's token before the request reaches the app, answers 401
+// without one, and passes the caller's object id in X-MS-CLIENT-PRINCIPAL-ID, which API_AUTH entra
+// trusts. The probes go to the container directly; the health paths are excluded all the same.
+resource authConfig 'Microsoft.App/containerApps/authConfigs@2025-01-01' = if (!useApiKey) {
+  parent: app
+  name: 'current'
+  properties: {
+    platform: {
+      enabled: true
+    }
+    globalValidation: {
+      unauthenticatedClientAction: 'Return401'
+      excludedPaths: [
+        '/health/live'
+        '/health/ready'
+      ]
+    }
+    identityProviders: {
+      azureActiveDirectory: {
+        enabled: true
+        registration: {
+          clientId: entraClientId
+          openIdIssuer: '${environment().authentication.loginEndpoint}${tenant().tenantId}/v2.0'
+        }
+        validation: {
+          allowedAudiences: [
+            'api://${entraClientId}'
+            entraClientId
+          ]
+        }
+      }
+    }
+  }
+}
+
+output name string = app.name
+output principalId string = identity.properties.principalId
+output url string = 'https://${app.properties.configuration.ingress.fqdn}'

@@ -1,0 +1,185 @@
+package io.idemworker.app;
+
+import com.azure.core.credential.TokenCredential;
+import com.azure.cosmos.ConsistencyLevel;
+import com.azure.cosmos.CosmosClient;
+import com.azure.cosmos.CosmosClientBuilder;
+import com.azure.cosmos.CosmosContainer;
+import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.cosmos.CosmosEffectStore;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+
+/** {@code api}: the HTTP order intake, configured by environment variables. */
+@Command(
+    name = "api",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs the HTTP order intake: POST /orders with an Idempotency-Key header.",
+      "",
+      "Writes each order to Cosmos DB with the worker's own validation and atomic write, so an order that arrives by HTTP and by the queue is one order; stores each answer with its key for API_IDEMPOTENCY_TTL and replays it to retries (Idempotent-Replayed: true). Same key with another body: 422; while the first request is in flight: 409 with Retry-After; no key: 400; invalid order: 400 problem details naming the field. Also GET /orders/{orderId} and GET /health/live, /health/ready, all on API_PORT. Authentication by API_AUTH (apikey: X-Api-Key; entra: Container Apps authentication in front). Every bad variable is reported at start-up and the exit code is 2. Stops on SIGTERM and exits 0."
+    })
+final class ApiCommand implements Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger(ApiCommand.class);
+  private static final Duration STARTUP_RETRY = Duration.ofSeconds(5);
+
+  private final Map<String, String> env;
+
+  ApiCommand() {
+    this(System.getenv());
+  }
+
+  ApiCommand(Map<String, String> env) {
+    this.env = env;
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    ApiConfig config;
+    try {
+      config = ApiConfig.fromEnvironment(env);
+    } catch (WorkerConfig.ConfigurationException e) {
+      System.err.println("idemworker: " + e.getMessage());
+      return 2;
+    }
+    CountDownLatch stopping = new CountDownLatch(1);
+    AtomicReference<ApiServer> serving = new AtomicReference<>();
+    AtomicReference<CosmosClient> cosmos = new AtomicReference<>();
+    AtomicInteger exitCode = new AtomicInteger(0);
+    ExecutorService executor =
+        Executors.newFixedThreadPool(
+            config.threads(),
+            r -> {
+              Thread thread = new Thread(r, "api");
+              thread.setDaemon(true);
+              return thread;
+            });
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  LOG.info("stopping: no new requests");
+                  stopping.countDown();
+                  Optional.ofNullable(serving.get()).ifPresent(ApiServer::close);
+                  executor.shutdown();
+                  try {
+                    executor.awaitTermination(5, TimeUnit.SECONDS);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                  Optional.ofNullable(cosmos.get()).ifPresent(CosmosClient::close);
+                  LOG.info("stopped");
+                  System.out.flush();
+                  System.err.flush();
+                  Runtime.getRuntime().halt(exitCode.get());
+                },
+                "idemworker-api-shutdown"));
+
+    Supplier<TokenCredential> credential = Wiring.defaultCredential();
+    CosmosContainer container = null;
+    while (container == null) {
+      try {
+        cosmos.set(cosmosClient(config, credential));
+        CosmosContainer candidate =
+            config.createContainer()
+                ? CosmosContainers.ensureExists(
+                    cosmos.get(), config.cosmosDatabase(), config.cosmosContainer())
+                : cosmos
+                    .get()
+                    .getDatabase(config.cosmosDatabase())
+                    .getContainer(config.cosmosContainer());
+        String path = CosmosContainers.partitionKeyPath(candidate);
+        if (!path.equals(CosmosContainers.PARTITION_KEY_PATH)) {
+          System.err.println(
+              "idemworker: COSMOS_CONTAINER: container "
+                  + config.cosmosContainer()
+                  + " is partitioned by "
+                  + path
+                  + ", but orders are partitioned by "
+                  + CosmosContainers.PARTITION_KEY_PATH);
+          exitCode.set(2);
+          return 2;
+        }
+        if (!CosmosContainers.honoursItemTtl(candidate)) {
+          System.err.println(
+              "idemworker: COSMOS_CONTAINER: container "
+                  + config.cosmosContainer()
+                  + " has TTL off (no defaultTtl), so stored answers (API_IDEMPOTENCY_TTL) would"
+                  + " never expire: turn it on with defaultTtl -1");
+          exitCode.set(2);
+          return 2;
+        }
+        container = candidate;
+      } catch (RuntimeException e) {
+        Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
+        LOG.error(
+            "Cosmos DB client could not start: {}; retrying in {}",
+            e.getClass().getSimpleName(),
+            STARTUP_RETRY);
+        if (stopping.await(STARTUP_RETRY.toMillis(), TimeUnit.MILLISECONDS)) {
+          return 0;
+        }
+      }
+    }
+    CosmosEffectStore store = new CosmosEffectStore(container, (op, status, charge, latency) -> {});
+    ApiAuth auth =
+        switch (config.auth()) {
+          case APIKEY -> ApiAuth.apiKey(config.apiKey().orElseThrow());
+          case ENTRA -> ApiAuth.entra();
+          case NONE -> ApiAuth.none();
+        };
+    ApiServer server =
+        OrderApi.create(
+            new InetSocketAddress(config.port()),
+            store,
+            auth,
+            config.lease(),
+            config.window(),
+            config.maxBodyBytes(),
+            Clock.systemUTC(),
+            IntakeFaults.NONE,
+            executor,
+            store::problem);
+    serving.set(server);
+    if (stopping.getCount() == 0) {
+      return 0;
+    }
+    server.start();
+    LOG.info(
+        "api on port {} ({}), auth {}, answers replayed for {}",
+        server.port(),
+        String.join(", ", server.describe()),
+        config.auth().name().toLowerCase(java.util.Locale.ROOT),
+        config.window());
+    stopping.await();
+    return 0;
+  }
+
+  private static CosmosClient cosmosClient(ApiConfig config, Supplier<TokenCredential> credential) {
+    CosmosClientBuilder builder =
+        new CosmosClientBuilder()
+            .endpoint(config.cosmosEndpoint().toString())
+            .consistencyLevel(ConsistencyLevel.SESSION)
+            .contentResponseOnWriteEnabled(false);
+    builder =
+        config.cosmosKey().isPresent()
+            ? builder.key(config.cosmosKey().get())
+            : builder.credential(credential.get());
+    builder = config.cosmosGatewayMode() ? builder.gatewayMode() : builder.directMode();
+    return builder.buildClient();
+  }
+}

@@ -1,0 +1,260 @@
+package io.idemworker.app;
+
+import java.net.URI;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The {@code api} command's configuration, read from environment variables and checked as a whole
+ * like {@link WorkerConfig}: every bad variable is one line naming it and its allowed values. The
+ * Cosmos DB variables mean what they mean for the worker (the api writes into the same orders
+ * container); Service Bus is not needed.
+ *
+ * @param cosmosEndpoint {@code COSMOS_ENDPOINT}
+ * @param cosmosKey {@code COSMOS_KEY}; absent means Entra ID ({@code DefaultAzureCredential})
+ * @param cosmosDatabase {@code COSMOS_DATABASE}
+ * @param cosmosContainer {@code COSMOS_CONTAINER}
+ * @param cosmosGatewayMode {@code COSMOS_CONNECTION_MODE} is {@code gateway}
+ * @param createContainer {@code COSMOS_CREATE_CONTAINER}
+ * @param port {@code API_PORT}: orders and health on one port
+ * @param auth {@code API_AUTH}
+ * @param apiKey {@code API_KEY}: present exactly with {@code apikey}
+ * @param window {@code API_IDEMPOTENCY_TTL}: how long an answer is replayed for its key
+ * @param lease {@code API_LEASE}: how long a request in flight keeps its key from others
+ * @param maxBodyBytes {@code API_MAX_BODY_BYTES}
+ * @param threads {@code API_THREADS}: requests served at once
+ */
+record ApiConfig(
+    URI cosmosEndpoint,
+    Optional<String> cosmosKey,
+    String cosmosDatabase,
+    String cosmosContainer,
+    boolean cosmosGatewayMode,
+    boolean createContainer,
+    int port,
+    AuthMode auth,
+    Optional<String> apiKey,
+    Duration window,
+    Duration lease,
+    int maxBodyBytes,
+    int threads) {
+
+  /** {@code API_AUTH}. */
+  enum AuthMode {
+    /** {@code X-Api-Key} against {@code API_KEY}. */
+    APIKEY,
+    /** Container Apps' built-in authentication with Entra ID in front. */
+    ENTRA,
+    /** No authentication: only against a loopback Cosmos DB endpoint (emulators). */
+    NONE
+  }
+
+  /** Every variable the api reads, with its default ({@code null}: none) and allowed values. */
+  static final List<WorkerConfig.Variable> VARIABLES =
+      List.of(
+          new WorkerConfig.Variable(
+              "COSMOS_ENDPOINT", null, "an https URL such as https://x.documents.azure.com:443/"),
+          new WorkerConfig.Variable("COSMOS_KEY", null, "an account key; unset to use Entra ID"),
+          new WorkerConfig.Variable(
+              "COSMOS_DATABASE", "idemworker", "1-255 characters without / \\ ? #"),
+          new WorkerConfig.Variable(
+              "COSMOS_CONTAINER", "orders", "1-255 characters without / \\ ? #"),
+          new WorkerConfig.Variable("COSMOS_CONNECTION_MODE", "gateway", "gateway | direct"),
+          new WorkerConfig.Variable("COSMOS_CREATE_CONTAINER", "false", "true | false"),
+          new WorkerConfig.Variable("API_PORT", "8080", "an integer from 0 to 65535"),
+          new WorkerConfig.Variable(
+              "API_AUTH",
+              "apikey",
+              "apikey | entra | none (none only with a loopback COSMOS_ENDPOINT)"),
+          new WorkerConfig.Variable(
+              "API_KEY", null, "16-255 visible ASCII characters; required with API_AUTH apikey"),
+          new WorkerConfig.Variable(
+              "API_IDEMPOTENCY_TTL", "P1D", "an ISO 8601 duration from PT1M to P30D"),
+          new WorkerConfig.Variable(
+              "API_LEASE",
+              "PT30S",
+              "an ISO 8601 duration from PT1S to PT5M, shorter than API_IDEMPOTENCY_TTL"),
+          new WorkerConfig.Variable(
+              "API_MAX_BODY_BYTES", "262144", "an integer from 1024 to 1048576"),
+          new WorkerConfig.Variable("API_THREADS", "16", "an integer from 1 to 256"));
+
+  private static final Pattern COSMOS_NAME = Pattern.compile("[^/\\\\?#]{1,255}");
+  private static final Pattern KEY = Pattern.compile("[\\x21-\\x7E]{16,255}");
+  private static final Set<String> LOOPBACK = Set.of("localhost", "127.0.0.1", "[::1]", "::1");
+
+  @Override
+  public String toString() {
+    return "ApiConfig["
+        + cosmosEndpoint
+        + ", "
+        + cosmosDatabase
+        + "/"
+        + cosmosContainer
+        + ", port "
+        + port
+        + ", auth "
+        + auth
+        + " (key redacted), window "
+        + window
+        + ", lease "
+        + lease
+        + "]";
+  }
+
+  /**
+   * Reads and checks the configuration.
+   *
+   * @param env the environment
+   * @return the configuration
+   * @throws WorkerConfig.ConfigurationException naming every bad variable
+   */
+  static ApiConfig fromEnvironment(Map<String, String> env) {
+    List<String> problems = new ArrayList<>();
+    Reader r = new Reader(env, problems);
+    URI endpoint = r.endpoint("COSMOS_ENDPOINT");
+    Optional<String> cosmosKey = r.raw("COSMOS_KEY");
+    if (cosmosKey.isPresent() && !base64(cosmosKey.get())) {
+      problems.add(
+          "COSMOS_KEY: must be a base64 account key, or unset to use Entra ID (value not shown)");
+    }
+    AuthMode auth =
+        AuthMode.valueOf(r.choice("API_AUTH", "apikey", "entra", "none").toUpperCase(Locale.ROOT));
+    Optional<String> apiKey = r.raw("API_KEY");
+    if (auth == AuthMode.APIKEY && apiKey.isEmpty()) {
+      problems.add("API_KEY: is required with API_AUTH apikey; " + r.allowed("API_KEY"));
+    } else if (auth == AuthMode.APIKEY && !KEY.matcher(apiKey.get()).matches()) {
+      problems.add("API_KEY: must be " + r.allowed("API_KEY") + " (value not shown)");
+    } else if (auth != AuthMode.APIKEY && apiKey.isPresent()) {
+      problems.add("API_KEY: is set but API_AUTH is not apikey; unset it, or use apikey");
+    }
+    if (auth == AuthMode.NONE
+        && endpoint.getHost() != null
+        && !LOOPBACK.contains(endpoint.getHost().toLowerCase(Locale.ROOT))) {
+      problems.add(
+          "API_AUTH: none is only allowed with a loopback COSMOS_ENDPOINT (emulators); use apikey"
+              + " or entra");
+    }
+    ApiConfig config =
+        new ApiConfig(
+            endpoint,
+            cosmosKey,
+            r.matching("COSMOS_DATABASE", COSMOS_NAME),
+            r.matching("COSMOS_CONTAINER", COSMOS_NAME),
+            r.choice("COSMOS_CONNECTION_MODE", "gateway", "direct").equals("gateway"),
+            r.choice("COSMOS_CREATE_CONTAINER", "true", "false").equals("true"),
+            r.integer("API_PORT", 0, 65_535),
+            auth,
+            auth == AuthMode.APIKEY ? apiKey : Optional.empty(),
+            r.duration("API_IDEMPOTENCY_TTL", Duration.ofMinutes(1), Duration.ofDays(30)),
+            r.duration("API_LEASE", Duration.ofSeconds(1), Duration.ofMinutes(5)),
+            r.integer("API_MAX_BODY_BYTES", 1024, 1024 * 1024),
+            r.integer("API_THREADS", 1, 256));
+    if (problems.isEmpty() && config.lease().compareTo(config.window()) >= 0) {
+      problems.add(
+          "API_LEASE, API_IDEMPOTENCY_TTL: the lease "
+              + config.lease()
+              + " must be shorter than the window "
+              + config.window());
+    }
+    if (!problems.isEmpty()) {
+      throw new WorkerConfig.ConfigurationException(problems);
+    }
+    return config;
+  }
+
+  private static boolean base64(String key) {
+    try {
+      return java.util.Base64.getDecoder().decode(key).length > 0;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  private record Reader(Map<String, String> env, List<String> problems) {
+    String allowed(String name) {
+      return variable(name).allowed();
+    }
+
+    private static WorkerConfig.Variable variable(String name) {
+      return VARIABLES.stream().filter(v -> v.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    Optional<String> raw(String name) {
+      return Optional.ofNullable(env.get(name)).map(String::trim).filter(v -> !v.isEmpty());
+    }
+
+    private String value(String name) {
+      return raw(name).orElse(variable(name).defaultValue());
+    }
+
+    String matching(String name, Pattern pattern) {
+      String value = value(name);
+      if (!pattern.matcher(value).matches()) {
+        problems.add(name + ": must be " + allowed(name));
+      }
+      return value;
+    }
+
+    String choice(String name, String... choices) {
+      String value = value(name).toLowerCase(Locale.ROOT);
+      if (List.of(choices).contains(value)) {
+        return value;
+      }
+      problems.add(name + ": must be " + allowed(name) + ", was '" + value + "'");
+      return choices[0];
+    }
+
+    int integer(String name, int min, int max) {
+      String value = value(name);
+      try {
+        int parsed = Integer.parseInt(value);
+        if (parsed >= min && parsed <= max) {
+          return parsed;
+        }
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+      problems.add(name + ": must be " + allowed(name) + ", was '" + value + "'");
+      return min;
+    }
+
+    Duration duration(String name, Duration min, Duration max) {
+      String value = value(name);
+      try {
+        Duration parsed = Duration.parse(value);
+        if (parsed.compareTo(min) >= 0 && parsed.compareTo(max) <= 0) {
+          return parsed;
+        }
+      } catch (DateTimeParseException e) {
+        // reported below
+      }
+      problems.add(name + ": must be " + allowed(name) + ", was '" + value + "'");
+      return min;
+    }
+
+    URI endpoint(String name) {
+      Optional<String> value = raw(name);
+      if (value.isEmpty()) {
+        problems.add(name + ": is required; " + allowed(name));
+        return URI.create("https://invalid/");
+      }
+      try {
+        URI uri = URI.create(value.get());
+        if ("https".equalsIgnoreCase(uri.getScheme()) && uri.getHost() != null) {
+          return uri;
+        }
+      } catch (IllegalArgumentException e) {
+        // reported below
+      }
+      problems.add(name + ": must be " + allowed(name) + ", was '" + value.get() + "'");
+      return URI.create("https://invalid/");
+    }
+  }
+}

@@ -1,0 +1,136 @@
+package io.idemworker.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.testing.Emulators;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code api} command as a real process: configured by the environment, ready on its port,
+ * answering and replaying orders over HTTP, refusing a bad configuration with exit code 2, and
+ * stopping on SIGTERM with exit code 0.
+ */
+class ApiCommandProcessTest {
+  private static final Duration WAIT = Duration.ofSeconds(90);
+  private static final String KEY = "process-test-key-0123456789";
+  private Process process;
+
+  @AfterEach
+  void cleanUp() {
+    if (process != null) {
+      process.destroyForcibly();
+    }
+  }
+
+  @Test
+  void apiCommand_createsAndReplaysAnOrder_andOnSigtermExitsZero() throws Exception {
+    // given a fresh database and the api as its own process
+    String database = "api-" + UUID.randomUUID().toString().substring(0, 8);
+    CosmosContainers.ensureExists(Emulators.cosmosClient(), database, "orders");
+    int port = freePort();
+    process =
+        ChildJvm.command(
+                "api",
+                Map.of(
+                    "COSMOS_ENDPOINT", Emulators.cosmos().endpoint(),
+                    "COSMOS_KEY", Emulators.cosmos().key(),
+                    "COSMOS_DATABASE", database,
+                    "API_PORT", Integer.toString(port),
+                    "API_KEY", KEY))
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    awaitReadiness(port);
+
+    // when one order is posted twice under one key
+    HttpClient http = HttpClient.newHttpClient();
+    HttpRequest post =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/orders"))
+            .timeout(Duration.ofSeconds(30))
+            .header("X-Api-Key", KEY)
+            .header("Idempotency-Key", "process-1")
+            .header("Content-Type", "application/json")
+            .POST(
+                HttpRequest.BodyPublishers.ofString(
+                    "{\"orderId\":\"ord-p1\",\"customerId\":\"c-1\",\"currency\":\"EUR\","
+                        + "\"placedAt\":\"2026-11-30T10:00:00Z\",\"lines\":[{\"sku\":\"S\","
+                        + "\"quantity\":1,\"unitPrice\":1.5}]}"))
+            .build();
+    HttpResponse<String> first = http.send(post, HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> second = http.send(post, HttpResponse.BodyHandlers.ofString());
+
+    // then the first creates it and the second replays it
+    assertThat(first.statusCode()).isEqualTo(201);
+    assertThat(second.statusCode()).isEqualTo(201);
+    assertThat(second.headers().firstValue("Idempotent-Replayed")).contains("true");
+    assertThat(second.body()).isEqualTo(first.body());
+    // and SIGTERM stops it cleanly
+    process.toHandle().destroy();
+    assertThat(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).isZero();
+  }
+
+  @Test
+  void badConfiguration_exitsTwoWithOneLineNamingTheVariable(@TempDir Path dir) throws Exception {
+    Path errors = dir.resolve("stderr.txt");
+    process =
+        ChildJvm.command(
+                "api",
+                Map.of(
+                    "COSMOS_ENDPOINT", "https://cosmos.example.net/",
+                    "API_AUTH", "none"))
+            .redirectError(errors.toFile())
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+
+    assertThat(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).isEqualTo(2);
+    assertThat(Files.readAllLines(errors))
+        .anySatisfy(line -> assertThat(line.strip()).startsWith("API_AUTH: none is only allowed"));
+  }
+
+  private void awaitReadiness(int port) throws Exception {
+    HttpClient client = HttpClient.newHttpClient();
+    HttpRequest ready =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/ready"))
+            .timeout(Duration.ofSeconds(2))
+            .build();
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      assertThat(process.isAlive()).as("api process alive").isTrue();
+      try {
+        HttpResponse<String> response = client.send(ready, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() == 200) {
+          return;
+        }
+      } catch (IOException e) {
+        // not listening yet
+      }
+      assertThat(System.nanoTime()).as("readiness within " + WAIT).isLessThan(deadline);
+      synchronized (this) {
+        wait(100);
+      }
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}

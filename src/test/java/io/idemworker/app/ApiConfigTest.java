@@ -1,0 +1,107 @@
+package io.idemworker.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The api's configuration: defaults, and each bad variable as one line naming it. */
+class ApiConfigTest {
+  private static Map<String, String> valid() {
+    Map<String, String> env = new HashMap<>();
+    env.put("COSMOS_ENDPOINT", "https://cosmos.example.net/");
+    env.put("API_KEY", "0123456789abcdef-key");
+    return env;
+  }
+
+  @Test
+  void defaults_areApiKeyAuthAndADayOfReplay() {
+    ApiConfig config = ApiConfig.fromEnvironment(valid());
+
+    assertThat(config.auth()).isEqualTo(ApiConfig.AuthMode.APIKEY);
+    assertThat(config.window()).isEqualTo(Duration.ofDays(1));
+    assertThat(config.lease()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.port()).isEqualTo(8080);
+    assertThat(config.toString()).doesNotContain("0123456789abcdef-key");
+  }
+
+  @Test
+  void noneAuth_isAllowedAgainstALoopbackEndpoint() {
+    Map<String, String> env = new HashMap<>();
+    env.put("COSMOS_ENDPOINT", "https://localhost:8081/");
+    env.put("API_AUTH", "none");
+
+    assertThat(ApiConfig.fromEnvironment(env).auth()).isEqualTo(ApiConfig.AuthMode.NONE);
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "API_AUTH, basic",
+    "API_KEY, short",
+    "API_PORT, 70000",
+    "API_IDEMPOTENCY_TTL, PT10S",
+    "API_IDEMPOTENCY_TTL, P31D",
+    "API_LEASE, PT0.5S",
+    "API_LEASE, PT10M",
+    "API_MAX_BODY_BYTES, 10",
+    "API_THREADS, 0",
+    "COSMOS_ENDPOINT, http://cosmos.example.net/",
+    "COSMOS_KEY, not*base64",
+    "COSMOS_DATABASE, a/b",
+    "COSMOS_CONNECTION_MODE, tcp",
+    "COSMOS_CREATE_CONTAINER, maybe"
+  })
+  void aBadValue_isOneLineNamingTheVariable(String name, String value) {
+    Map<String, String> env = valid();
+    env.put(name, value);
+
+    WorkerConfig.ConfigurationException e =
+        catchThrowableOfType(
+            WorkerConfig.ConfigurationException.class, () -> ApiConfig.fromEnvironment(env));
+
+    assertThat(e).as("%s=%s is refused", name, value).isNotNull();
+    assertThat(e.problems()).hasSize(1);
+    assertThat(e.problems().get(0)).startsWith(name + ":").doesNotContain("\n");
+  }
+
+  @Test
+  void aLeaseAsLongAsTheWindow_isRefusedNamingBoth() {
+    Map<String, String> env = valid();
+    env.put("API_LEASE", "PT5M");
+    env.put("API_IDEMPOTENCY_TTL", "PT5M");
+
+    WorkerConfig.ConfigurationException e =
+        catchThrowableOfType(
+            WorkerConfig.ConfigurationException.class, () -> ApiConfig.fromEnvironment(env));
+
+    assertThat(e.problems())
+        .singleElement()
+        .asString()
+        .startsWith("API_LEASE, API_IDEMPOTENCY_TTL:");
+  }
+
+  @Test
+  void everyVariableOfTheReferenceIsCovered() {
+    assertThat(ApiConfig.VARIABLES)
+        .extracting(WorkerConfig.Variable::name)
+        .containsExactly(
+            "COSMOS_ENDPOINT",
+            "COSMOS_KEY",
+            "COSMOS_DATABASE",
+            "COSMOS_CONTAINER",
+            "COSMOS_CONNECTION_MODE",
+            "COSMOS_CREATE_CONTAINER",
+            "API_PORT",
+            "API_AUTH",
+            "API_KEY",
+            "API_IDEMPOTENCY_TTL",
+            "API_LEASE",
+            "API_MAX_BODY_BYTES",
+            "API_THREADS");
+  }
+}
