@@ -569,6 +569,11 @@ final class EntityStore implements MessageSink {
     }
   }
 
+  /** Every message held, whatever its state (available, locked, deferred, scheduled). */
+  synchronized int messageCount() {
+    return all.size();
+  }
+
   synchronized int activeCount() {
     return available.size();
   }

@@ -183,6 +183,22 @@ public final class ServiceBusEmulator implements AutoCloseable {
   }
 
   /**
+   * Counts the messages a queue or subscription ({@code topic/Subscriptions/name}), or its
+   * dead-letter subqueue ({@code .../$deadletterqueue}), still holds: available, locked, deferred
+   * or scheduled. A benchmark watches it go to zero from outside the consumer.
+   *
+   * @param entity the entity's address, case-insensitive
+   * @return the number of messages not yet settled or expired
+   * @throws IllegalArgumentException when no queue or subscription has that address
+   */
+  public int messageCount(String entity) {
+    return broker
+        .resolve(entity)
+        .orElseThrow(() -> new IllegalArgumentException("no such queue or subscription: " + entity))
+        .messageCount();
+  }
+
+  /**
    * Returns the fault-injection controls.
    *
    * @return the faults of this emulator
