@@ -58,6 +58,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final RelayListener listener;
   private final Clock clock;
   private final ScheduledExecutorService executor;
+  private final BoundedParallel marks;
 
   private final ReentrantLock cycleLock = new ReentrantLock();
   private final Object progress = new Object();
@@ -91,6 +92,7 @@ public final class OutboxRelay implements AutoCloseable {
     this.listener = Objects.requireNonNull(listener, "listener");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.executor = Objects.requireNonNull(executor, "executor");
+    this.marks = new BoundedParallel(executor, settings.markParallelism());
   }
 
   /**
@@ -429,9 +431,9 @@ public final class OutboxRelay implements AutoCloseable {
     }
     byType.forEach((type, counts) -> notifyPublished(type, counts[0], counts[1]));
     Instant publishedAt = clock.instant();
-    for (OutboxEvent event : sent) {
-      outbox.markPublished(event, publishedAt);
-    }
+    // Concurrent, and all finished (or the first failure thrown) before the caller may move the
+    // checkpoint past the page.
+    marks.forEach(sent, event -> outbox.markPublished(event, publishedAt));
   }
 
   private void unpublishable(String id, String orderId, String problem) {
