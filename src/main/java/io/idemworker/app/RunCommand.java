@@ -121,7 +121,7 @@ final class RunCommand implements Callable<Integer> {
     CountDownLatch stopping = new CountDownLatch(1);
     AtomicInteger exitCode = new AtomicInteger(0);
     AtomicReference<CosmosClient> cosmos = new AtomicReference<>();
-    ScheduledExecutorService relayExecutor = Wiring.relayExecutor();
+    ScheduledExecutorService relayExecutor = Wiring.relayExecutor(config.relay().markParallelism());
     Duration shutdownTimeout = config.shutdownTimeout();
     Runtime.getRuntime()
         .addShutdownHook(

@@ -192,7 +192,8 @@ public final class Wiring {
         relay.leaseDuration(),
         relay.publishedTtl(),
         relay.batchSize(),
-        relay.pollInterval());
+        relay.pollInterval(),
+        relay.markParallelism());
   }
 
   /**
@@ -217,11 +218,19 @@ public final class Wiring {
     return clean + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
   }
 
-  /** The relay's thread: a daemon, so a relay never keeps the JVM alive. */
-  public static ScheduledExecutorService relayExecutor() {
-    return java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+  /**
+   * The relay's threads: one for its cycles and the rest for its concurrent marks; daemons, so a
+   * relay never keeps the JVM alive.
+   *
+   * @param markParallelism the relay's {@link RelaySettings#markParallelism()}
+   */
+  public static ScheduledExecutorService relayExecutor(int markParallelism) {
+    java.util.concurrent.atomic.AtomicInteger threads =
+        new java.util.concurrent.atomic.AtomicInteger();
+    return java.util.concurrent.Executors.newScheduledThreadPool(
+        markParallelism,
         r -> {
-          Thread thread = new Thread(r, "outbox-relay");
+          Thread thread = new Thread(r, "outbox-relay-" + threads.incrementAndGet());
           thread.setDaemon(true);
           return thread;
         });

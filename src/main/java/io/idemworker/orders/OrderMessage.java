@@ -34,10 +34,6 @@ final class OrderMessage implements MessageDecoder.ValidMessage {
   private final Optional<String> correlationId;
   private final Optional<String> traceparent;
 
-  /** A W3C {@code traceparent} (version 00); anything else is not carried into the event. */
-  private static final java.util.regex.Pattern TRACEPARENT =
-      java.util.regex.Pattern.compile("00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}");
-
   OrderMessage(
       OrderPlaced order,
       Optional<String> messageId,
@@ -46,7 +42,8 @@ final class OrderMessage implements MessageDecoder.ValidMessage {
     this.order = order;
     this.messageId = messageId;
     this.correlationId = correlationId;
-    this.traceparent = traceparent.filter(t -> TRACEPARENT.matcher(t).matches());
+    // A W3C traceparent (version 00); anything else is not carried into the event.
+    this.traceparent = traceparent.filter(TraceContext::valid);
   }
 
   OrderPlaced order() {

@@ -75,17 +75,32 @@ final class PaymentDecoder implements MessageDecoder {
                       requestId.get(),
                       amount.get(),
                       currency.get(),
+                      message.correlationId(),
+                      TraceContext.of(message),
                       provider,
                       lease));
         });
   }
 
-  /** A valid capture request. */
+  /**
+   * A valid capture request.
+   *
+   * @param orderId the order charged
+   * @param paymentRequestId the request's id, the idempotency key's source
+   * @param amount the amount
+   * @param currency the order's currency
+   * @param correlationId the request's CorrelationId, carried onto the completion event
+   * @param trace the request's trace context, carried onto the completion event
+   * @param provider the payment provider
+   * @param lease how long a claim protects an attempt
+   */
   record CaptureRequest(
       String orderId,
       String paymentRequestId,
       BigDecimal amount,
       String currency,
+      Optional<String> correlationId,
+      Optional<TraceContext> trace,
       PaymentProvider provider,
       Duration lease)
       implements ValidMessage {
@@ -143,6 +158,9 @@ final class PaymentDecoder implements MessageDecoder {
       event.put("eventType", eventType);
       event.put("status", "pending");
       event.put("causationId", key.value());
+      correlationId.ifPresent(id -> event.put("correlationId", id));
+      // The relay sends it on with the event, so consumers join the payment request's trace.
+      trace.ifPresent(t -> t.writeTo(event));
       event.put("createdAt", completedAt.toString());
       ObjectNode payload = event.putObject("payload");
       payload.put("orderId", orderId);

@@ -54,6 +54,7 @@ final class DemoRelayPhase {
   /** How many events are re-sent inside the window, and how many past it. */
   static final int RESENDS = 3;
 
+  private static final int MARK_PARALLELISM = 16;
   private static final List<CustomerConsumers.Role> ROLES =
       List.of(CustomerConsumers.Role.LOYALTY, CustomerConsumers.Role.CUSTOMER_STATS);
 
@@ -194,7 +195,7 @@ final class DemoRelayPhase {
     List<JsonNode> insideWindow = acceptedEvents.subList(0, Math.min(RESENDS, accepted.size()));
     List<JsonNode> pastWindow =
         acceptedEvents.subList(insideWindow.size(), Math.min(2 * RESENDS, accepted.size()));
-    ScheduledExecutorService executor = Wiring.relayExecutor();
+    ScheduledExecutorService executor = Wiring.relayExecutor(MARK_PARALLELISM);
     boolean settled;
     try (OutboxRelay relay =
         OutboxRelay.create(
@@ -210,7 +211,8 @@ final class DemoRelayPhase {
                 Duration.ofSeconds(30),
                 Duration.ofDays(1),
                 100,
-                Duration.ofMillis(250)),
+                Duration.ofMillis(250),
+                MARK_PARALLELISM),
             listener,
             Clock.systemUTC(),
             executor)) {

@@ -19,7 +19,8 @@ import java.util.Optional;
  * The outbox in the orders container: its change feed (latest-version mode, pull model, the whole
  * container) and the marks the relay puts on published events.
  *
- * <p>Thread-safe as the SDK's container is; the relay uses it from one thread.
+ * <p>Thread-safe as the SDK's container is: the relay reads the feed from one thread and marks
+ * events from several.
  */
 final class CosmosOutbox {
   /** Sub-status of a 404 that means the container or database itself is missing. */

@@ -31,11 +31,12 @@ import org.slf4j.LoggerFactory;
  * <p><b>A cycle</b> (every {@link RelaySettings#pollInterval()} while the feed has nothing new):
  * hold the lease, read the change feed after the checkpoint page by page, and for each page with
  * pending {@code outbox} documents: record their ids in the lease document as being sent, send them
- * (MessageId = event id), mark each published ({@code status}, {@code publishedAt}, {@code ttl}),
- * then move the checkpoint past the page. All other documents, and the marks coming back through
- * the feed, are skipped. A failure anywhere stops the cycle without moving the checkpoint, so the
- * next cycle reads the same events again and sends those not yet marked with the same MessageId:
- * the topic's duplicate detection drops the copy inside its window, idempotent consumers beyond it.
+ * (MessageId = event id), mark each published ({@code status}, {@code publishedAt}, {@code ttl}; up
+ * to {@link RelaySettings#markParallelism()} at once), then move the checkpoint past the page, once
+ * every event of it is sent and marked. All other documents, and the marks coming back through the
+ * feed, are skipped. A failure anywhere stops the cycle without moving the checkpoint, so the next
+ * cycle reads the same events again and sends those not yet marked with the same MessageId: the
+ * topic's duplicate detection drops the copy inside its window, idempotent consumers beyond it.
  *
  * <p><b>Several replicas</b>: one holds the lease document (see {@link RelayLease}); the others
  * stand by and take over when it expires, from its checkpoint. A holder that loses the lease stops
@@ -44,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>Lag</b>: {@link #lag()} is the age of the oldest event this holder has read and not yet
  * published (zero once a cycle drained the feed), measured on the injected clock.
  *
- * <p>Thread-safe. Cycles run one at a time on the injected executor; {@link #start()}, {@link
+ * <p>Thread-safe. Cycles run one at a time on the injected executor; a cycle's marks run on the
+ * cycle's thread and on up to {@code markParallelism - 1} more of the executor's threads (an
+ * executor with one thread marks one event after another). {@link #start()}, {@link
  * #stop(Duration)} and {@link #close()} may be called from any thread.
  */
 public final class OutboxRelay implements AutoCloseable {
@@ -58,6 +61,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final RelayListener listener;
   private final Clock clock;
   private final ScheduledExecutorService executor;
+  private final BoundedParallel marks;
 
   private final ReentrantLock cycleLock = new ReentrantLock();
   private final Object progress = new Object();
@@ -91,6 +95,7 @@ public final class OutboxRelay implements AutoCloseable {
     this.listener = Objects.requireNonNull(listener, "listener");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.executor = Objects.requireNonNull(executor, "executor");
+    this.marks = new BoundedParallel(executor, settings.markParallelism());
   }
 
   /**
@@ -102,7 +107,9 @@ public final class OutboxRelay implements AutoCloseable {
    * @param settings the settings
    * @param listener hears what is published, for metrics
    * @param clock judges lease expiry, {@code publishedAt} and the lag
-   * @param executor runs the cycles; stays the caller's to shut down
+   * @param executor runs the cycles and helps with the marks (give it {@link
+   *     RelaySettings#markParallelism()} threads for that many marks at once); stays the caller's
+   *     to shut down
    * @return the relay, not started
    */
   public static OutboxRelay create(
@@ -429,9 +436,9 @@ public final class OutboxRelay implements AutoCloseable {
     }
     byType.forEach((type, counts) -> notifyPublished(type, counts[0], counts[1]));
     Instant publishedAt = clock.instant();
-    for (OutboxEvent event : sent) {
-      outbox.markPublished(event, publishedAt);
-    }
+    // Concurrent, and all finished (or the first failure thrown) before the caller may move the
+    // checkpoint past the page.
+    marks.forEach(sent, event -> outbox.markPublished(event, publishedAt));
   }
 
   private void unpublishable(String id, String orderId, String problem) {

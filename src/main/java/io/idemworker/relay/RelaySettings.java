@@ -15,6 +15,8 @@ import java.util.regex.Pattern;
  * @param batchSize at most this many change-feed documents per page (a transactional batch is never
  *     split, so a page may be larger)
  * @param pollInterval the pause between cycles once the feed has nothing new
+ * @param markParallelism at most this many events of a page are marked published at once (1 to
+ *     {@value #MAX_MARK_PARALLELISM}); 1 marks them one after another
  */
 public record RelaySettings(
     String topicName,
@@ -22,7 +24,11 @@ public record RelaySettings(
     Duration leaseDuration,
     Duration publishedTtl,
     int batchSize,
-    Duration pollInterval) {
+    Duration pollInterval,
+    int markParallelism) {
+
+  /** The largest {@code markParallelism}. */
+  public static final int MAX_MARK_PARALLELISM = 64;
 
   private static final Pattern OWNER = Pattern.compile("[A-Za-z0-9._:\\-]{1,128}");
 
@@ -44,6 +50,10 @@ public record RelaySettings(
     }
     if (batchSize < 1 || batchSize > 1000) {
       throw new IllegalArgumentException("batchSize must be from 1 to 1000, was " + batchSize);
+    }
+    if (markParallelism < 1 || markParallelism > MAX_MARK_PARALLELISM) {
+      throw new IllegalArgumentException(
+          "markParallelism must be from 1 to " + MAX_MARK_PARALLELISM + ", was " + markParallelism);
     }
     if (pollInterval.compareTo(leaseDuration.dividedBy(3)) > 0) {
       throw new IllegalArgumentException(

@@ -101,7 +101,7 @@ class RelayMetricsTest {
             failed.countDown();
           }
         };
-    ScheduledExecutorService executor = Wiring.relayExecutor();
+    ScheduledExecutorService executor = Wiring.relayExecutor(4);
     String topic = "missing-" + UUID.randomUUID().toString().substring(0, 8);
     OutboxRelay relay =
         OutboxRelay.create(
@@ -113,7 +113,8 @@ class RelayMetricsTest {
                 Duration.ofSeconds(30),
                 Duration.ofDays(7),
                 10,
-                Duration.ofSeconds(1)),
+                Duration.ofSeconds(1),
+                4),
             listener,
             clock,
             executor);

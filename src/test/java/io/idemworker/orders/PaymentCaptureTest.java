@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -239,6 +240,83 @@ class PaymentCaptureTest {
     assertThat(consumer().handle(message)).isInstanceOf(Outcome.Retry.class);
     assertThat(consumer().handle(message)).isInstanceOf(Outcome.Processed.class);
     assertThat(ledger(id)).hasSize(1);
+  }
+
+  private static IncomingMessage tracedPayment(
+      String orderId, String requestId, String amount, Map<String, Object> properties) {
+    IncomingMessage plain = Orders.payment(orderId, requestId, amount, "EUR");
+    return new IncomingMessage(
+        plain.messageId(),
+        Optional.of("corr-" + requestId),
+        plain.subject(),
+        plain.contentType(),
+        properties,
+        plain.body(),
+        0);
+  }
+
+  private ObjectNode event(String orderId, String eventType) {
+    return store.partition(orderId).stream()
+        .filter(d -> d.path("eventType").asText().equals(eventType))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  @Test
+  void capturedAndDeclinedEvents_carryTheTraceContextAndCorrelationOfTheRequestThatCausedThem() {
+    // given two payment requests sent inside traces, one captured and one declined
+    String captured = placed("pay-trace-1");
+    String declined = placed("pay-trace-2");
+    String parentA = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    String parentB = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00";
+
+    // when they are processed
+    assertThat(
+            consumer()
+                .handle(
+                    tracedPayment(
+                        captured,
+                        "pr-t1",
+                        "12.00",
+                        Map.of("traceparent", parentA, "tracestate", "vendor=abc,other=x1"))))
+        .isInstanceOf(Outcome.Processed.class);
+    assertThat(
+            consumer()
+                .handle(tracedPayment(declined, "pr-t2", "10.13", Map.of("traceparent", parentB))))
+        .isInstanceOf(Outcome.Processed.class);
+
+    // then each completion event carries its request's traceparent, tracestate and CorrelationId
+    ObjectNode capturedEvent = event(captured, "PaymentCaptured");
+    assertThat(capturedEvent.get("traceparent").asText()).isEqualTo(parentA);
+    assertThat(capturedEvent.get("tracestate").asText()).isEqualTo("vendor=abc,other=x1");
+    assertThat(capturedEvent.get("correlationId").asText()).isEqualTo("corr-pr-t1");
+    ObjectNode declinedEvent = event(declined, "PaymentDeclined");
+    assertThat(declinedEvent.get("traceparent").asText()).isEqualTo(parentB);
+    assertThat(declinedEvent.has("tracestate")).isFalse();
+    assertThat(declinedEvent.get("correlationId").asText()).isEqualTo("corr-pr-t2");
+  }
+
+  @Test
+  void paymentRequestWithTheContextOnlyInDiagnosticId_orWithJunk_carriesTheValidContextOnly() {
+    // given one request whose trace is only in Diagnostic-Id, one with a malformed traceparent
+    String fromDiagnosticId = placed("pay-trace-3");
+    String junk = placed("pay-trace-4");
+    String parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+    // when they are processed
+    consumer()
+        .handle(tracedPayment(fromDiagnosticId, "pr-t3", "3", Map.of("Diagnostic-Id", parent)));
+    consumer()
+        .handle(
+            tracedPayment(
+                junk, "pr-t4", "3", Map.of("traceparent", "not-a-trace", "tracestate", "a=b")));
+
+    // then the first event joins the producer's trace, the second carries no trace context
+    assertThat(event(fromDiagnosticId, "PaymentCaptured").get("traceparent").asText())
+        .isEqualTo(parent);
+    ObjectNode junkEvent = event(junk, "PaymentCaptured");
+    assertThat(junkEvent.has("traceparent")).isFalse();
+    assertThat(junkEvent.has("tracestate")).isFalse();
   }
 
   @Test

@@ -261,6 +261,12 @@ class OutboxRelayTest {
     OutboxRelay a = newRelay(container, topic, "relay-a", countsA);
     cosmos.faults().inject(Operation.PATCH, Fault.status(503).times(1));
     assertThat(a.runOnce()).isEqualTo(OutboxRelay.Cycle.FAILED);
+    // marks run concurrently: the failed one and any not yet started stay pending
+    long unmarked =
+        ids.stream()
+            .filter(id -> read(container, orderId, id).get("status").asText().equals("pending"))
+            .count();
+    assertThat(unmarked).isBetween(1L, 3L);
     clock.advance(LEASE.plusSeconds(1));
 
     // when another replica takes over, and then the paused one wakes up with a new event pending
@@ -276,8 +282,8 @@ class OutboxRelayTest {
     assertThat(countsA.published).hasValue(3);
     // and the new holder re-sent exactly the three unmarked events, then the new one
     assertThat(b.runOnce()).isEqualTo(OutboxRelay.Cycle.DRAINED);
-    assertThat(countsB.published).hasValue(4);
-    assertThat(countsB.republished).hasValue(3);
+    assertThat(countsB.published).hasValue((int) unmarked + 1);
+    assertThat(countsB.republished).hasValue((int) unmarked);
     List<ServiceBusReceivedMessage> received =
         receive(serviceBus, topic, 4, Duration.ofSeconds(30), Duration.ofSeconds(1));
     assertThat(received)

@@ -35,6 +35,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class RelayFixture {
   static final String SUBSCRIPTION = "audit";
   static final Duration LEASE = Duration.ofSeconds(30);
+  static final int MARK_PARALLELISM = 4;
 
   private RelayFixture() {}
 
@@ -66,10 +67,14 @@ final class RelayFixture {
   }
 
   static RelaySettings settings(String topic, String owner) {
-    return new RelaySettings(topic, owner, LEASE, Duration.ofDays(7), 10, Duration.ofMillis(200));
+    return new RelaySettings(
+        topic, owner, LEASE, Duration.ofDays(7), 10, Duration.ofMillis(200), MARK_PARALLELISM);
   }
 
-  /** A relay on the given clock; its executor is used only when a test starts it. */
+  /**
+   * A relay on the given clock; its executor runs the cycles when a test starts it, and helps with
+   * the marks.
+   */
   static OutboxRelay relay(
       CosmosContainer container,
       ServiceBusClientBuilder serviceBus,
@@ -78,7 +83,8 @@ final class RelayFixture {
       RelayListener listener,
       Clock clock) {
     ScheduledExecutorService executor =
-        Executors.newSingleThreadScheduledExecutor(
+        Executors.newScheduledThreadPool(
+            MARK_PARALLELISM,
             r -> {
               Thread thread = new Thread(r, "relay-" + owner);
               thread.setDaemon(true);
