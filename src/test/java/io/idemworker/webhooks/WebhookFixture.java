@@ -32,8 +32,11 @@ import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -50,10 +53,13 @@ final class WebhookFixture implements AutoCloseable {
   final CosmosEffectStore store = new CosmosEffectStore(container, (o, s, c, l) -> {});
   final MutableClock clock = new MutableClock(Instant.now());
   private final HttpServer server;
+  private final AtomicInteger stalls = new AtomicInteger();
+  private final CountDownLatch gate = new CountDownLatch(1);
+  private volatile CountDownLatch stalled = new CountDownLatch(0);
   private final ExecutorService executor = Executors.newFixedThreadPool(16);
   private final HttpClient client =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private final IdempotentConsumer orders =
+  private IdempotentConsumer orders =
       new IdempotentConsumer(
           KeyStrategies.messageId(),
           OrderMessageTypes.decoder(true, new InboxMarkers("orders", Optional.empty())),
@@ -61,17 +67,66 @@ final class WebhookFixture implements AutoCloseable {
           clock,
           262_144);
 
+  /** Lets the queue's flow capture payments through {@code provider}. */
+  void capturingWith(io.idemworker.payments.PaymentProvider provider) {
+    orders =
+        new IdempotentConsumer(
+            KeyStrategies.messageId(),
+            OrderMessageTypes.decoder(
+                true,
+                new InboxMarkers("orders", Optional.empty()),
+                Optional.of(new OrderMessageTypes.Payments(provider, Duration.ofSeconds(30)))),
+            store,
+            clock,
+            262_144);
+  }
+
+  /** Handles one queue message with the queue's flow. */
+  io.idemworker.core.Outcome handle(io.idemworker.core.IncomingMessage message) {
+    return orders.handle(message);
+  }
+
   WebhookFixture(Optional<WebhookSecret> secret) throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+    PaymentWebhookHandler handler =
+        new PaymentWebhookHandler(secret, store, clock, Optional.of(Duration.ofDays(14)));
     server.createContext(
         PaymentWebhookHandler.PATH,
-        new PaymentWebhookHandler(secret, store, clock, Optional.of(Duration.ofDays(14))));
+        exchange -> {
+          boolean gated = stalls.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0;
+          if (gated) {
+            try {
+              gate.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+          handler.handle(exchange);
+          if (gated) {
+            stalled.countDown();
+          }
+        });
     server.setExecutor(executor);
     server.start();
   }
 
   static WebhookFixture started() throws IOException {
     return new WebhookFixture(Optional.of(new WebhookSecret(SECRET)));
+  }
+
+  /**
+   * Holds the next {@code n} requests before the handler sees them, until {@link
+   * #releaseStalled()}: a receiver slower than the sender's timeout.
+   */
+  void stallNext(int n) {
+    stalled = new CountDownLatch(n);
+    stalls.set(n);
+  }
+
+  /** Lets the held requests reach the handler and waits until each was handled. */
+  boolean releaseStalled() throws InterruptedException {
+    gate.countDown();
+    return stalled.await(30, TimeUnit.SECONDS);
   }
 
   URI url() {
