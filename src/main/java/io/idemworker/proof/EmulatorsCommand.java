@@ -2,6 +2,7 @@ package io.idemworker.proof;
 
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
+import io.idemworker.emulator.payments.WebhookSettings;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.emulator.servicebus.ServiceBusEmulatorConfig;
@@ -63,6 +64,23 @@ final class EmulatorsCommand implements Callable<Integer> {
   String paymentsApiKey;
 
   @Option(
+      names = "--payments-webhook-url",
+      description =
+          "Where the payment provider double delivers its signed webhooks (capture.succeeded,"
+              + " capture.declined, capture.settled), e.g. http://127.0.0.1:8080/webhooks/payments"
+              + " (default: none sent).")
+  java.net.URI paymentsWebhookUrl;
+
+  @Option(
+      names = "--payments-webhook-secret",
+      defaultValue = "${env:PAYMENTS_WEBHOOK_SECRET:-" + WebhookSettings.DEFAULT_SECRET + "}",
+      description =
+          "Secret the double signs webhooks with (default: PAYMENTS_WEBHOOK_SECRET when set, else "
+              + WebhookSettings.DEFAULT_SECRET
+              + ").")
+  String paymentsWebhookSecret;
+
+  @Option(
       names = "--payments-bind",
       defaultValue = "127.0.0.1",
       description =
@@ -117,6 +135,9 @@ final class EmulatorsCommand implements Callable<Integer> {
               .port(paymentsPort)
               .apiKey(paymentsApiKey)
               .bindAddress(ipAddress(paymentsBind));
+      if (paymentsWebhookUrl != null) {
+        paymentsBuilder.webhooks(WebhookSettings.to(paymentsWebhookUrl, paymentsWebhookSecret));
+      }
     } catch (IllegalArgumentException e) {
       System.err.println("idemworker emulators: " + e.getMessage());
       return 2;
@@ -187,6 +208,15 @@ final class EmulatorsCommand implements Callable<Integer> {
             + (payments.apiKey().equals(PaymentProviderEmulator.DEFAULT_API_KEY)
                 ? "\"" + payments.apiKey() + "\""
                 : "(the key given, not printed)"));
+    if (paymentsWebhookUrl != null) {
+      out.println(
+          "  webhooks to "
+              + paymentsWebhookUrl
+              + ", PAYMENTS_WEBHOOK_SECRET="
+              + (paymentsWebhookSecret.equals(WebhookSettings.DEFAULT_SECRET)
+                  ? "\"" + paymentsWebhookSecret + "\""
+                  : "(the secret given, not printed)"));
+    }
   }
 
   /** An IP literal only: a host name would need a DNS lookup and could mean several addresses. */
