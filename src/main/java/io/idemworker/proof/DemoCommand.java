@@ -277,6 +277,8 @@ final class DemoCommand implements Callable<Integer> {
       DemoRelayPhase.Result relayed =
           relayPhase.run(serviceBus, brokerClock, cosmosClient, container, relayAudit.outbox());
       settled &= relayed.settled();
+      List<DemoAudit.Check> webhookChecks =
+          new DemoWebhookPhase(out, timeout).run(container, scenario.orders.keySet());
       out.println();
       DemoReport report = new DemoReport(out);
       report.summary(scenario, tally, instances, provider.stats());
@@ -292,6 +294,7 @@ final class DemoCommand implements Callable<Integer> {
               provider);
       List<DemoAudit.Check> checks = new ArrayList<>(audit.run(settled));
       checks.addAll(relayAudit.run(relayed, serviceBus.connectionString()));
+      checks.addAll(webhookChecks);
       report.deadLetterSamples(audit.deadLetters);
       boolean pass = report.audit(checks);
       out.printf("%nfinished in %.1f s%n", (System.nanoTime() - started) / 1e9);
