@@ -63,12 +63,14 @@ final class EmulatorsCommand implements Callable<Integer> {
               + ").")
   String paymentsApiKey;
 
+  // From the environment when set, so the Container App can leave it empty (no webhooks).
   @Option(
       names = "--payments-webhook-url",
+      defaultValue = "${env:PAYMENTS_WEBHOOK_URL}",
       description =
           "Where the payment provider double delivers its signed webhooks (capture.succeeded,"
               + " capture.declined, capture.settled), e.g. http://127.0.0.1:8080/webhooks/payments"
-              + " (default: none sent).")
+              + " (default: PAYMENTS_WEBHOOK_URL when set, else none are sent).")
   java.net.URI paymentsWebhookUrl;
 
   @Option(
@@ -135,7 +137,7 @@ final class EmulatorsCommand implements Callable<Integer> {
               .port(paymentsPort)
               .apiKey(paymentsApiKey)
               .bindAddress(ipAddress(paymentsBind));
-      if (paymentsWebhookUrl != null) {
+      if (webhooksOn()) {
         paymentsBuilder.webhooks(WebhookSettings.to(paymentsWebhookUrl, paymentsWebhookSecret));
       }
     } catch (IllegalArgumentException e) {
@@ -208,7 +210,7 @@ final class EmulatorsCommand implements Callable<Integer> {
             + (payments.apiKey().equals(PaymentProviderEmulator.DEFAULT_API_KEY)
                 ? "\"" + payments.apiKey() + "\""
                 : "(the key given, not printed)"));
-    if (paymentsWebhookUrl != null) {
+    if (webhooksOn()) {
       out.println(
           "  webhooks to "
               + paymentsWebhookUrl
@@ -217,6 +219,10 @@ final class EmulatorsCommand implements Callable<Integer> {
                   ? "\"" + paymentsWebhookSecret + "\""
                   : "(the secret given, not printed)"));
     }
+  }
+
+  private boolean webhooksOn() {
+    return paymentsWebhookUrl != null && !paymentsWebhookUrl.toString().isBlank();
   }
 
   /** An IP literal only: a host name would need a DNS lookup and could mean several addresses. */
