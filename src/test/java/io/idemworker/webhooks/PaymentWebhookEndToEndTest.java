@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,15 +29,18 @@ class PaymentWebhookEndToEndTest {
   private WebhookFixture receiver;
   private PaymentProviderEmulator provider;
 
-  @BeforeEach
-  void start() throws Exception {
+  /**
+   * Starts the receiver and the double. A timeout shorter than the receiver takes would turn a
+   * processed answer into a lost one and its retry into a duplicate: only the stall test wants
+   * that.
+   */
+  private void start(Duration requestTimeout) throws Exception {
     receiver = WebhookFixture.started();
     provider =
         PaymentProviderEmulator.builder()
             .webhooks(
                 WebhookSettings.to(receiver.url(), WebhookFixture.SECRET)
-                    .withRetries(
-                        Duration.ofSeconds(1), Duration.ofMillis(20), Duration.ofMillis(200), 10)
+                    .withRetries(requestTimeout, Duration.ofMillis(20), Duration.ofMillis(200), 10)
                     .withSettleAfter(Duration.ZERO))
             .start();
     receiver.capturingWith(
@@ -54,6 +56,7 @@ class PaymentWebhookEndToEndTest {
   @Test
   void capture_thenStormOfWebhookCopies_setsSettledAtOnce_andCountsEachEventOnce()
       throws Exception {
+    start(Duration.ofSeconds(30));
     provider.webhooks().faults().duplicate(5, PaymentFaults.Trigger.always());
     String orderId = receiver.placeOrder();
 
@@ -78,6 +81,7 @@ class PaymentWebhookEndToEndTest {
   @Test
   void receiverSlowerThanTheSendersTimeout_appliesOnce_whenTheStalledCopyArrivesLate()
       throws Exception {
+    start(Duration.ofSeconds(1));
     receiver.stallNext(1);
     String orderId = receiver.placeOrder();
 
@@ -97,6 +101,7 @@ class PaymentWebhookEndToEndTest {
 
   @Test
   void settlementDeliveredBeforeTheSuccess_isAppliedOnceAll() throws Exception {
+    start(Duration.ofSeconds(30));
     provider.webhooks().faults().reverseNext(2);
     String orderId = receiver.placeOrder();
 
