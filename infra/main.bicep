@@ -79,6 +79,14 @@ param serviceBusPremiumPartitions int = 1
 @description('API key of the payment provider, stored once in Key Vault. main.parameters.json has azd generate it on the first provision and read it back from the vault afterwards; to use a real provider, put its key in the vault secret (docs/deploy.md).')
 param paymentsApiKey string
 
+@secure()
+@minLength(16)
+@description('Secret the payment provider signs its webhooks with, stored once in Key Vault; azd generates it on the first provision and reads it back afterwards. With a real provider, put the provider\'s signing secret in the vault secret.')
+param paymentsWebhookSecret string
+
+@description('Where the payment provider double delivers its webhooks (https://<app>/webhooks/payments). Empty (default) = it sends none; set it to the api app\'s URL once that app serves POST /webhooks/payments.')
+param paymentsWebhookUrl string = ''
+
 @description('Base URL of a real payment provider. Empty (default) deploys the payment provider double as a second Container App and points the worker at its internal URL.')
 param paymentsBaseUrl string = ''
 @description('E-mail address that alert notifications go to; empty = the alert rules fire (visible under Alerts) but notify nobody. main.parameters.json takes it from ALERT_EMAIL.')
@@ -115,6 +123,7 @@ var databaseName = 'idemworker'
 var containerName = 'orders'
 var customersContainerName = 'customers'
 var paymentsApiKeySecretName = 'payments-api-key'
+var paymentsWebhookSecretName = 'payments-webhook-secret'
 var deployPaymentsDouble = empty(paymentsBaseUrl)
 
 resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
@@ -232,6 +241,8 @@ module keyVault 'modules/keyvault.bicep' = {
     name: '${abbrs.keyVaultVaults}${resourceToken}'
     paymentsApiKey: paymentsApiKey
     paymentsApiKeySecretName: paymentsApiKeySecretName
+    paymentsWebhookSecret: paymentsWebhookSecret
+    paymentsWebhookSecretName: paymentsWebhookSecretName
     workerPrincipalId: identity.outputs.workerPrincipalId
     paymentsPrincipalId: identity.outputs.paymentsPrincipalId
     userPrincipalId: principalId
@@ -254,6 +265,8 @@ module payments 'modules/payments-app.bicep' = if (deployPaymentsDouble) {
     // Waits for the vault module, so the secret and its role assignments exist first.
     keyVaultUri: keyVault.outputs.vaultUri
     apiKeySecretName: paymentsApiKeySecretName
+    webhookSecretName: paymentsWebhookSecretName
+    webhookUrl: paymentsWebhookUrl
   }
 }
 
@@ -287,6 +300,7 @@ module worker 'modules/worker-app.bicep' = {
     paymentsBaseUrl: deployPaymentsDouble ? payments.outputs.baseUrl : paymentsBaseUrl
     keyVaultUri: keyVault.outputs.vaultUri
     paymentsApiKeySecretName: paymentsApiKeySecretName
+    paymentsWebhookSecretName: paymentsWebhookSecretName
     minReplicas: workerMinReplicas
     maxReplicas: workerMaxReplicas
     messagesPerReplica: workerMessagesPerReplica

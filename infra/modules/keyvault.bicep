@@ -1,7 +1,7 @@
-// Key Vault holding the payment provider's API key, the one secret the deployment has. RBAC
-// authorization (no access policies): the worker's and the payments double's identities get
-// Key Vault Secrets User on that secret only, and both Container Apps reference it by URL through
-// their identity, so the value is stored once and never passes through an output.
+// Key Vault holding the payment provider's API key and its webhook signing secret, the deployment's
+// two secrets. RBAC authorization (no access policies): the worker's and the payments double's
+// identities get Key Vault Secrets User on each secret only, and both Container Apps reference them
+// by URL through their identity, so each value is stored once and never passes through an output.
 param location string
 param tags object
 param name string
@@ -13,6 +13,14 @@ param paymentsApiKey string
 
 @description('Name of the secret; the apps build its URL from vaultUri and this name.')
 param paymentsApiKeySecretName string
+
+@secure()
+@minLength(16)
+@description('The secret the payment provider signs its webhooks with (HMAC-SHA256); the double signs with it and the receiver of POST /webhooks/payments checks with it. Generated once by azd like the API key.')
+param paymentsWebhookSecret string
+
+@description('Name of the webhook secret in the vault.')
+param paymentsWebhookSecretName string
 
 param workerPrincipalId string
 param paymentsPrincipalId string
@@ -51,6 +59,48 @@ resource paymentsApiKeySecret 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = {
   properties: {
     value: paymentsApiKey
     contentType: 'text/plain'
+  }
+}
+
+resource paymentsWebhookSecretItem 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = {
+  parent: vault
+  name: paymentsWebhookSecretName
+  properties: {
+    value: paymentsWebhookSecret
+    contentType: 'text/plain'
+  }
+}
+
+// The receiver of the webhooks checks signatures with the secret; today that is the worker's app
+// (a placeholder until the api app that serves POST /webhooks/payments is deployed: give that
+// app's identity the same role on this secret).
+resource workerWebhookSecretUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(paymentsWebhookSecretItem.id, workerPrincipalId, secretsUserRoleId)
+  scope: paymentsWebhookSecretItem
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', secretsUserRoleId)
+    principalId: workerPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+resource paymentsWebhookSecretUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(paymentsWebhookSecretItem.id, paymentsPrincipalId, secretsUserRoleId)
+  scope: paymentsWebhookSecretItem
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', secretsUserRoleId)
+    principalId: paymentsPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+resource userWebhookSecretUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(userPrincipalId)) {
+  name: guid(paymentsWebhookSecretItem.id, userPrincipalId, secretsUserRoleId)
+  scope: paymentsWebhookSecretItem
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', secretsUserRoleId)
+    principalId: userPrincipalId
+    principalType: userPrincipalType
   }
 }
 

@@ -19,6 +19,12 @@ param keyVaultUri string
 
 param apiKeySecretName string
 
+@description('Name of the Key Vault secret the double signs its webhooks with (PAYMENTS_WEBHOOK_SECRET).')
+param webhookSecretName string
+
+@description('Where the double delivers its signed webhooks, e.g. https://<api app>/webhooks/payments; empty = it sends none. The api app that serves POST /webhooks/payments is deployed separately.')
+param webhookUrl string = ''
+
 @description('Port the double listens on inside the container; the ingress forwards to it.')
 param port int = 8082
 
@@ -82,6 +88,11 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
           keyVaultUrl: '${keyVaultUri}secrets/${apiKeySecretName}'
           identity: paymentsIdentityId
         }
+        {
+          name: 'payments-webhook-secret'
+          keyVaultUrl: '${keyVaultUri}secrets/${webhookSecretName}'
+          identity: paymentsIdentityId
+        }
       ]
     }
     template: {
@@ -101,6 +112,16 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
               // command line the platform shows.
               name: 'PAYMENTS_API_KEY'
               secretRef: 'payments-api-key'
+            }
+            {
+              // Read by `emulators` as the defaults of --payments-webhook-secret and
+              // --payments-webhook-url (empty = no webhooks).
+              name: 'PAYMENTS_WEBHOOK_SECRET'
+              secretRef: 'payments-webhook-secret'
+            }
+            {
+              name: 'PAYMENTS_WEBHOOK_URL'
+              value: webhookUrl
             }
           ]
         }

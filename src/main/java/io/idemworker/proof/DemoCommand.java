@@ -279,6 +279,8 @@ final class DemoCommand implements Callable<Integer> {
       settled &= relayed.settled();
       DemoHttpPhase.Result http =
           new DemoHttpPhase(out).run(container, scenario.orders, "ord-" + seed + "-", seed);
+      List<DemoAudit.Check> webhookChecks =
+          new DemoWebhookPhase(out, timeout).run(container, scenario.orders.keySet());
       out.println();
       DemoReport report = new DemoReport(out);
       report.summary(scenario, tally, instances, provider.stats());
@@ -295,6 +297,7 @@ final class DemoCommand implements Callable<Integer> {
       List<DemoAudit.Check> checks = new ArrayList<>(audit.run(settled));
       checks.addAll(relayAudit.run(relayed, serviceBus.connectionString()));
       checks.addAll(DemoHttpPhase.audit(container, http));
+      checks.addAll(webhookChecks);
       report.deadLetterSamples(audit.deadLetters);
       boolean pass = report.audit(checks);
       out.printf("%nfinished in %.1f s%n", (System.nanoTime() - started) / 1e9);

@@ -2,6 +2,7 @@ package io.idemworker.proof;
 
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
+import io.idemworker.emulator.payments.WebhookSettings;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.emulator.servicebus.ServiceBusEmulatorConfig;
@@ -62,6 +63,25 @@ final class EmulatorsCommand implements Callable<Integer> {
               + ").")
   String paymentsApiKey;
 
+  // From the environment when set, so the Container App can leave it empty (no webhooks).
+  @Option(
+      names = "--payments-webhook-url",
+      defaultValue = "${env:PAYMENTS_WEBHOOK_URL}",
+      description =
+          "Where the payment provider double delivers its signed webhooks (capture.succeeded,"
+              + " capture.declined, capture.settled), e.g. http://127.0.0.1:8080/webhooks/payments"
+              + " (default: PAYMENTS_WEBHOOK_URL when set, else none are sent).")
+  java.net.URI paymentsWebhookUrl;
+
+  @Option(
+      names = "--payments-webhook-secret",
+      defaultValue = "${env:PAYMENTS_WEBHOOK_SECRET:-" + WebhookSettings.DEFAULT_SECRET + "}",
+      description =
+          "Secret the double signs webhooks with (default: PAYMENTS_WEBHOOK_SECRET when set, else "
+              + WebhookSettings.DEFAULT_SECRET
+              + ").")
+  String paymentsWebhookSecret;
+
   @Option(
       names = "--payments-bind",
       defaultValue = "127.0.0.1",
@@ -117,6 +137,9 @@ final class EmulatorsCommand implements Callable<Integer> {
               .port(paymentsPort)
               .apiKey(paymentsApiKey)
               .bindAddress(ipAddress(paymentsBind));
+      if (webhooksOn()) {
+        paymentsBuilder.webhooks(WebhookSettings.to(paymentsWebhookUrl, paymentsWebhookSecret));
+      }
     } catch (IllegalArgumentException e) {
       System.err.println("idemworker emulators: " + e.getMessage());
       return 2;
@@ -187,6 +210,19 @@ final class EmulatorsCommand implements Callable<Integer> {
             + (payments.apiKey().equals(PaymentProviderEmulator.DEFAULT_API_KEY)
                 ? "\"" + payments.apiKey() + "\""
                 : "(the key given, not printed)"));
+    if (webhooksOn()) {
+      out.println(
+          "  webhooks to "
+              + paymentsWebhookUrl
+              + ", PAYMENTS_WEBHOOK_SECRET="
+              + (paymentsWebhookSecret.equals(WebhookSettings.DEFAULT_SECRET)
+                  ? "\"" + paymentsWebhookSecret + "\""
+                  : "(the secret given, not printed)"));
+    }
+  }
+
+  private boolean webhooksOn() {
+    return paymentsWebhookUrl != null && !paymentsWebhookUrl.toString().isBlank();
   }
 
   /** An IP literal only: a host name would need a DNS lookup and could mean several addresses. */

@@ -62,6 +62,18 @@ class ArchitectureTest {
               "io.idemworker.app..",
               "io.idemworker.emulator..");
 
+  private static final ArchRule webhooksIsFreeOfAzure =
+      noClasses()
+          .that()
+          .resideInAPackage("io.idemworker.webhooks..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "com.azure..",
+              "io.idemworker.cosmos..",
+              "io.idemworker.servicebus..",
+              "io.idemworker.app..");
+
   private static final ArchRule adaptersDoNotDependOnEachOther =
       noClasses()
           .that()
@@ -78,7 +90,8 @@ class ArchitectureTest {
               "io.idemworker.orders..",
               "io.idemworker.cosmos..",
               "io.idemworker.servicebus..",
-              "io.idemworker.payments..")
+              "io.idemworker.payments..",
+              "io.idemworker.webhooks..")
           .should()
           .dependOnClassesThat()
           .resideInAPackage("io.idemworker.emulator..");
@@ -94,6 +107,7 @@ class ArchitectureTest {
               "io.idemworker.cosmos..",
               "io.idemworker.servicebus..",
               "io.idemworker.payments..",
+              "io.idemworker.webhooks..",
               "io.idemworker.relay..")
           .should()
           .dependOnClassesThat()
@@ -117,6 +131,7 @@ class ArchitectureTest {
   void businessIsFreeOfAzure() {
     ordersIsFreeOfAzure.check(PRODUCTION);
     customersIsFreeOfAzure.check(PRODUCTION);
+    webhooksIsFreeOfAzure.check(PRODUCTION);
   }
 
   @Test

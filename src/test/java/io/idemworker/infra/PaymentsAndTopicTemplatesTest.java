@@ -72,7 +72,10 @@ class PaymentsAndTopicTemplatesTest {
             "value: 'sk_live_in_the_template'");
     String wrongIdentity =
         replaceAfter(
-            PAYMENTS, "keyVaultUrl:", "identity: paymentsIdentityId", "identity: 'system'");
+            PAYMENTS,
+            "keyVaultUrl: '${keyVaultUri}secrets/${apiKeySecretName}'",
+            "identity: paymentsIdentityId",
+            "identity: 'system'");
 
     assertThat(PaymentsChecks.paymentsApp(plain))
         .anyMatch(p -> p.contains("holds a value instead of a Key Vault reference"));
@@ -111,7 +114,10 @@ class PaymentsAndTopicTemplatesTest {
             "value: 'sk_live_in_the_template'");
     String scaler =
         replaceAfter(
-            WORKER, "keyVaultUrl:", "identity: workerIdentityId", "identity: scalerIdentityId");
+            WORKER,
+            "keyVaultUrl: '${keyVaultUri}secrets/${paymentsApiKeySecretName}'",
+            "identity: workerIdentityId",
+            "identity: scalerIdentityId");
 
     assertThat(PaymentsChecks.workerPayments(value))
         .anyMatch(p -> p.contains("holds a value instead of a Key Vault reference"));
@@ -186,9 +192,57 @@ class PaymentsAndTopicTemplatesTest {
     String missing = removeLines(VAULT, "resource paymentsSecretsUser", 9);
 
     assertThat(PaymentsChecks.keyVault(vaultWide))
-        .anyMatch(p -> p.contains("workerPrincipalId's Key Vault Secrets User is scoped to vault"));
+        .contains(
+            "workerPrincipalId has no Key Vault Secrets User role scoped to the secret"
+                + " paymentsApiKeySecret");
     assertThat(PaymentsChecks.keyVault(missing))
-        .contains("paymentsPrincipalId has no Key Vault Secrets User role");
+        .contains(
+            "paymentsPrincipalId has no Key Vault Secrets User role scoped to the secret"
+                + " paymentsApiKeySecret");
+  }
+
+  // The webhook signing secret.
+
+  @Test
+  void webhookSecretNotReadableByTheDouble_orMissingFromTheVault_isReported() {
+    String unreadable = removeLines(VAULT, "resource paymentsWebhookSecretUser", 9);
+    String missing = removeLines(VAULT, "resource paymentsWebhookSecretItem", 8);
+
+    assertThat(PaymentsChecks.keyVault(unreadable))
+        .contains(
+            "paymentsPrincipalId has no Key Vault Secrets User role scoped to the secret"
+                + " paymentsWebhookSecretItem");
+    assertThat(PaymentsChecks.keyVault(missing))
+        .anyMatch(p -> p.contains("expected one vault with two secrets"));
+  }
+
+  @Test
+  void webhookSecretAsAPlainValue_inTheDoubleOrTheWorker_isReported() {
+    String double_ =
+        replaceOnce(
+            PAYMENTS,
+            "keyVaultUrl: '${keyVaultUri}secrets/${webhookSecretName}'",
+            "value: 'whsec_in_the_template'");
+    String worker =
+        replaceOnce(
+            WORKER, "secretRef: 'payments-webhook-secret'", "value: 'whsec_in_the_template'");
+
+    assertThat(PaymentsChecks.paymentsApp(double_))
+        .contains("secret payments-webhook-secret holds a value instead of a Key Vault reference");
+    assertThat(PaymentsChecks.workerPayments(worker))
+        .contains("PAYMENTS_WEBHOOK_SECRET is not a secretRef");
+  }
+
+  @Test
+  void webhookSecretPassedBeyondTheVault_isReported() {
+    String broken =
+        replaceOnce(
+            MAIN,
+            "    webhookUrl: paymentsWebhookUrl\n",
+            "    webhookUrl: paymentsWebhookUrl\n    leaked: paymentsWebhookSecret\n");
+
+    assertThat(PaymentsChecks.main(broken))
+        .anyMatch(p -> p.contains("paymentsWebhookSecret must reach the vault module"));
   }
 
   @Test

@@ -30,15 +30,26 @@ final class PaymentsChecks {
     List<String> problems = new ArrayList<>();
     Obj vault = BicepChecks.single(t, "Microsoft.KeyVault/vaults", problems);
     List<Declaration> secrets = t.resourcesOfType("Microsoft.KeyVault/vaults/secrets");
-    if (vault == null || secrets.size() != 1) {
-      problems.add("expected one vault with one secret, found " + secrets.size() + " secrets");
+    if (vault == null || secrets.size() != 2) {
+      problems.add(
+          "expected one vault with two secrets (API key, webhook secret), found "
+              + secrets.size()
+              + " secrets");
       return problems;
     }
     BicepChecks.expect(t, vault, "properties.enableRbacAuthorization", "true", problems);
     if (vault.at("properties.accessPolicies").isPresent()) {
       problems.add("the vault has access policies; access is by RBAC only");
     }
-    Declaration secret = secrets.get(0);
+    for (Declaration secret : secrets) {
+      secretReadable(text, t, secret, problems);
+    }
+    return problems;
+  }
+
+  /** The secret's value is a secure parameter; the worker and the double may read it, scoped. */
+  private static void secretReadable(
+      String text, Template t, Declaration secret, List<String> problems) {
     String value = t.body(secret).text("properties.value").orElse("");
     if (!isSecureParam(text, value)) {
       problems.add("the secret's value is not a @secure() parameter: " + value);
@@ -48,23 +59,19 @@ final class PaymentsChecks {
           t.resourcesOfType("Microsoft.Authorization/roleAssignments").stream()
               .map(t::body)
               .filter(b -> b.text("properties.principalId").orElse("").equals(principal))
+              .filter(b -> b.text("scope").orElse("").equals(secret.name()))
               .filter(
                   b ->
                       Bicep.guidsIn(t, b.text("properties.roleDefinitionId").orElse(""))
                           .contains(KEY_VAULT_SECRETS_USER))
               .findFirst();
       if (assignment.isEmpty()) {
-        problems.add(principal + " has no Key Vault Secrets User role");
-      } else if (!assignment.get().text("scope").orElse("").equals(secret.name())) {
         problems.add(
             principal
-                + "'s Key Vault Secrets User is scoped to "
-                + assignment.get().text("scope").orElse("(the resource group)")
-                + ", not the secret "
+                + " has no Key Vault Secrets User role scoped to the secret "
                 + secret.name());
       }
     }
-    return problems;
   }
 
   /**
@@ -93,8 +100,12 @@ final class PaymentsChecks {
     }
     Map<String, Obj> env = BicepChecks.envVars(container, problems);
     secretReference(env, secrets, "PAYMENTS_API_KEY", identity, problems);
-    if (env.keySet().stream().anyMatch(n -> !n.equals("PAYMENTS_API_KEY"))) {
-      problems.add("the double is given more than its API key: " + env.keySet());
+    secretReference(env, secrets, "PAYMENTS_WEBHOOK_SECRET", identity, problems);
+    java.util.Set<String> allowed =
+        java.util.Set.of("PAYMENTS_API_KEY", "PAYMENTS_WEBHOOK_SECRET", "PAYMENTS_WEBHOOK_URL");
+    if (env.keySet().stream().anyMatch(n -> !allowed.contains(n))) {
+      problems.add(
+          "the double is given more than its key, webhook secret and URL: " + env.keySet());
     }
     // After a deploy: the double's command on every interface, on the port the ingress targets.
     BicepEval eval =
@@ -145,7 +156,9 @@ final class PaymentsChecks {
       return problems;
     }
     Map<String, Obj> env = BicepChecks.envVars(container, problems);
-    secretReference(env, secrets(app, problems), "PAYMENTS_API_KEY", "workerIdentityId", problems);
+    Map<String, Obj> secrets = secrets(app, problems);
+    secretReference(env, secrets, "PAYMENTS_API_KEY", "workerIdentityId", problems);
+    secretReference(env, secrets, "PAYMENTS_WEBHOOK_SECRET", "workerIdentityId", problems);
     String url =
         Optional.ofNullable(env.get("PAYMENTS_BASE_URL")).flatMap(v -> v.text("value")).orElse("");
     if (t.find("param", url).isEmpty()) {
@@ -180,14 +193,14 @@ final class PaymentsChecks {
         problems.add(module + " does not take keyVaultUri from the vault module: " + uri);
       }
     }
-    if (!isSecureParam(text, "paymentsApiKey")) {
-      problems.add("paymentsApiKey is not a @secure() parameter");
-    }
-    long uses = text.lines().filter(l -> l.matches(".*:\\s*paymentsApiKey\\s*$")).count();
-    if (uses != 1
-        || !params(main, vault).text("paymentsApiKey").orElse("").equals("paymentsApiKey")) {
-      problems.add(
-          "paymentsApiKey must reach the vault module and nothing else (" + uses + " uses)");
+    for (String secret : List.of("paymentsApiKey", "paymentsWebhookSecret")) {
+      if (!isSecureParam(text, secret)) {
+        problems.add(secret + " is not a @secure() parameter");
+      }
+      long uses = text.lines().filter(l -> l.matches(".*:\\s*" + secret + "\\s*$")).count();
+      if (uses != 1 || !params(main, vault).text(secret).orElse("").equals(secret)) {
+        problems.add(secret + " must reach the vault module and nothing else (" + uses + " uses)");
+      }
     }
     return problems;
   }

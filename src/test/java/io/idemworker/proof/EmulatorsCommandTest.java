@@ -126,6 +126,72 @@ class EmulatorsCommandTest {
   }
 
   @Test
+  void webhookUrl_makesTheDoubleDeliverSignedEventsThere_withoutPrintingAGivenSecret()
+      throws Exception {
+    java.util.concurrent.BlockingQueue<String> signatures =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    com.sun.net.httpserver.HttpServer hooks =
+        com.sun.net.httpserver.HttpServer.create(
+            new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 8);
+    hooks.createContext(
+        "/webhooks/payments",
+        exchange -> {
+          byte[] body = exchange.getRequestBody().readAllBytes();
+          signatures.add(
+              exchange.getRequestHeaders().getFirst("Webhook-Signature")
+                  + " "
+                  + new String(body, StandardCharsets.UTF_8));
+          exchange.sendResponseHeaders(200, -1);
+          exchange.close();
+        });
+    hooks.start();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    CountDownLatch stop = new CountDownLatch(1);
+    EmulatorsCommand command =
+        new EmulatorsCommand(new PrintStream(bytes, true, StandardCharsets.UTF_8), stop);
+    String url = "http://127.0.0.1:" + hooks.getAddress().getPort() + "/webhooks/payments";
+    CompletableFuture<Integer> exit =
+        CompletableFuture.supplyAsync(
+            () ->
+                new CommandLine(command)
+                    .execute(
+                        "--only",
+                        "payments",
+                        "--payments-port",
+                        "0",
+                        "--payments-webhook-url",
+                        url,
+                        "--payments-webhook-secret",
+                        "whsec_given_as_secret_0123"));
+    try {
+      String output = awaitOutput(bytes, "Running;");
+      URI paymentsUrl = URI.create(group(output, "PAYMENTS_BASE_URL=(\\S+)"));
+      new HttpPaymentProvider(paymentsUrl, "sk_test_idemworker", Duration.ofSeconds(30))
+          .capture("pay-1", "ord-1", BigDecimal.TEN, "EUR");
+      String delivered = signatures.poll(30, TimeUnit.SECONDS);
+
+      assertThat(delivered).isNotNull();
+      String timestamp = group(delivered, "t=([0-9]+),");
+      String body = delivered.substring(delivered.indexOf(' ') + 1);
+      javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+      mac.init(
+          new javax.crypto.spec.SecretKeySpec(
+              "whsec_given_as_secret_0123".getBytes(StandardCharsets.US_ASCII), "HmacSHA256"));
+      String expected =
+          java.util.HexFormat.of()
+              .formatHex(mac.doFinal((timestamp + "." + body).getBytes(StandardCharsets.UTF_8)));
+      assertThat(delivered).contains("v1=" + expected).contains("capture.succeeded");
+      assertThat(output)
+          .contains("webhooks to " + url)
+          .doesNotContain("whsec_given_as_secret_0123");
+    } finally {
+      stop.countDown();
+      hooks.stop(0);
+    }
+    assertThat(exit.get(30, TimeUnit.SECONDS)).isZero();
+  }
+
+  @Test
   void paymentsDoubleByDefault_listensOnLoopbackOnly() throws Exception {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     CountDownLatch stop = new CountDownLatch(1);
@@ -186,6 +252,26 @@ class EmulatorsCommandTest {
                 new EmulatorsCommand(
                     new PrintStream(bytes, true, StandardCharsets.UTF_8), new CountDownLatch(1)))
             .execute("--payments-port", "0", "--payments-api-key", "two words");
+
+    assertThat(exit).isEqualTo(2);
+  }
+
+  @Test
+  void shortWebhookSecret_exitsTwoBeforeStartingAnything() {
+    int exit =
+        new CommandLine(
+                new EmulatorsCommand(
+                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                    new CountDownLatch(1)))
+            .execute(
+                "--only",
+                "payments",
+                "--payments-port",
+                "0",
+                "--payments-webhook-url",
+                "http://127.0.0.1:1/webhooks/payments",
+                "--payments-webhook-secret",
+                "short");
 
     assertThat(exit).isEqualTo(2);
   }

@@ -52,6 +52,7 @@ final class CapturesHandler implements HttpHandler {
   private final Ledger ledger;
   private final PaymentFaults faults;
   private final PaymentStats.Counters stats;
+  private final WebhookSender webhooks;
 
   CapturesHandler(
       String apiKey,
@@ -59,13 +60,15 @@ final class CapturesHandler implements HttpHandler {
       IdempotencyKeys keys,
       Ledger ledger,
       PaymentFaults faults,
-      PaymentStats.Counters stats) {
+      PaymentStats.Counters stats,
+      WebhookSender webhooks) {
     this.expectedToken = apiKey.getBytes(StandardCharsets.UTF_8);
     this.clock = clock;
     this.keys = keys;
     this.ledger = ledger;
     this.faults = faults;
     this.stats = stats;
+    this.webhooks = webhooks;
   }
 
   @Override
@@ -262,6 +265,8 @@ final class CapturesHandler implements HttpHandler {
               mapper.writeValueAsBytes(Answers.capture(mapper, capture)));
       keys.complete(key, response, now);
       settled = true;
+      // Queued for the sender's own threads: the capture's answer never waits for a receiver.
+      webhooks.captured(capture);
       stats.executed.increment();
       if (capture.declineCode().isPresent()) {
         stats.declined.increment();

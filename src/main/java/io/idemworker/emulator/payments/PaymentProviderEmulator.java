@@ -10,6 +10,7 @@ import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -53,6 +54,7 @@ public final class PaymentProviderEmulator implements AutoCloseable {
   private final PaymentFaults faults = new PaymentFaults();
   private final PaymentStats.Counters stats = new PaymentStats.Counters();
   private final CapturesHandler handler;
+  private final WebhookSender webhooks;
   private final Object lifecycle = new Object();
   private HttpServer server;
   private ThreadPoolExecutor executor;
@@ -63,9 +65,16 @@ public final class PaymentProviderEmulator implements AutoCloseable {
     this.bindAddress = b.bindAddress;
     this.threads = b.threads;
     this.apiKey = b.apiKey;
+    this.webhooks = new WebhookSender(b.webhooks, b.clock);
     this.handler =
         new CapturesHandler(
-            apiKey, b.clock, new IdempotencyKeys(b.keyRetention), new Ledger(), faults, stats);
+            apiKey,
+            b.clock,
+            new IdempotencyKeys(b.keyRetention),
+            new Ledger(),
+            faults,
+            stats,
+            webhooks);
   }
 
   /**
@@ -112,6 +121,7 @@ public final class PaymentProviderEmulator implements AutoCloseable {
               new ArrayBlockingQueue<>(1024),
               daemonThreads("payments-emulator-"));
       executor.allowCoreThreadTimeOut(true);
+      webhooks.start();
       created.createContext("/", handler);
       created.setExecutor(executor);
       created.start();
@@ -154,6 +164,11 @@ public final class PaymentProviderEmulator implements AutoCloseable {
     return faults;
   }
 
+  /** The webhook sender: its delivery log and its faults (disabled without settings). */
+  public WebhookSender webhooks() {
+    return webhooks;
+  }
+
   /** The counters now; each call is a new snapshot. */
   public PaymentStats stats() {
     return stats.snapshot();
@@ -171,6 +186,7 @@ public final class PaymentProviderEmulator implements AutoCloseable {
       }
       server.stop(0);
       executor.shutdownNow();
+      webhooks.stop();
       server = null;
       executor = null;
     }
@@ -193,8 +209,18 @@ public final class PaymentProviderEmulator implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private Duration keyRetention = DEFAULT_KEY_RETENTION;
     private int threads = 16;
+    private Optional<WebhookSettings> webhooks = Optional.empty();
 
     private Builder() {}
+
+    /**
+     * Delivers signed webhook events for every executed capture (default: none). See {@link
+     * WebhookSender}.
+     */
+    public Builder webhooks(WebhookSettings settings) {
+      this.webhooks = Optional.of(Objects.requireNonNull(settings, "settings"));
+      return this;
+    }
 
     /** Loopback port to bind, 0 (default) for a free one. */
     public Builder port(int port) {
