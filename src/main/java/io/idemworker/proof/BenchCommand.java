@@ -57,6 +57,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
+    subcommands = BoundBench.class,
     description = {
       "Measures this worker against a naive consumer without duplicate protection.",
       "",
