@@ -104,8 +104,10 @@ final class BoundBench implements Callable<Integer> {
 
   @Option(
       names = "--timeout",
-      defaultValue = "PT180S",
-      description = "Longest wait for one cell (ISO 8601; default ${DEFAULT-VALUE}).")
+      defaultValue = "PT10M",
+      description =
+          "Longest wait for one cell; a cell cut short reports its window so far (ISO 8601;"
+              + " default ${DEFAULT-VALUE}).")
   Duration timeout;
 
   @Option(

@@ -50,6 +50,7 @@ final class BoundCell {
   private final List<String> problems = new ArrayList<>();
   private volatile Mark start;
   private volatile Mark end;
+  private volatile int windowMessages;
 
   /** A point of the measured window. */
   record Mark(long nanos, long childCpuNanos, long selfCpuNanos) {}
@@ -104,6 +105,7 @@ final class BoundCell {
     this.jfrDirectory = Optional.ofNullable(jfrDirectory);
     this.out = out;
     this.queue = "bound-c" + cell.concurrency() + "-p" + cell.prefetch();
+    this.windowMessages = measured;
   }
 
   String queue() {
@@ -120,6 +122,9 @@ final class BoundCell {
     }
     Path stderr = Files.createTempFile("idemworker-bound-", ".log");
     Process child = command().redirectError(ProcessBuilder.Redirect.to(stderr.toFile())).start();
+    // A bench stopped with Ctrl+C must not leave its child running against vanished emulators.
+    Thread stopChild = new Thread(child::destroyForcibly, "bound-stop-" + queue);
+    Runtime.getRuntime().addShutdownHook(stopChild);
     Thread reader = new Thread(() -> read(child), "bound-" + queue);
     reader.setDaemon(true);
     reader.start();
@@ -139,9 +144,15 @@ final class BoundCell {
         } else if (!finished) {
           problems.add(
               "timed out after " + timeout + ": " + processed.size() + " of " + total + " settled");
+          if (start != null && end == null) {
+            // Report what the window saw so far rather than nothing.
+            windowMessages = processed.size() - warmUp;
+            end = mark(child);
+          }
         }
       }
     } finally {
+      Runtime.getRuntime().removeShutdownHook(stopChild);
       child.toHandle().destroy();
       if (!child.waitFor(30, TimeUnit.SECONDS)) {
         child.destroyForcibly();
