@@ -57,7 +57,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    subcommands = ProcessBench.class,
+    subcommands = {ProcessBench.class, BoundBench.class},
     description = {
       "Measures this worker against a naive consumer without duplicate protection.",
       "",

@@ -112,6 +112,22 @@ final class EmulatorsCommand implements Callable<Integer> {
           "Account key the Cosmos emulator accepts (default: the well-known emulator key).")
   String cosmosKey;
 
+  @Option(
+      names = "--cosmos-latency",
+      defaultValue = "PT0S",
+      description =
+          "Latency added to every Cosmos DB request, as a distant account adds (ISO 8601, e.g."
+              + " PT0.005S; default ${DEFAULT-VALUE}).")
+  Duration cosmosLatency;
+
+  @Option(
+      names = "--servicebus-latency",
+      defaultValue = "PT0S",
+      description =
+          "Latency added to every Service Bus delivery and to every settlement's answer (ISO 8601,"
+              + " e.g. PT0.003S; default ${DEFAULT-VALUE}).")
+  Duration serviceBusLatency;
+
   private final PrintStream out;
   private final CountDownLatch stop;
 
@@ -154,6 +170,12 @@ final class EmulatorsCommand implements Callable<Integer> {
       }
       return 0;
     }
+    if (cosmosLatency.isNegative() || serviceBusLatency.isNegative()) {
+      System.err.println(
+          "idemworker emulators: --cosmos-latency and --servicebus-latency must not"
+              + " be negative");
+      return 2;
+    }
     ServiceBusEmulatorConfig.Entities entities;
     try {
       entities = entities();
@@ -174,6 +196,9 @@ final class EmulatorsCommand implements Callable<Integer> {
         CosmosEmulator cosmos = cosmosBuilder.start();
         PaymentProviderEmulator payments = paymentsBuilder.start()) {
       Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "emulators-stop"));
+      serviceBus.faults().delayDeliveries(serviceBusLatency);
+      serviceBus.faults().delayDispositions(serviceBusLatency);
+      cosmos.faults().injectLatency(cosmosLatency);
       out.println("Service Bus emulator (AMQP on 127.0.0.1:" + serviceBus.port() + ")");
       out.println("  SERVICEBUS_CONNECTION_STRING=\"" + serviceBus.connectionString() + "\"");
       queues.forEach(q -> out.println("  queue " + q.name() + describe(q)));
@@ -187,7 +212,13 @@ final class EmulatorsCommand implements Callable<Integer> {
                           + " (subscriptions "
                           + t.subscriptions().stream().map(s -> s.name()).toList()
                           + ")"));
+      if (!serviceBusLatency.isZero()) {
+        out.println("  " + serviceBusLatency + " added to every delivery and settlement");
+      }
       out.println("Cosmos DB emulator (HTTPS gateway on 127.0.0.1:" + cosmos.port() + ")");
+      if (!cosmosLatency.isZero()) {
+        out.println("  " + cosmosLatency + " added to every request");
+      }
       out.println("  COSMOS_ENDPOINT=" + cosmos.endpoint());
       out.println("  COSMOS_KEY=\"" + cosmos.key() + "\"");
       out.println("  Java clients: -DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true,");

@@ -38,6 +38,23 @@ public final class Faults {
   }
 
   /**
+   * Arms a latency-only fault on every operation: each later request waits {@code latency} before
+   * it is served, as the round trip to a distant account would add. The wait happens on the
+   * request's own connection thread (one per client connection) with no lock held, so concurrent
+   * requests on other connections wait side by side rather than one after another. Zero arms
+   * nothing.
+   */
+  public Faults injectLatency(Duration latency) {
+    Fault fault = Fault.latency(latency);
+    if (!latency.isZero()) {
+      for (Operation op : Operation.values()) {
+        inject(op, fault);
+      }
+    }
+    return this;
+  }
+
+  /**
    * Arms {@code fault} for the {@code n}-th request of {@code operation} counted from now (n = 1 is
    * the next one), once; other requests pass.
    */

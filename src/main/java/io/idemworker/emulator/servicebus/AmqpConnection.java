@@ -22,7 +22,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedLong;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
@@ -83,6 +82,9 @@ final class AmqpConnection implements Runnable {
     final Set<UUID> tokens = new HashSet<>();
     final Runnable signal = AmqpConnection.this::requestPump;
 
+    /** Messages taken on this link's credit that wait out the delivery delay. */
+    int inTransit;
+
     Consumer(Sender sender, EntityStore store, boolean receiveAndDelete) {
       this.sender = sender;
       this.store = store;
@@ -96,7 +98,7 @@ final class AmqpConnection implements Runnable {
   private final String remote;
   private final Broker broker;
   private final ScheduledExecutorService timer;
-  private final Supplier<Duration> dispositionDelay;
+  private final Faults faults;
   private final Runnable onClosed;
   private final Selector selector;
   private final Transport transport = Transport.Factory.create();
@@ -115,7 +117,7 @@ final class AmqpConnection implements Runnable {
       SocketChannel channel,
       Broker broker,
       ScheduledExecutorService timer,
-      Supplier<Duration> dispositionDelay,
+      Faults faults,
       Runnable onClosed)
       throws IOException {
     this.channel = channel;
@@ -123,7 +125,7 @@ final class AmqpConnection implements Runnable {
     this.remote = String.valueOf(address);
     this.broker = broker;
     this.timer = timer;
-    this.dispositionDelay = dispositionDelay;
+    this.faults = faults;
     this.onClosed = onClosed;
     this.selector = Selector.open();
   }
@@ -497,28 +499,66 @@ final class AmqpConnection implements Runnable {
     if (s.getLocalState() != EndpointState.ACTIVE || s.getRemoteState() != EndpointState.ACTIVE) {
       return;
     }
-    // Link credit is an AMQP uint: proton-j's int reads 2^31 and above as negative.
-    long credit = Integer.toUnsignedLong(s.getCredit());
+    // Link credit is an AMQP uint: proton-j's int reads 2^31 and above as negative. Messages in
+    // transit already hold part of it.
+    long credit = Integer.toUnsignedLong(s.getCredit()) - c.inTransit;
     if (credit > 0) {
       int max = (int) Math.min(credit, Integer.MAX_VALUE);
       List<Snapshot> messages = c.store.take(max, c, c.receiveAndDelete);
-      for (Snapshot m : messages) {
-        byte[] bytes = MessageCodec.encodeForDelivery(m, !c.receiveAndDelete);
-        UUID token = c.receiveAndDelete ? UUID.randomUUID() : m.lockToken();
-        Delivery d = s.delivery(MessageCodec.lockTokenToTag(token));
-        d.setContext(token);
-        s.send(bytes, 0, bytes.length);
-        s.advance();
-        if (c.receiveAndDelete) {
-          d.settle();
-        } else {
-          c.tokens.add(token);
+      Duration delay = faults.deliveryDelay();
+      if (messages.isEmpty() || delay.isZero()) {
+        messages.forEach(m -> send(c, m));
+      } else {
+        // Locked now (the lock runs from the take, as on the service), sent after the delay.
+        if (!c.receiveAndDelete) {
+          messages.forEach(m -> c.tokens.add(m.lockToken()));
         }
+        c.inTransit += messages.size();
+        timer.schedule(
+            () -> execute(() -> deliverLate(c, messages)), delay.toNanos(), TimeUnit.NANOSECONDS);
       }
     }
-    if (s.getDrain() && s.getCredit() > 0) {
+    // A drain waits for the messages in transit: they are sent on the credit they hold.
+    if (s.getDrain() && c.inTransit == 0 && s.getCredit() > 0) {
       s.drained();
     }
+  }
+
+  private void send(Consumer c, Snapshot m) {
+    Sender s = c.sender;
+    byte[] bytes = MessageCodec.encodeForDelivery(m, !c.receiveAndDelete);
+    UUID token = c.receiveAndDelete ? UUID.randomUUID() : m.lockToken();
+    Delivery d = s.delivery(MessageCodec.lockTokenToTag(token));
+    d.setContext(token);
+    s.send(bytes, 0, bytes.length);
+    s.advance();
+    if (c.receiveAndDelete) {
+      d.settle();
+    } else {
+      c.tokens.add(token);
+    }
+  }
+
+  /** Sends messages whose delivery delay is over, on the connection thread. */
+  private void deliverLate(Consumer c, List<Snapshot> messages) {
+    c.inTransit -= messages.size();
+    if (consumers.get(c.sender) != c) {
+      return; // the link closed meanwhile and gave its locks back
+    }
+    Sender s = c.sender;
+    boolean active =
+        s.getLocalState() == EndpointState.ACTIVE && s.getRemoteState() == EndpointState.ACTIVE;
+    for (Snapshot m : messages) {
+      if (active && s.getCredit() != 0) {
+        send(c, m);
+      } else if (!c.receiveAndDelete) {
+        c.tokens.remove(m.lockToken());
+        c.store.release(m.lockToken());
+      } else {
+        LOG.debug("connection {}: a receive-and-delete message in transit lost its credit", remote);
+      }
+    }
+    pump(c);
   }
 
   private void onDisposition(Delivery d) {
@@ -536,12 +576,12 @@ final class AmqpConnection implements Runnable {
     if (state == null) {
       return;
     }
-    Duration delay = dispositionDelay.get();
+    Duration delay = faults.dispositionDelay();
     if (delay.isZero() || delay.isNegative()) {
       settle(c, d, token, state);
     } else {
       timer.schedule(
-          () -> execute(() -> settle(c, d, token, state)), delay.toMillis(), TimeUnit.MILLISECONDS);
+          () -> execute(() -> settle(c, d, token, state)), delay.toNanos(), TimeUnit.NANOSECONDS);
     }
   }
 

@@ -11,6 +11,7 @@ import java.util.Objects;
 public final class Faults {
   private final ServiceBusEmulator emulator;
   private volatile Duration dispositionDelay = Duration.ZERO;
+  private volatile Duration deliveryDelay = Duration.ZERO;
 
   Faults(ServiceBusEmulator emulator) {
     this.emulator = emulator;
@@ -55,12 +56,39 @@ public final class Faults {
     dispositionDelay = delay;
   }
 
-  /** Removes every fault that is still in effect (currently the disposition delay). */
+  /**
+   * Delays every delivery of a message on a receive link by a wall-clock duration, as the round
+   * trip of a receive on a distant namespace would: the message is taken and locked when the
+   * client's credit allows it (its lock runs from then, as on the service), and reaches the client
+   * after the delay. Deliveries on one link are delayed independently of each other, so credit kept
+   * open ahead (prefetch) hides the delay while a receive that asks for one message at a time waits
+   * it out every time. The connection thread never waits: other links, senders and settlements go
+   * on meanwhile. A message whose credit is gone when its delay ends (the client closed the link or
+   * lowered its credit) returns to the queue without counting as a delivery; in receive-and-delete
+   * mode it is lost, as a receive-and-delete message in flight is on the service. Zero switches the
+   * delay off; deliveries already waiting keep their delay.
+   *
+   * @param delay the delay, zero or positive
+   */
+  public void delayDeliveries(Duration delay) {
+    Objects.requireNonNull(delay, "delay");
+    if (delay.isNegative()) {
+      throw new IllegalArgumentException("delay must not be negative but was " + delay);
+    }
+    deliveryDelay = delay;
+  }
+
+  /** Removes every fault that is still in effect (the disposition and delivery delays). */
   public void clear() {
     dispositionDelay = Duration.ZERO;
+    deliveryDelay = Duration.ZERO;
   }
 
   Duration dispositionDelay() {
     return dispositionDelay;
+  }
+
+  Duration deliveryDelay() {
+    return deliveryDelay;
   }
 }

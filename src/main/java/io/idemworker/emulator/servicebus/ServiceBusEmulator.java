@@ -300,8 +300,7 @@ public final class ServiceBusEmulator implements AutoCloseable {
       try {
         AmqpConnection[] self = new AmqpConnection[1];
         AmqpConnection c =
-            new AmqpConnection(
-                socket, broker, timer, faults::dispositionDelay, () -> connections.remove(self[0]));
+            new AmqpConnection(socket, broker, timer, faults, () -> connections.remove(self[0]));
         self[0] = c;
         Thread t = new Thread(c, THREAD_NAME_PREFIX + "conn-" + connectionIds.incrementAndGet());
         t.setDaemon(true);

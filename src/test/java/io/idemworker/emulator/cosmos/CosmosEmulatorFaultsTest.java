@@ -154,6 +154,24 @@ class CosmosEmulatorFaultsTest {
   }
 
   @Test
+  void latencyOnEveryRequest_delaysWritesAndReads_andTheyStillSucceed() {
+    String id = unique();
+    emulator.faults().injectLatency(Duration.ofMillis(150));
+
+    long start = System.nanoTime();
+    int created = container.createItem(order(id, id)).getStatusCode();
+    long createMillis = (System.nanoTime() - start) / 1_000_000;
+    start = System.nanoTime();
+    var read = container.readItem(id, new PartitionKey(id), ObjectNode.class);
+    long readMillis = (System.nanoTime() - start) / 1_000_000;
+
+    assertThat(created).isEqualTo(201);
+    assertThat(read.getItem().path("orderId").asText()).isEqualTo(id);
+    assertThat(createMillis).isGreaterThanOrEqualTo(150);
+    assertThat(readMillis).isGreaterThanOrEqualTo(150);
+  }
+
+  @Test
   void faultOnOneOperation_leavesOthersAlone() {
     String id = unique();
     emulator.faults().inject(Operation.DELETE, Fault.status(503));
@@ -170,6 +188,8 @@ class CosmosEmulatorFaultsTest {
     assertThatThrownBy(() -> Fault.status(429).times(0))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Fault.latency(Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> emulator.faults().injectLatency(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> emulator.faults().failNth(Operation.READ, 0, Fault.status(503)))
         .isInstanceOf(IllegalArgumentException.class);

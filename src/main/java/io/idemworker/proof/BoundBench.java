@@ -1,0 +1,355 @@
+package io.idemworker.proof;
+
+import com.azure.messaging.servicebus.ServiceBusClientBuilder;
+import com.azure.messaging.servicebus.ServiceBusMessage;
+import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import io.idemworker.emulator.cosmos.CosmosEmulator;
+import io.idemworker.emulator.servicebus.QueueSettings;
+import io.idemworker.emulator.servicebus.ServiceBusEmulator;
+import io.idemworker.servicebus.ProcessorSettings;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bench bound}: one {@code run} process's throughput against its latency bound, with the
+ * emulators adding Azure-like latencies, for a grid of concurrency × prefetch.
+ *
+ * <p>The bound is {@code concurrency / critical path}. For a new order the critical path of one
+ * concurrent call is: receive (one Service Bus round trip, from the credit the processor gives when
+ * a call is free to the delivery) + store (one Cosmos DB round trip: the transactional batch) +
+ * settle (one Service Bus round trip: the handler waits for the broker's answer to its complete).
+ * With prefetch the receive is taken ahead, off the critical path, as long as the prefetched
+ * messages keep coming ({@code prefetch / receive latency} per second at most), so the bound is
+ * {@code min(concurrency / (store + settle), prefetch / receive)}.
+ *
+ * <p>Each cell gets a fresh queue and container, preloaded with every message, and a fresh child
+ * JVM running {@code run} (the relay off: this measures the consumer path) against the emulators of
+ * this JVM. The rate is taken over a window of settled messages (the outcome lines on the child's
+ * stdout) that skips a warm-up and stops before the queue runs dry, so neither the JVM start nor
+ * the tail counts. Exits 0 when every cell processed every order exactly once, 1 otherwise; the 85
+ * % target is reported, not enforced (it depends on the machine).
+ */
+@Command(
+    name = "bound",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Measures one run process's messages/s against its latency bound.",
+      "",
+      "With the emulators adding Azure-like latencies, runs a real 'run' child process for each concurrency × prefetch (0 and factor × concurrency) over new orders and prints msg/s, the bound concurrency / critical path, the share of the bound reached, the child's CPU per message, and whether a cell is CPU-limited. Exits 1 unless every order of every cell was processed exactly once."
+    })
+final class BoundBench implements Callable<Integer> {
+  static final double TARGET = 0.85;
+
+  @Option(
+      names = "--concurrency",
+      split = ",",
+      defaultValue = "1,4,16,64",
+      description = "Concurrent calls to measure (1-256 each; default ${DEFAULT-VALUE}).")
+  List<Integer> concurrencies;
+
+  @Option(
+      names = "--prefetch-factor",
+      defaultValue = "2",
+      description =
+          "Besides prefetch 0, each concurrency runs with prefetch = factor × concurrency; 0 runs"
+              + " prefetch 0 only (0-20; default ${DEFAULT-VALUE}).")
+  int prefetchFactor;
+
+  @Option(
+      names = "--cosmos-latency",
+      defaultValue = "PT0.005S",
+      description = "Added to every Cosmos DB request (default ${DEFAULT-VALUE}).")
+  Duration cosmosLatency;
+
+  @Option(
+      names = "--servicebus-latency",
+      defaultValue = "PT0.003S",
+      description =
+          "Added to every Service Bus delivery and to every settlement's answer (default"
+              + " ${DEFAULT-VALUE}).")
+  Duration serviceBusLatency;
+
+  @Option(
+      names = "--seconds",
+      defaultValue = "5",
+      description =
+          "Aimed length of each cell's measured window at the bound's rate; a CPU-limited cell"
+              + " takes longer (1-120; default ${DEFAULT-VALUE}).")
+  int seconds;
+
+  @Option(
+      names = "--max-messages",
+      defaultValue = "4000",
+      description = "Most measured messages per cell (20-100000; default ${DEFAULT-VALUE}).")
+  int maxMessages;
+
+  @Option(
+      names = "--min-messages",
+      defaultValue = "200",
+      description = "Fewest measured messages per cell (10-100000; default ${DEFAULT-VALUE}).")
+  int minMessages;
+
+  @Option(
+      names = "--timeout",
+      defaultValue = "PT10M",
+      description =
+          "Longest wait for one cell; a cell cut short reports its window so far (ISO 8601;"
+              + " default ${DEFAULT-VALUE}).")
+  Duration timeout;
+
+  @Option(
+      names = "--jfr",
+      description = "Directory for a Java Flight Recording (profile settings) of each child.")
+  Path jfrDirectory;
+
+  private final PrintStream out;
+
+  BoundBench() {
+    this(System.out);
+  }
+
+  BoundBench(PrintStream out) {
+    this.out = out;
+  }
+
+  /** One cell of the grid. */
+  record Cell(int concurrency, int prefetch) {
+    Cell {
+      if (concurrency < 1 || prefetch < 0) {
+        throw new IllegalArgumentException("concurrency >= 1 and prefetch >= 0");
+      }
+    }
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    if (concurrencies.isEmpty()
+        || concurrencies.stream().anyMatch(c -> c < 1 || c > 256)
+        || prefetchFactor < 0
+        || prefetchFactor > 20
+        || cosmosLatency.isNegative()
+        || serviceBusLatency.isNegative()
+        || seconds < 1
+        || seconds > 120
+        || minMessages < 10
+        || maxMessages < 20
+        || maxMessages > 100_000
+        || minMessages > maxMessages
+        || timeout.isNegative()
+        || timeout.isZero()) {
+      System.err.println(
+          "idemworker bench bound: --concurrency 1-256 each, --prefetch-factor 0-20, latencies not"
+              + " negative, --seconds 1-120, --min-messages 10 to --max-messages, --max-messages"
+              + " 20-100000, --timeout positive");
+      return 2;
+    }
+    if (jfrDirectory != null) {
+      Files.createDirectories(jfrDirectory);
+    }
+    BoundModel model = new BoundModel(serviceBusLatency, cosmosLatency, serviceBusLatency, 1);
+    ProcessorSettings defaults = ProcessorSettings.defaults("orders");
+    Cell defaultCell = new Cell(defaults.maxConcurrentCalls(), defaults.prefetchCount());
+    List<Cell> cells = cells(defaultCell);
+    OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+    out.printf(
+        Locale.ROOT,
+        "idemworker bench bound: one 'run' process per cell; Cosmos DB +%s per request, Service Bus"
+            + " +%s per delivery and per settlement%n",
+        millis(cosmosLatency),
+        millis(serviceBusLatency));
+    out.printf(
+        Locale.ROOT,
+        "  %s UTC; %d CPUs, %s %s; load average %.2f at start%n",
+        Instant.now().truncatedTo(ChronoUnit.SECONDS),
+        os.getAvailableProcessors(),
+        System.getProperty("java.vm.name"),
+        System.getProperty("java.runtime.version"),
+        os.getSystemLoadAverage());
+    out.println("  " + model.describe());
+    out.println(
+        "  msg/s over a window of settled new orders (warm-up and tail excluded); CPU: the run"
+            + " process alone (ms per message, cores busy), and the emulators' JVM (cores busy);"
+            + " load: the 1-minute load average after the cell.");
+    out.println();
+    out.printf(
+        Locale.ROOT,
+        "%4s %8s %7s %9s %9s %8s %10s %9s %9s %5s  %s%n",
+        "conc",
+        "prefetch",
+        "msgs",
+        "msg/s",
+        "bound",
+        "% bound",
+        "CPU ms/msg",
+        "run cores",
+        "emu cores",
+        "load",
+        "limited by");
+    List<BoundCell.Result> results = new ArrayList<>();
+    try (ServiceBusEmulator serviceBus = ServiceBusEmulator.builder().port(0).start();
+        CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start()) {
+      serviceBus.faults().delayDeliveries(serviceBusLatency);
+      serviceBus.faults().delayDispositions(serviceBusLatency);
+      cosmos.faults().injectLatency(cosmosLatency);
+      for (Cell cell : cells) {
+        double bound = model.bound(cell.concurrency(), cell.prefetch());
+        int measured = (int) Math.max(minMessages, Math.min(maxMessages, bound * seconds));
+        int warmUp = Math.min(2000, Math.max(measured / 2, Math.min(100, minMessages)));
+        int tail = 2 * (cell.concurrency() + cell.prefetch()) + 20;
+        BoundCell run =
+            new BoundCell(
+                serviceBus, cosmos, cell, warmUp, measured, tail, timeout, jfrDirectory, out);
+        BoundCell.Result result =
+            run.run(preload(serviceBus, run.queue(), warmUp + measured + tail));
+        results.add(result);
+        print(
+            result,
+            bound,
+            cell.equals(defaultCell),
+            os.getAvailableProcessors(),
+            os.getSystemLoadAverage());
+      }
+    }
+    out.printf(Locale.ROOT, "  load average %.2f at the end%n", os.getSystemLoadAverage());
+    return summary(results, model, defaultCell);
+  }
+
+  /** The grid, with the defaults' cell added when the grid lacks it. */
+  private List<Cell> cells(Cell defaultCell) {
+    List<Cell> cells = new ArrayList<>();
+    for (int c : concurrencies) {
+      cells.add(new Cell(c, 0));
+      if (prefetchFactor > 0) {
+        cells.add(new Cell(c, prefetchFactor * c));
+      }
+    }
+    if (!cells.contains(defaultCell)) {
+      cells.add(defaultCell);
+    }
+    return cells;
+  }
+
+  private static String preload(ServiceBusEmulator serviceBus, String queue, int count) {
+    serviceBus.createQueue(QueueSettings.defaults(queue));
+    DemoScenario scenario =
+        DemoScenario.generate(count, queue.hashCode(), BenchCommand.MAX_BODY_BYTES);
+    try (ServiceBusSenderClient sender =
+        new ServiceBusClientBuilder()
+            .connectionString(serviceBus.connectionString())
+            .sender()
+            .queueName(queue)
+            .buildClient()) {
+      List<ServiceBusMessage> batch = new ArrayList<>(100);
+      for (String orderId : scenario.firstWave) {
+        batch.add(scenario.message(orderId));
+        if (batch.size() == 100) {
+          sender.sendMessages(batch);
+          batch.clear();
+        }
+      }
+      if (!batch.isEmpty()) {
+        sender.sendMessages(batch);
+      }
+    }
+    return queue;
+  }
+
+  private void print(
+      BoundCell.Result r, double bound, boolean isDefault, int cpus, double loadAverage) {
+    Optional<BoundCell.Window> w = r.window();
+    if (w.isEmpty()) {
+      out.printf(
+          Locale.ROOT,
+          "%4d %8d %7s %9s %9.0f %8s %10s %9s %9s %5.1f  %s%n",
+          r.cell().concurrency(),
+          r.cell().prefetch(),
+          "-",
+          "-",
+          bound,
+          "-",
+          "-",
+          "-",
+          "-",
+          loadAverage,
+          "FAILED");
+      r.problems().forEach(p -> out.println("    PROBLEM: " + p));
+      return;
+    }
+    BoundCell.Window win = w.get();
+    double share = win.perSecond() / bound;
+    out.printf(
+        Locale.ROOT,
+        "%4d %8d %7d %9.0f %9.0f %7.0f%% %10.2f %9.2f %9.2f %5.1f  %s%s%n",
+        r.cell().concurrency(),
+        r.cell().prefetch(),
+        win.messages(),
+        win.perSecond(),
+        bound,
+        share * 100,
+        win.childCpuMillisPerMessage(),
+        win.childCores(),
+        win.emulatorCores(),
+        loadAverage,
+        limit(share, win.childCores() + win.emulatorCores(), cpus, loadAverage),
+        isDefault ? "  <- defaults" : "");
+    r.problems().forEach(p -> out.println("    PROBLEM: " + p));
+  }
+
+  /**
+   * What holds a cell back: at the target it is the latency; below it, the CPU when the run process
+   * and the emulators together keep most of the machine's cores busy, or when other processes do (a
+   * load average above the core count: our threads wait for a core).
+   */
+  static String limit(double shareOfBound, double coresBusy, int cpus, double loadAverage) {
+    if (shareOfBound >= TARGET) {
+      return "latency";
+    }
+    if (coresBusy >= 0.75 * cpus) {
+      return "CPU";
+    }
+    return loadAverage > cpus ? "CPU (machine shared)" : "neither: see the notes";
+  }
+
+  private int summary(List<BoundCell.Result> results, BoundModel model, Cell defaultCell) {
+    boolean allGood = results.stream().allMatch(r -> r.problems().isEmpty());
+    Optional<BoundCell.Result> atDefaults =
+        results.stream().filter(r -> r.cell().equals(defaultCell)).findFirst();
+    out.println();
+    atDefaults
+        .flatMap(BoundCell.Result::window)
+        .ifPresent(
+            w -> {
+              double bound = model.bound(defaultCell.concurrency(), defaultCell.prefetch());
+              out.printf(
+                  Locale.ROOT,
+                  "target: at the defaults (concurrency %d, prefetch %d) %.0f msg/s = %.0f%% of the"
+                      + " bound %.0f; target %.0f%%: %s%n",
+                  defaultCell.concurrency(),
+                  defaultCell.prefetch(),
+                  w.perSecond(),
+                  100 * w.perSecond() / bound,
+                  bound,
+                  TARGET * 100,
+                  w.perSecond() >= TARGET * bound ? "met" : "NOT met");
+            });
+    out.println(allGood ? "every order of every cell processed exactly once" : "FAILED (above)");
+    return allGood ? 0 : 1;
+  }
+
+  private static String millis(Duration d) {
+    return String.format(Locale.ROOT, "%.1f ms", d.toNanos() / 1e6);
+  }
+}

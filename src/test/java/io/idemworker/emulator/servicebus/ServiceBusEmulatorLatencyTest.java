@@ -1,0 +1,130 @@
+package io.idemworker.emulator.servicebus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.azure.messaging.servicebus.ServiceBusMessage;
+import com.azure.messaging.servicebus.ServiceBusProcessorClient;
+import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
+import com.azure.messaging.servicebus.ServiceBusReceiverClient;
+import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Injected receive and settlement latency: applied, and the broker stays correct with it. */
+class ServiceBusEmulatorLatencyTest {
+  private EmulatorFixture fx;
+
+  @BeforeEach
+  void start() {
+    fx = new EmulatorFixture(QueueSettings.defaults("orders"));
+  }
+
+  @AfterEach
+  void stop() {
+    fx.close();
+  }
+
+  @Test
+  void deliveryDelay_holdsEachReceiveBackAtLeastThatLong_andTheMessageArrivesIntact() {
+    fx.sender("orders").sendMessage(new ServiceBusMessage("m-1").setMessageId("id-1"));
+    ServiceBusReceiverClient receiver = fx.receiver("orders");
+    fx.emulator.faults().delayDeliveries(Duration.ofMillis(300));
+
+    long start = System.nanoTime();
+    List<ServiceBusReceivedMessage> got = EmulatorFixture.receive(receiver, 1);
+    long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+    assertThat(got).hasSize(1);
+    assertThat(got.get(0).getMessageId()).isEqualTo("id-1");
+    assertThat(got.get(0).getBody().toString()).isEqualTo("m-1");
+    assertThat(got.get(0).getDeliveryCount()).isZero();
+    assertThat(tookMillis).isGreaterThanOrEqualTo(300);
+    receiver.complete(got.get(0));
+    assertThat(receiver.peekMessages(10)).isEmpty();
+  }
+
+  @Test
+  void deliveryAndDispositionDelays_aProcessorWithPrefetchGetsEveryMessageOnceAndCompletesAll()
+      throws Exception {
+    int count = 60;
+    ServiceBusSenderClient sender = fx.sender("orders");
+    List<ServiceBusMessage> batch = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      batch.add(new ServiceBusMessage("m-" + i).setMessageId("id-" + i));
+    }
+    sender.sendMessages(batch);
+    fx.emulator.faults().delayDeliveries(Duration.ofMillis(20));
+    fx.emulator.faults().delayDispositions(Duration.ofMillis(20));
+    Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
+    CountDownLatch done = new CountDownLatch(count);
+    AtomicInteger failures = new AtomicInteger();
+
+    ServiceBusProcessorClient processor =
+        Clients.builder(fx.emulator)
+            .processor()
+            .queueName("orders")
+            .maxConcurrentCalls(4)
+            .prefetchCount(8)
+            .disableAutoComplete()
+            .processMessage(
+                context -> {
+                  context.complete();
+                  seen.computeIfAbsent(
+                          context.getMessage().getMessageId(), k -> new AtomicInteger())
+                      .incrementAndGet();
+                  done.countDown();
+                })
+            .processError(error -> failures.incrementAndGet())
+            .buildProcessorClient();
+    processor.start();
+    try {
+      assertThat(done.await(60, TimeUnit.SECONDS)).as("all messages processed").isTrue();
+    } finally {
+      processor.close();
+    }
+
+    assertThat(seen).hasSize(count);
+    assertThat(seen.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+    assertThat(failures.get()).isZero();
+    fx.emulator.faults().clear();
+    assertThat(fx.receiver("orders").peekMessages(count)).isEmpty();
+  }
+
+  @Test
+  void receiveThatGivesUpWhileMessagesAreInTransit_losesNone() {
+    ServiceBusSenderClient sender = fx.sender("orders");
+    for (int i = 0; i < 3; i++) {
+      sender.sendMessage(new ServiceBusMessage("m-" + i).setMessageId("id-" + i));
+    }
+    ServiceBusReceiverClient impatient = fx.receiver("orders");
+    fx.emulator.faults().delayDeliveries(Duration.ofMillis(500));
+
+    List<ServiceBusReceivedMessage> early = new ArrayList<>();
+    impatient.receiveMessages(3, Duration.ofMillis(50)).forEach(early::add);
+    impatient.close();
+    fx.emulator.faults().clear();
+    List<ServiceBusReceivedMessage> later =
+        EmulatorFixture.receive(fx.receiver("orders"), 3 - early.size());
+
+    List<String> ids = new ArrayList<>();
+    early.forEach(m -> ids.add(m.getMessageId()));
+    later.forEach(m -> ids.add(m.getMessageId()));
+    assertThat(ids).containsExactlyInAnyOrder("id-0", "id-1", "id-2");
+  }
+
+  @Test
+  void negativeDelay_isRefused() {
+    assertThatThrownBy(() -> fx.emulator.faults().delayDeliveries(Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}

@@ -1,0 +1,63 @@
+package io.idemworker.proof;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+/** The sweep with tiny numbers: it runs real 'run' processes and counts every order once. */
+class BoundBenchTest {
+
+  // One child JVM; the default 120 s is short for its start on a machine shared with builds.
+  @Test
+  @Timeout(value = 300, unit = TimeUnit.SECONDS)
+  void tinySweepAtTheDefaults_runsARunProcess_andProcessesEveryOrderExactlyOnce() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+
+    int exit =
+        new CommandLine(new BoundBench(out))
+            .execute(
+                "--concurrency",
+                "16",
+                "--prefetch-factor",
+                "0",
+                "--min-messages",
+                "10",
+                "--max-messages",
+                "20",
+                "--timeout",
+                "PT120S");
+
+    String output = bytes.toString(StandardCharsets.UTF_8);
+    assertThat(exit).as(output).isZero();
+    assertThat(output)
+        .contains("Cosmos DB +5.0 ms per request, Service Bus +3.0 ms per delivery")
+        .containsPattern("(?m)^\\s+16\\s+0\\s+20\\s+\\d+\\s+1455 .*<- defaults$")
+        .containsPattern("target: at the defaults .*: (met|NOT met)")
+        .contains("every order of every cell processed exactly once")
+        .doesNotContain("PROBLEM")
+        .doesNotContain("FAILED");
+  }
+
+  @Test
+  void outOfRangeOptions_areRefused() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+    int exit =
+        new CommandLine(new BoundBench(new PrintStream(bytes, true, StandardCharsets.UTF_8)))
+            .execute("--concurrency", "0,4");
+
+    assertThat(exit).isEqualTo(2);
+  }
+
+  @Test
+  void theSweep_isTheBenchCommandsBoundMode() {
+    assertThat(new CommandLine(new BenchCommand()).getSubcommands()).containsKey("bound");
+  }
+}
