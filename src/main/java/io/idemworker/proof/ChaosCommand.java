@@ -110,8 +110,8 @@ final class ChaosCommand implements Callable<Integer> {
   /** For the tests: runs between the drain and the audit, on the stores the audit reads. */
   Consumer<Stores> tamper = stores -> {};
 
-  /** The containers the audit reads, for {@link #tamper}. */
-  record Stores(CosmosContainer orders, CosmosContainer customers) {}
+  /** What the producer sent and the containers the audit reads, for {@link #tamper}. */
+  record Stores(DemoScenario scenario, CosmosContainer orders, CosmosContainer customers) {}
 
   private final PrintStream out;
 
@@ -140,8 +140,9 @@ final class ChaosCommand implements Callable<Integer> {
           "idemworker chaos: --messages must be 200-1000000, --workers 1-8, --kills 0-1000, --timeout positive");
       return 2;
     }
-    // About 2.1 messages per order: the scenario's mix of repeats, credits, statuses, payments.
-    DemoScenario scenario = DemoScenario.generate(messages * 10 / 21, seed, MAX_BODY_BYTES);
+    // About 2.4 messages per order the scenario is asked for (it adds concurrent pairs): its mix
+    // of repeats, credits, statuses and payments, as measured.
+    DemoScenario scenario = DemoScenario.generate(messages * 100 / 242, seed, MAX_BODY_BYTES);
     int waves = Math.max(6, scenario.orders.size() / 300);
     ChaosProducer producer = new ChaosProducer(scenario, waves);
     FaultPlan plan =
@@ -271,7 +272,7 @@ final class ChaosCommand implements Callable<Integer> {
                 .messages());
       }
       JsonNode ledger = DemoPaymentsAudit.ledger(provider.baseUrl(), provider.apiKey());
-      tamper.accept(new Stores(orders, customers));
+      tamper.accept(new Stores(scenario, orders, customers));
       StateAudit.Result audit =
           new StateAudit(
                   scenario,

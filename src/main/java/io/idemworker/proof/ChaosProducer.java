@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -62,6 +63,7 @@ final class ChaosProducer {
   private final DemoScenario scenario;
   private final int waves;
   private final Map<String, Integer> waveOf = new HashMap<>();
+  private final Set<String> producerRetries;
   private final Map<String, AtomicLong> byKind = new LinkedHashMap<>();
   private final Map<Source, AtomicLong> bySource = new LinkedHashMap<>();
   private final AtomicLong sent = new AtomicLong();
@@ -69,6 +71,7 @@ final class ChaosProducer {
   ChaosProducer(DemoScenario scenario, int waves) {
     this.scenario = scenario;
     this.waves = waves;
+    this.producerRetries = Set.copyOf(scenario.producerRetries);
     List<String> first = scenario.firstWave;
     for (int i = 0; i < first.size(); i++) {
       waveOf.put(first.get(i), (int) ((long) i * waves / first.size()));
@@ -108,7 +111,7 @@ final class ChaosProducer {
     String orderPlaced = OrderMessageTypes.SUBJECTS.get(0);
     for (String orderId : inWave(scenario.firstWave, s)) {
       before.add(new Tagged(orderPlaced, Source.ORIGINAL, scenario.message(orderId)));
-      if (scenario.producerRetries.contains(orderId)) {
+      if (producerRetries.contains(orderId)) {
         before.add(new Tagged(orderPlaced, Source.PRODUCER_RETRY, scenario.message(orderId)));
       }
     }

@@ -85,7 +85,7 @@ final class WorkerFleet implements AutoCloseable {
           process.waitFor();
         }
         if (process.exitValue() != 0) {
-          // A drained worker exits 0; anything else is worth a line in the report.
+          // A drained worker exits 0; one still starting (no shutdown hook yet) exits 143.
           abnormalExits.incrementAndGet();
         }
       } else {
@@ -147,7 +147,7 @@ final class WorkerFleet implements AutoCloseable {
     counts.put("sigkill", sigkills.get());
     counts.put("sigterm", sigterms.get());
     counts.put("restarts", restarts.get());
-    counts.put("sigtermNonZeroExit", abnormalExits.get());
+    counts.put("sigtermExitNot0", abnormalExits.get());
     return counts;
   }
 
