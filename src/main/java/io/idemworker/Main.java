@@ -33,7 +33,7 @@ public final class Main {
 
   /** Commands that run the in-process emulators on loopback. */
   private static final java.util.Set<String> LOCAL_COMMANDS =
-      java.util.Set.of("demo", "bench", "emulators");
+      java.util.Set.of("demo", "bench", "chaos", "emulators");
 
   /**
    * Settings the Azure SDKs need to talk to emulators on loopback, set before any SDK class loads:

@@ -28,6 +28,9 @@ final class DemoRelayAudit {
   private final CosmosContainer orders;
   private final Collection<String> orderIds;
 
+  /** What the audit subscription held, message id → copies; filled by {@link #run}. */
+  private Map<String, Integer> received = Map.of();
+
   DemoRelayAudit(CosmosContainer orders, Collection<String> orderIds) {
     this.orders = orders;
     this.orderIds = orderIds;
@@ -56,6 +59,7 @@ final class DemoRelayAudit {
   List<DemoAudit.Check> run(DemoRelayPhase.Result result, String connectionString) {
     List<JsonNode> outbox = outbox();
     Map<String, Integer> received = drainAuditSubscription(connectionString);
+    this.received = Map.copyOf(received);
     List<DemoAudit.Check> checks = new ArrayList<>();
     checks.add(exactlyOnce(outbox, received, result));
     checks.add(republishedPastWindow(outbox, received, result));
@@ -63,6 +67,15 @@ final class DemoRelayAudit {
     checks.add(points(accepted, result));
     checks.add(stats(accepted, result));
     return checks;
+  }
+
+  /**
+   * What the audit subscription held when {@link #run} drained it.
+   *
+   * @return message id → copies; empty before {@link #run}
+   */
+  Map<String, Integer> received() {
+    return received;
   }
 
   private static DemoAudit.Check exactlyOnce(

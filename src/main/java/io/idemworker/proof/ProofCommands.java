@@ -3,8 +3,8 @@ package io.idemworker.proof;
 import picocli.CommandLine;
 
 /**
- * The proof tools: {@code demo}, {@code bench}, the stand-alone {@code emulators} and the sample
- * producer {@code send}. None of them is part of a deployment.
+ * The proof tools: {@code demo}, {@code bench}, {@code chaos}, the stand-alone {@code emulators}
+ * and the sample producer {@code send}. None of them is part of a deployment.
  */
 public final class ProofCommands {
   private ProofCommands() {}
@@ -19,5 +19,6 @@ public final class ProofCommands {
     commandLine.addSubcommand(new BenchCommand());
     commandLine.addSubcommand(new EmulatorsCommand());
     commandLine.addSubcommand(new SendCommand());
+    commandLine.addSubcommand(new ChaosCommand());
   }
 }

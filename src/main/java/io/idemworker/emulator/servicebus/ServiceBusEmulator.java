@@ -208,6 +208,25 @@ public final class ServiceBusEmulator implements AutoCloseable {
   }
 
   /**
+   * How many messages a queue or subscription (or its dead-letter subqueue, {@code
+   * .../$deadletterqueue}) holds that nobody has settled: available plus locked. For harnesses that
+   * own the emulator and wait for it to drain; scheduled and deferred messages are not counted.
+   *
+   * @param entity queue name or subscription path {@code topic/Subscriptions/name},
+   *     case-insensitive
+   * @return the count at the moment of the call
+   * @throws IllegalArgumentException when no such queue or subscription exists
+   */
+  public int unsettledCount(String entity) {
+    EntityStore store =
+        broker
+            .resolve(entity)
+            .orElseThrow(
+                () -> new IllegalArgumentException("no queue or subscription '" + entity + "'"));
+    return store.activeCount() + store.lockedCount();
+  }
+
+  /**
    * Applies the clock now, synchronously: expired locks return their messages (or dead-letter
    * them), due scheduled messages are enqueued and expired messages are removed or dead-lettered.
    * Tests call it after advancing an injected clock instead of waiting for housekeeping.

@@ -1,0 +1,167 @@
+package io.idemworker.proof;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * A schedule of faults, reproducible from a seed: process kills and the emulators' faults, each at
+ * a point of the producer's progress (a fraction of the messages sent) plus a delay, so that the
+ * same seed injects the same faults at the same points of the traffic however fast the machine is.
+ *
+ * <p>Immutable and thread-safe.
+ */
+final class FaultPlan {
+
+  /** What a fault does. */
+  enum Kind {
+    SIGKILL("SIGKILL of a worker process, then restart"),
+    SIGTERM("SIGTERM (graceful) of a worker process, then restart"),
+    DROP_CONNECTIONS("Service Bus drops every connection"),
+    LOSE_LOCKS("Service Bus loses every lock held on the queue or a subscription"),
+    DELAY_DISPOSITIONS("Service Bus answers dispositions 300 ms late for 2 s"),
+    COSMOS_THROTTLE("Cosmos DB answers 429 (throttled)"),
+    COSMOS_UNAVAILABLE("Cosmos DB answers 503 (unavailable)"),
+    COSMOS_TIMEOUT("Cosmos DB answers 408 (request timeout)"),
+    COSMOS_LATENCY("Cosmos DB answers 250 ms late"),
+    PAYMENT_AMBIGUOUS("payment provider executes the capture, then drops the connection");
+
+    final String label;
+
+    Kind(String label) {
+      this.label = label;
+    }
+
+    boolean isKill() {
+      return this == SIGKILL || this == SIGTERM;
+    }
+  }
+
+  /**
+   * One scheduled fault.
+   *
+   * @param at the producer's progress, 0 to 1, after which it fires
+   * @param delayMillis how long after that point it fires
+   * @param kind what it does
+   * @param target for kills the process index (workers first, then consumers); for lock loss the
+   *     entity index; for Cosmos DB faults the operation index; otherwise 0
+   * @param count for Cosmos DB and payment faults how many requests it hits; otherwise 1
+   */
+  record Event(double at, long delayMillis, Kind kind, int target, int count) {
+    Event {
+      if (at < 0 || at > 1 || delayMillis < 0 || target < 0 || count < 1) {
+        throw new IllegalArgumentException("invalid fault event " + at + " " + kind);
+      }
+    }
+
+    String describe(List<String> processNames, List<String> entities, List<String> operations) {
+      String what =
+          switch (kind) {
+            case SIGKILL, SIGTERM -> kind.name() + " " + processNames.get(target);
+            case LOSE_LOCKS -> "lose locks on " + entities.get(target);
+            case COSMOS_THROTTLE, COSMOS_UNAVAILABLE, COSMOS_TIMEOUT, COSMOS_LATENCY ->
+                kind.label + " on " + count + " " + operations.get(target) + " requests";
+            case PAYMENT_AMBIGUOUS -> kind.label + " (" + count + " captures)";
+            default -> kind.label;
+          };
+      return String.format(Locale.ROOT, "%5.1f%% +%4d ms  %s", at * 100, delayMillis, what);
+    }
+  }
+
+  final long seed;
+  final List<Event> events;
+
+  private FaultPlan(long seed, List<Event> events) {
+    this.seed = seed;
+    this.events = List.copyOf(events);
+  }
+
+  /**
+   * Generates a plan.
+   *
+   * @param seed the run's seed
+   * @param kills how many process kills (about a third of them SIGTERM)
+   * @param workers how many worker processes may be killed; the {@code consumers} follow them
+   * @param consumers how many consumer processes may be killed
+   * @param entities how many entities lock loss may hit
+   * @param operations how many Cosmos DB operations the faults may hit
+   * @param payments whether a payment provider is there to fail
+   * @return the plan, in firing order; every non-kill kind appears at least once
+   */
+  static FaultPlan generate(
+      long seed,
+      int kills,
+      int workers,
+      int consumers,
+      int entities,
+      int operations,
+      boolean payments) {
+    Random random = new Random(seed ^ 0x5DEECE66DL);
+    List<Event> events = new ArrayList<>();
+    int processes = workers + consumers;
+    for (int i = 0; i < kills; i++) {
+      // The first kills cover every kind of process and both signals; the rest are random.
+      int target = i < processes ? i : random.nextInt(processes);
+      Kind kind = (i == 1 || random.nextInt(3) == 0) ? Kind.SIGTERM : Kind.SIGKILL;
+      events.add(new Event(point(random), random.nextInt(1000), kind, target, 1));
+    }
+    List<Kind> faults = new ArrayList<>();
+    for (Kind kind : Kind.values()) {
+      if (!kind.isKill() && (payments || kind != Kind.PAYMENT_AMBIGUOUS)) {
+        faults.add(kind);
+      }
+    }
+    int extra = Math.max(0, kills - faults.size());
+    List<Kind> chosen = new ArrayList<>(faults);
+    for (int i = 0; i < extra; i++) {
+      chosen.add(faults.get(random.nextInt(faults.size())));
+    }
+    for (Kind kind : chosen) {
+      int target =
+          switch (kind) {
+            case LOSE_LOCKS -> random.nextInt(entities);
+            case COSMOS_THROTTLE, COSMOS_UNAVAILABLE, COSMOS_TIMEOUT, COSMOS_LATENCY ->
+                random.nextInt(operations);
+            default -> 0;
+          };
+      int count =
+          switch (kind) {
+            case COSMOS_THROTTLE -> 20 + random.nextInt(40);
+            case COSMOS_UNAVAILABLE, COSMOS_TIMEOUT -> 3 + random.nextInt(10);
+            case COSMOS_LATENCY -> 50 + random.nextInt(150);
+            case PAYMENT_AMBIGUOUS -> 1 + random.nextInt(3);
+            default -> 1;
+          };
+      events.add(new Event(point(random), random.nextInt(1000), kind, target, count));
+    }
+    events.sort(Comparator.comparingDouble(Event::at));
+    return new FaultPlan(seed, events);
+  }
+
+  /** A point of the traffic, away from its very start and end so that faults meet load. */
+  private static double point(Random random) {
+    return 0.03 + random.nextDouble() * 0.94;
+  }
+
+  /**
+   * How many events of each kind the plan holds.
+   *
+   * @return kind → count, every kind present
+   */
+  Map<Kind, Integer> countByKind() {
+    Map<Kind, Integer> counts = new EnumMap<>(Kind.class);
+    for (Kind kind : Kind.values()) {
+      counts.put(kind, 0);
+    }
+    events.forEach(e -> counts.merge(e.kind(), 1, Integer::sum));
+    return counts;
+  }
+
+  long kills() {
+    return events.stream().filter(e -> e.kind().isKill()).count();
+  }
+}

@@ -1,0 +1,569 @@
+package io.idemworker.proof;
+
+import com.azure.cosmos.CosmosContainer;
+import com.azure.cosmos.CosmosException;
+import com.azure.cosmos.models.CosmosQueryRequestOptions;
+import com.azure.cosmos.models.PartitionKey;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.idemworker.core.IdempotencyKey;
+import io.idemworker.customers.CustomerDocumentIds;
+import io.idemworker.orders.OrderDocumentIds;
+import io.idemworker.orders.OrderMessageTypes;
+import io.idemworker.orders.OrderReasons;
+import io.idemworker.proof.DemoAudit.Check;
+import io.idemworker.servicebus.DeadLetterReader.DeadLetter;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * An external audit that trusts no worker counter: it compares what the producer sent (a {@link
+ * DemoScenario}, the producer's ledger) with what the stores hold afterwards: the orders and
+ * customers containers of Cosmos DB, the dead-letter queues, the payment provider's ledger and the
+ * event ids the topic's audit subscription received. Every valid logical message must have taken
+ * effect exactly once, every poison must lie in the dead-letter queue with its reason, and nothing
+ * else may.
+ *
+ * <p>Each violation is counted as lost (an effect missing), doubled (an effect applied more than
+ * once, or an effect that must not exist), or a wrong dead-letter (a dead-lettered message that
+ * should have been applied, or with another reason). Not thread-safe; run once, after the workers
+ * stopped.
+ */
+final class StateAudit {
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+  /**
+   * What the audit found.
+   *
+   * @param checks the claims, each passed or failed
+   * @param lost effects missing
+   * @param doubled effects applied more than once, or that must not exist
+   * @param wrongDeadLetters dead-letters that should not be there (or with another reason)
+   */
+  record Result(List<Check> checks, long lost, long doubled, long wrongDeadLetters) {
+    boolean pass() {
+      return lost == 0
+          && doubled == 0
+          && wrongDeadLetters == 0
+          && checks.stream().allMatch(Check::pass);
+    }
+  }
+
+  /** Where the audit reads. */
+  record Sources(
+      CosmosContainer orders,
+      CosmosContainer customers,
+      List<DeadLetter> queueDeadLetters,
+      List<DeadLetter> subscriptionDeadLetters,
+      JsonNode providerLedger,
+      Map<String, Integer> eventsReceived) {}
+
+  private final DemoScenario scenario;
+  private final Sources sources;
+  private final int parallelism;
+  private final Map<String, Map<String, JsonNode>> partitions = new HashMap<>();
+  private long lost;
+  private long doubled;
+  private long wrongDeadLetters;
+
+  StateAudit(DemoScenario scenario, Sources sources, int parallelism) {
+    this.scenario = scenario;
+    this.sources = sources;
+    this.parallelism = parallelism;
+  }
+
+  Result run() throws InterruptedException {
+    readPartitions();
+    List<Check> checks = new ArrayList<>();
+    checks.add(orders());
+    checks.add(credits());
+    checks.add(statuses());
+    checks.add(payments());
+    checks.add(deadLetters());
+    checks.add(relay());
+    checks.add(consumers());
+    return new Result(checks, lost, doubled, wrongDeadLetters);
+  }
+
+  /**
+   * Every document of every order partition the scenario touches, read with bounded parallelism.
+   */
+  private void readPartitions() throws InterruptedException {
+    Set<String> ids = new LinkedHashSet<>(scenario.orders.keySet());
+    scenario.poisons.forEach(p -> ids.add(p.orderId()));
+    ids.add(scenario.lifecycle.neverPlaced);
+    ExecutorService pool = Executors.newFixedThreadPool(parallelism);
+    try {
+      Map<String, Future<Map<String, JsonNode>>> futures = new HashMap<>();
+      for (String id : ids) {
+        futures.put(id, pool.submit(() -> partition(id)));
+      }
+      for (Map.Entry<String, Future<Map<String, JsonNode>>> f : futures.entrySet()) {
+        partitions.put(f.getKey(), f.getValue().get());
+      }
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("the audit could not read Cosmos DB: " + e.getCause(), e);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private Map<String, JsonNode> partition(String orderId) {
+    Map<String, JsonNode> docs = new HashMap<>();
+    sources
+        .orders()
+        .queryItems(
+            "SELECT * FROM c",
+            new CosmosQueryRequestOptions().setPartitionKey(new PartitionKey(orderId)),
+            JsonNode.class)
+        .forEach(d -> docs.put(d.path("id").asText(), d));
+    return docs;
+  }
+
+  private Optional<JsonNode> doc(String orderId, String id) {
+    return Optional.ofNullable(partitions.getOrDefault(orderId, Map.of()).get(id));
+  }
+
+  private Check orders() {
+    List<String> problems = new ArrayList<>();
+    for (Map.Entry<String, String> sent : scenario.orders.entrySet()) {
+      String orderId = sent.getKey();
+      JsonNode body = parse(sent.getValue());
+      Optional<JsonNode> order = doc(orderId, orderId);
+      if (order.isEmpty()) {
+        lost++;
+        problems.add(orderId + " missing");
+        continue;
+      }
+      if (!order.get().path("customerId").asText().equals(body.path("customerId").asText())) {
+        doubled++;
+        problems.add(orderId + " overwritten (customerId " + order.get().path("customerId") + ")");
+      }
+      if (decimal(order.get().path("total")).compareTo(total(body)) != 0) {
+        doubled++;
+        problems.add(orderId + " total " + order.get().path("total") + ", sent " + total(body));
+      }
+      int lines = body.path("lines").size();
+      for (int n = 1; n <= lines; n++) {
+        if (doc(orderId, OrderDocumentIds.line(orderId, n)).isEmpty()) {
+          lost++;
+          problems.add(orderId + " line " + n + " missing");
+        }
+      }
+      if (doc(orderId, OrderDocumentIds.line(orderId, lines + 1)).isPresent()) {
+        doubled++;
+        problems.add(orderId + " has a line " + (lines + 1));
+      }
+    }
+    for (DemoScenario.Poison poison : scenario.poisons) {
+      if (!partitions.getOrDefault(poison.orderId(), Map.of()).isEmpty()) {
+        doubled++;
+        problems.add("poison " + poison.orderId() + " was written");
+      }
+    }
+    if (!partitions.getOrDefault(scenario.lifecycle.neverPlaced, Map.of()).isEmpty()) {
+      doubled++;
+      problems.add(scenario.lifecycle.neverPlaced + " (never placed) was written");
+    }
+    return check(
+        "every order ("
+            + scenario.orders.size()
+            + ") read back once with its customer, exact total and lines; none overwritten by a reused id; no poison written",
+        problems);
+  }
+
+  private Check credits() {
+    List<String> problems = new ArrayList<>();
+    Map<String, List<DemoLifecycle.Credit>> byOrder = scenario.lifecycle.creditsByOrder();
+    for (Map.Entry<String, List<DemoLifecycle.Credit>> entry : byOrder.entrySet()) {
+      String orderId = entry.getKey();
+      Optional<JsonNode> order = doc(orderId, orderId);
+      if (order.isEmpty()) {
+        continue; // counted as lost by the orders check
+      }
+      long expectedUnits = entry.getValue().stream().mapToLong(DemoLifecycle.Credit::units).sum();
+      long expectedCount = entry.getValue().size();
+      long units = order.get().path("creditedUnits").asLong(0);
+      long count = order.get().path("creditCount").asLong(0);
+      if (count > expectedCount || units > expectedUnits) {
+        doubled += Math.max(1, count - expectedCount);
+        problems.add(
+            orderId
+                + " credited "
+                + count
+                + "x/"
+                + units
+                + " units, sent "
+                + expectedCount
+                + "x/"
+                + expectedUnits);
+      } else if (count < expectedCount || units < expectedUnits) {
+        lost += Math.max(1, expectedCount - count);
+        problems.add(
+            orderId
+                + " credited "
+                + count
+                + "x/"
+                + units
+                + " units, sent "
+                + expectedCount
+                + "x/"
+                + expectedUnits);
+      }
+      for (DemoLifecycle.Credit c : entry.getValue()) {
+        if (doc(orderId, c.markerId()).isEmpty()) {
+          lost++;
+          problems.add(c.creditId() + " has no inbox marker");
+        }
+      }
+    }
+    for (DemoLifecycle.Credit c : scenario.lifecycle.wrongCurrency) {
+      if (doc(c.orderId(), c.markerId()).isPresent()) {
+        doubled++;
+        problems.add(c.creditId() + " (wrong currency) has a marker");
+      }
+    }
+    return check(
+        "credited total per order = the sum of its distinct credits ("
+            + scenario.lifecycle.credits.size()
+            + " credits on "
+            + byOrder.size()
+            + " orders), exactly; no wrong-currency credit applied",
+        problems);
+  }
+
+  private Check statuses() {
+    List<String> problems = new ArrayList<>();
+    for (String orderId : scenario.lifecycle.statusOrders) {
+      Optional<JsonNode> order = doc(orderId, orderId);
+      if (order.isEmpty()) {
+        continue;
+      }
+      String status = order.get().path("status").asText("");
+      long version = order.get().path("statusVersion").asLong(-1);
+      if (!"Shipped".equals(status) || version != 3) {
+        lost++;
+        problems.add(orderId + " status " + status + " version " + version);
+      }
+    }
+    return check(
+        "status per order = that of its highest version ("
+            + scenario.lifecycle.statusOrders.size()
+            + " orders Shipped at version 3, version 2 sent after it)",
+        problems);
+  }
+
+  private Check payments() {
+    List<String> problems = new ArrayList<>();
+    Map<String, List<JsonNode>> ledger = new HashMap<>();
+    sources
+        .providerLedger()
+        .forEach(
+            c ->
+                ledger
+                    .computeIfAbsent(c.path("idempotencyKey").asText(), k -> new ArrayList<>())
+                    .add(c));
+    Set<String> requested = new LinkedHashSet<>();
+    for (DemoPayments.Request r : scenario.payments.requests) {
+      requested.add(r.paymentRequestId());
+      List<JsonNode> captures = ledger.getOrDefault(r.paymentRequestId(), List.of());
+      if (captures.isEmpty()) {
+        lost++;
+        problems.add(r.paymentRequestId() + " never reached the provider");
+        continue;
+      }
+      if (captures.size() > 1) {
+        doubled += captures.size() - 1;
+        problems.add(r.paymentRequestId() + " executed " + captures.size() + " times");
+      }
+      JsonNode capture = captures.get(0);
+      if (decimal(capture.path("amount")).compareTo(r.amount()) != 0
+          || !capture.path("orderId").asText().equals(r.orderId())
+          || !capture.path("status").asText().equals(r.declines() ? "declined" : "captured")) {
+        doubled++;
+        problems.add(r.paymentRequestId() + " executed as " + capture);
+      }
+      if (doc(r.orderId(), r.eventId()).isEmpty()) {
+        lost++;
+        problems.add(r.paymentRequestId() + " has no payment event");
+      }
+    }
+    ledger.keySet().stream()
+        .filter(key -> !requested.contains(key))
+        .forEach(
+            key -> {
+              doubled++;
+              problems.add("the provider executed unknown key " + key);
+            });
+    for (Map.Entry<String, List<DemoPayments.Request>> e : scenario.payments.byOrder().entrySet()) {
+      long expected =
+          e.getValue().stream()
+              .filter(r -> !r.declines())
+              .mapToLong(DemoPayments.Request::units)
+              .sum();
+      long paid =
+          doc(e.getKey(), e.getKey()).map(o -> o.path("amountPaidUnits").asLong(0)).orElse(0L);
+      if (paid > expected) {
+        doubled++;
+        problems.add(e.getKey() + " amountPaidUnits " + paid + ", captured " + expected);
+      } else if (paid < expected) {
+        lost++;
+        problems.add(e.getKey() + " amountPaidUnits " + paid + ", captured " + expected);
+      }
+    }
+    return check(
+        "one capture per payment request at the provider ("
+            + scenario.payments.requests.size()
+            + ", its ledger read over its API) with its amount and result; amount paid per order = the sum of its captures; one payment event each",
+        problems);
+  }
+
+  private Check deadLetters() {
+    List<String> problems = new ArrayList<>();
+    // messageId → expected reason; poison without a message id matches by reason only.
+    Map<String, String> expectedById = new HashMap<>();
+    List<String> anyIdReasons = new ArrayList<>();
+    for (DemoScenario.Poison p : scenario.poisons) {
+      String id = p.message().getMessageId();
+      if (id == null) {
+        anyIdReasons.add(p.expected().code());
+      } else {
+        expectedById.put(id, p.expected().code());
+      }
+    }
+    scenario.conflicts.forEach(id -> expectedById.put(id, "IdempotencyConflict"));
+    scenario.payments.reusedKeys.forEach(
+        r -> expectedById.put(r.paymentRequestId(), "IdempotencyConflict"));
+    scenario.lifecycle.wrongCurrency.forEach(
+        c -> expectedById.put(c.creditId(), OrderReasons.CURRENCY_MISMATCH.code()));
+    expectedById.put(
+        OrderMessageTypes.statusMessageId(scenario.lifecycle.neverPlaced, 1),
+        OrderReasons.ORDER_NOT_FOUND.code());
+    Map<String, String> unmatched = new HashMap<>(expectedById);
+    Map<String, Long> reasons = new TreeMap<>();
+    for (DeadLetter d : sources.queueDeadLetters()) {
+      reasons.merge(d.reason(), 1L, Long::sum);
+      String id = d.messageId().orElse("");
+      String expected = unmatched.remove(id);
+      if (expected != null && expected.equals(d.reason())) {
+        continue;
+      }
+      if (expected == null && anyIdReasons.remove(d.reason())) {
+        continue;
+      }
+      wrongDeadLetters++;
+      problems.add(
+          id
+              + " dead-lettered as "
+              + d.reason()
+              + (expected == null ? "" : ", expected " + expected));
+    }
+    unmatched.forEach(
+        (id, reason) -> {
+          lost++;
+          problems.add(id + " not dead-lettered (expected " + reason + ")");
+        });
+    anyIdReasons.forEach(
+        reason -> {
+          lost++;
+          problems.add("a poison with reason " + reason + " not dead-lettered");
+        });
+    for (DeadLetter d : sources.subscriptionDeadLetters()) {
+      wrongDeadLetters++;
+      problems.add(d.source().label() + ": " + d.messageId().orElse("?") + " " + d.reason());
+    }
+    return check(
+        "the dead-letter queue holds exactly the poison, reused keys, wrong currencies and the status of an order never placed ("
+            + (expectedById.size()
+                + scenario.poisons.stream().filter(p -> p.message().getMessageId() == null).count())
+            + ", each with its reason: "
+            + reasons.toString().replaceAll("[{}]", "")
+            + "); the subscriptions' dead-letter queues are empty",
+        problems);
+  }
+
+  private Check relay() {
+    List<String> problems = new ArrayList<>();
+    Set<String> expected = new LinkedHashSet<>();
+    Map<String, String> orderOf = new HashMap<>();
+    scenario
+        .orders
+        .keySet()
+        .forEach(
+            id -> {
+              String event = OrderDocumentIds.outboxEvent(new IdempotencyKey(id));
+              expected.add(event);
+              orderOf.put(event, id);
+            });
+    scenario.payments.requests.forEach(
+        r -> {
+          expected.add(r.eventId());
+          orderOf.put(r.eventId(), r.orderId());
+        });
+    long copies = 0;
+    for (String event : expected) {
+      int received = sources.eventsReceived().getOrDefault(event, 0);
+      copies += received;
+      Optional<JsonNode> outbox = doc(orderOf.get(event), event);
+      if (outbox.isEmpty()) {
+        continue; // counted by the orders and payments checks
+      }
+      if (received == 0) {
+        lost++;
+        problems.add(event + " never reached the topic");
+      }
+      if (!"published".equals(outbox.get().path("status").asText())) {
+        lost++;
+        problems.add(event + " status " + outbox.get().path("status"));
+      }
+    }
+    sources.eventsReceived().keySet().stream()
+        .filter(id -> !expected.contains(id))
+        .forEach(
+            id -> {
+              doubled++;
+              problems.add(id + " published but not an expected event");
+            });
+    return check(
+        "every outbox event ("
+            + expected.size()
+            + ") reached the topic's audit subscription at least once ("
+            + copies
+            + " copies after duplicate detection) and is marked published",
+        problems);
+  }
+
+  private Check consumers() {
+    Map<String, Long> points = new TreeMap<>();
+    Map<String, long[]> stats = new TreeMap<>();
+    scenario.orders.forEach(
+        (orderId, json) -> {
+          JsonNode body = parse(json);
+          String customer = body.path("customerId").asText();
+          BigDecimal total = total(body);
+          points.merge(customer, total.setScale(0, RoundingMode.FLOOR).longValueExact(), Long::sum);
+          long[] s =
+              stats.computeIfAbsent(
+                  customer + " " + body.path("currency").asText(), k -> new long[2]);
+          s[0]++;
+          s[1] += total.movePointRight(4).setScale(0, RoundingMode.UNNECESSARY).longValueExact();
+        });
+    List<String> problems = new ArrayList<>();
+    points.forEach(
+        (customer, expected) -> {
+          long got =
+              read(sources.customers(), customer, CustomerDocumentIds.customer(customer))
+                  .map(d -> d.path(CustomerDocumentIds.LOYALTY_POINTS).asLong())
+                  .orElse(0L);
+          if (got != expected) {
+            if (got > expected) {
+              doubled++;
+            } else {
+              lost++;
+            }
+            problems.add(customer + " has " + got + " points, expected " + expected);
+          }
+        });
+    stats.forEach(
+        (key, expected) -> {
+          String[] k = key.split(" ");
+          Optional<JsonNode> d =
+              read(sources.customers(), k[0], CustomerDocumentIds.stats(k[0], k[1]));
+          long count = d.map(x -> x.path(CustomerDocumentIds.ORDER_COUNT).asLong()).orElse(0L);
+          long spent = d.map(x -> x.path(CustomerDocumentIds.SPENT_UNITS).asLong()).orElse(0L);
+          if (count > expected[0] || spent > expected[1]) {
+            doubled += Math.max(1, count - expected[0]);
+            problems.add(
+                key
+                    + ": "
+                    + count
+                    + " orders/"
+                    + spent
+                    + " units, expected "
+                    + expected[0]
+                    + "/"
+                    + expected[1]);
+          } else if (count < expected[0] || spent < expected[1]) {
+            lost += Math.max(1, expected[0] - count);
+            problems.add(
+                key
+                    + ": "
+                    + count
+                    + " orders/"
+                    + spent
+                    + " units, expected "
+                    + expected[0]
+                    + "/"
+                    + expected[1]);
+          }
+        });
+    return check(
+        "loyalty points per customer ("
+            + points.size()
+            + ") and orders and spend per customer and currency ("
+            + stats.size()
+            + ") exact, computed from what the producer sent",
+        problems);
+  }
+
+  private static Optional<JsonNode> read(CosmosContainer container, String pk, String id) {
+    try {
+      return Optional.of(container.readItem(id, new PartitionKey(pk), JsonNode.class).getItem());
+    } catch (CosmosException e) {
+      if (e.getStatusCode() == 404) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  private static Check check(String claim, List<String> problems) {
+    return new Check(
+        claim,
+        problems.isEmpty(),
+        problems.isEmpty()
+            ? ""
+            : problems.size()
+                + " problems, e.g. "
+                + String.join("; ", problems.subList(0, Math.min(5, problems.size()))));
+  }
+
+  /** The order's total as the worker must compute it: the exact sum of quantity × unit price. */
+  static BigDecimal total(JsonNode body) {
+    BigDecimal total = BigDecimal.ZERO;
+    for (JsonNode line : body.path("lines")) {
+      total =
+          total.add(
+              decimal(line.path("unitPrice"))
+                  .multiply(BigDecimal.valueOf(line.path("quantity").asLong())));
+    }
+    return total;
+  }
+
+  private static BigDecimal decimal(JsonNode node) {
+    return node.isNumber() ? node.decimalValue() : new BigDecimal(node.asText("0"));
+  }
+
+  private static JsonNode parse(String json) {
+    try {
+      return JSON.readTree(json);
+    } catch (IOException e) {
+      throw new IllegalStateException("the producer generated invalid JSON", e);
+    }
+  }
+}
