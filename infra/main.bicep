@@ -84,7 +84,7 @@ param paymentsApiKey string
 @description('Secret the payment provider signs its webhooks with, stored once in Key Vault; azd generates it on the first provision and reads it back afterwards. With a real provider, put the provider\'s signing secret in the vault secret.')
 param paymentsWebhookSecret string
 
-@description('Where the payment provider double delivers its webhooks (https://<app>/webhooks/payments). Empty (default) = it sends none; set it to the api app\'s URL once that app serves POST /webhooks/payments.')
+@description('Where the payment provider double delivers its webhooks. Empty (default) = the api app\'s POST /webhooks/payments (its URL + /webhooks/payments); set PAYMENTS_WEBHOOK_URL to send elsewhere.')
 param paymentsWebhookUrl string = ''
 
 @description('Base URL of a real payment provider. Empty (default) deploys the payment provider double as a second Container App and points the worker at its internal URL.')
@@ -266,7 +266,8 @@ module payments 'modules/payments-app.bicep' = if (deployPaymentsDouble) {
     keyVaultUri: keyVault.outputs.vaultUri
     apiKeySecretName: paymentsApiKeySecretName
     webhookSecretName: paymentsWebhookSecretName
-    webhookUrl: paymentsWebhookUrl
+    // The api app serves POST /webhooks/payments; the api does not depend on the double, so no cycle.
+    webhookUrl: empty(paymentsWebhookUrl) ? apiApp.outputs.webhookUrl : paymentsWebhookUrl
   }
 }
 
@@ -300,7 +301,6 @@ module worker 'modules/worker-app.bicep' = {
     paymentsBaseUrl: deployPaymentsDouble ? payments.outputs.baseUrl : paymentsBaseUrl
     keyVaultUri: keyVault.outputs.vaultUri
     paymentsApiKeySecretName: paymentsApiKeySecretName
-    paymentsWebhookSecretName: paymentsWebhookSecretName
     minReplicas: workerMinReplicas
     maxReplicas: workerMaxReplicas
     messagesPerReplica: workerMessagesPerReplica
@@ -397,6 +397,8 @@ module apiApp 'modules/api-app.bicep' = {
     apiKey: apiKey
     entraClientId: apiEntraClientId
     idempotencyTtl: apiIdempotencyTtl
+    // The secret exists before the api reads it: keyVault.outputs above make it wait for that module.
+    paymentsWebhookSecretName: paymentsWebhookSecretName
   }
 }
 

@@ -1,6 +1,7 @@
-// The HTTP order intake (`api`: POST /orders with an Idempotency-Key) as its own Container App: the
-// worker's image with another command, external ingress, its own user-assigned identity (Cosmos DB
-// data access to the orders container and AcrPull, nothing of Service Bus), and either an API key
+// The HTTP order intake (`api`: POST /orders with an Idempotency-Key, and the payment provider's
+// signed webhooks at POST /webhooks/payments) as its own Container App: the worker's image with
+// another command, external ingress, its own user-assigned identity (Cosmos DB data access to the
+// orders container, AcrPull and the webhook signing secret, nothing of Service Bus), and either an API key
 // from Key Vault (authMode 'apikey') or Container Apps' built-in authentication with Entra ID in
 // front (authMode 'entra'). Self-contained: the identity and its role assignments are made here,
 // before the app, so a fresh identity can pull the image on the first revision.
@@ -35,6 +36,12 @@ param apiKey string = ''
 
 @description('Name of the API key\'s Key Vault secret.')
 param apiKeySecretName string = 'api-key'
+
+@description('Name of the Key Vault secret the payment provider signs its webhooks with (made by the vault module), passed as PAYMENTS_WEBHOOK_SECRET. POST /webhooks/payments checks signatures with it and does not take API_AUTH.')
+param paymentsWebhookSecretName string
+
+@description('How long a webhook:{eventId} marker lives (ISO 8601 or never), as PAYMENTS_WEBHOOK_MARKER_TTL. Must outlive the provider\'s redelivery window (how long it resends an event it got no 2xx for), or a late copy is applied twice.')
+param webhookMarkerTtl string = 'P14D'
 
 @description('entra only: the application (client) id of the Entra ID app registration that represents the api; tokens must be issued for it.')
 param entraClientId string = ''
@@ -137,6 +144,22 @@ resource apiSecretsUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = i
   }
 }
 
+resource paymentsWebhookSecret 'Microsoft.KeyVault/vaults/secrets@2023-07-01' existing = {
+  parent: vault
+  name: paymentsWebhookSecretName
+}
+
+// The webhook receiver checks signatures with the secret: this identity may read that one secret.
+resource webhookSecretUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(vault.id, paymentsWebhookSecretName, identity.id, secretsUserRoleId)
+  scope: paymentsWebhookSecret
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', secretsUserRoleId)
+    principalId: identity.properties.principalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
 var probes = [
   {
     type: 'Startup'
@@ -212,12 +235,29 @@ var keyEnv = [
     secretRef: 'api-key'
   }
 ]
+var webhookEnv = [
+  {
+    name: 'PAYMENTS_WEBHOOK_SECRET'
+    secretRef: 'payments-webhook-secret'
+  }
+  {
+    name: 'PAYMENTS_WEBHOOK_MARKER_TTL'
+    value: webhookMarkerTtl
+  }
+]
 
 // A Key Vault reference read with the app's own identity: the value never passes through here.
 var keySecrets = [
   {
     name: 'api-key'
     keyVaultUrl: '${keyVaultUri}secrets/${apiKeySecretName}'
+    identity: identity.id
+  }
+]
+var webhookSecrets = [
+  {
+    name: 'payments-webhook-secret'
+    keyVaultUrl: '${keyVaultUri}secrets/${paymentsWebhookSecretName}'
     identity: identity.id
   }
 ]
@@ -251,7 +291,7 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
           identity: identity.id
         }
       ]
-      secrets: useApiKey ? keySecrets : []
+      secrets: useApiKey ? concat(keySecrets, webhookSecrets) : webhookSecrets
     }
     template: {
       containers: [
@@ -263,7 +303,7 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
             cpu: json(cpu)
             memory: memory
           }
-          env: useApiKey ? concat(baseEnv, keyEnv) : baseEnv
+          env: useApiKey ? concat(baseEnv, keyEnv, webhookEnv) : concat(baseEnv, webhookEnv)
           probes: usePlaceholder ? [] : probes
         }
       ]
@@ -287,12 +327,15 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
     acrPull
     cosmosDataAccess
     apiSecretsUser
+    webhookSecretUser
   ]
 }
 
 // entra: the platform validates the caller's token before the request reaches the app, answers 401
 // without one, and passes the caller's object id in X-MS-CLIENT-PRINCIPAL-ID, which API_AUTH entra
-// trusts. The probes go to the container directly; the health paths are excluded all the same.
+// trusts. The probes go to the container directly; the health paths are excluded all the same. The
+// payment provider carries no Entra ID token: its webhooks authenticate by their signature, checked
+// by the app, so their path is excluded too.
 resource authConfig 'Microsoft.App/containerApps/authConfigs@2025-01-01' = if (!useApiKey) {
   parent: app
   name: 'current'
@@ -305,6 +348,7 @@ resource authConfig 'Microsoft.App/containerApps/authConfigs@2025-01-01' = if (!
       excludedPaths: [
         '/health/live'
         '/health/ready'
+        '/webhooks/payments'
       ]
     }
     identityProviders: {
@@ -328,3 +372,4 @@ resource authConfig 'Microsoft.App/containerApps/authConfigs@2025-01-01' = if (!
 output name string = app.name
 output principalId string = identity.properties.principalId
 output url string = 'https://${app.properties.configuration.ingress.fqdn}'
+output webhookUrl string = 'https://${app.properties.configuration.ingress.fqdn}/webhooks/payments'

@@ -1,7 +1,8 @@
 // Key Vault holding the payment provider's API key and its webhook signing secret, the deployment's
-// two secrets. RBAC authorization (no access policies): the worker's and the payments double's
-// identities get Key Vault Secrets User on each secret only, and both Container Apps reference them
-// by URL through their identity, so each value is stored once and never passes through an output.
+// two secrets. RBAC authorization (no access policies): Key Vault Secrets User scoped to one secret
+// at a time (the API key: worker and double; the webhook secret: double here, the api app in its
+// own module), and the Container Apps reference them by URL through their identity, so each value
+// is stored once and never passes through an output.
 param location string
 param tags object
 param name string
@@ -71,19 +72,8 @@ resource paymentsWebhookSecretItem 'Microsoft.KeyVault/vaults/secrets@2023-07-01
   }
 }
 
-// The receiver of the webhooks checks signatures with the secret; today that is the worker's app
-// (a placeholder until the api app that serves POST /webhooks/payments is deployed: give that
-// app's identity the same role on this secret).
-resource workerWebhookSecretUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(paymentsWebhookSecretItem.id, workerPrincipalId, secretsUserRoleId)
-  scope: paymentsWebhookSecretItem
-  properties: {
-    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', secretsUserRoleId)
-    principalId: workerPrincipalId
-    principalType: 'ServicePrincipal'
-  }
-}
-
+// The receiver of the webhooks (the api app, POST /webhooks/payments) reads the secret too; its
+// identity is made in api-app.bicep, which assigns its role on this secret there.
 resource paymentsWebhookSecretUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(paymentsWebhookSecretItem.id, paymentsPrincipalId, secretsUserRoleId)
   scope: paymentsWebhookSecretItem

@@ -41,9 +41,6 @@ param keyVaultUri string
 @description('Name of the Key Vault secret with the API key, passed as PAYMENTS_API_KEY through a Container Apps secret.')
 param paymentsApiKeySecretName string
 
-@description('Name of the Key Vault secret the payment provider signs webhooks with, passed as PAYMENTS_WEBHOOK_SECRET. A placeholder on this app: the api app that serves POST /webhooks/payments needs the same reference.')
-param paymentsWebhookSecretName string
-
 @minValue(0)
 param minReplicas int = 0
 
@@ -169,11 +166,6 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
           keyVaultUrl: '${keyVaultUri}secrets/${paymentsApiKeySecretName}'
           identity: workerIdentityId
         }
-        {
-          name: 'payments-webhook-secret'
-          keyVaultUrl: '${keyVaultUri}secrets/${paymentsWebhookSecretName}'
-          identity: workerIdentityId
-        }
       ]
     }
     template: {
@@ -267,10 +259,6 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
             {
               name: 'PAYMENTS_API_KEY'
               secretRef: 'payments-api-key'
-            }
-            {
-              name: 'PAYMENTS_WEBHOOK_SECRET'
-              secretRef: 'payments-webhook-secret'
             }
             {
               name: 'OTEL_SERVICE_NAME'

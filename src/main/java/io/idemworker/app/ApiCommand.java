@@ -31,7 +31,7 @@ import picocli.CommandLine.Command;
     description = {
       "Runs the HTTP order intake: POST /orders with an Idempotency-Key header.",
       "",
-      "Writes each order to Cosmos DB with the worker's own validation and atomic write, so an order that arrives by HTTP and by the queue is one order; stores each answer with its key for API_IDEMPOTENCY_TTL and replays it to retries (Idempotent-Replayed: true). Same key with another body: 422; while the first request is in flight: 409 with Retry-After; no key: 400; invalid order: 400 problem details naming the field. Also GET /orders/{orderId} and GET /health/live, /health/ready, all on API_PORT. Authentication by API_AUTH (apikey: X-Api-Key; entra: Container Apps authentication in front). Every bad variable is reported at start-up and the exit code is 2. Stops on SIGTERM and exits 0."
+      "Writes each order to Cosmos DB with the worker's own validation and atomic write, so an order that arrives by HTTP and by the queue is one order; stores each answer with its key for API_IDEMPOTENCY_TTL and replays it to retries (Idempotent-Replayed: true). Same key with another body: 422; while the first request is in flight: 409 with Retry-After; no key: 400; invalid order: 400 problem details naming the field. Also GET /orders/{orderId} and GET /health/live, /health/ready, all on API_PORT. Authentication by API_AUTH (apikey: X-Api-Key; entra: Container Apps authentication in front). POST /webhooks/payments receives the payment provider's signed events on the same port: it authenticates by its signature (PAYMENTS_WEBHOOK_SECRET), not by API_AUTH, applies each event once behind a webhook:{eventId} marker kept for PAYMENTS_WEBHOOK_MARKER_TTL, and answers 503 while the secret is unset. Every bad variable is reported at start-up and the exit code is 2. Stops on SIGTERM and exits 0."
     })
 final class ApiCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(ApiCommand.class);
@@ -153,18 +153,23 @@ final class ApiCommand implements Callable<Integer> {
             Clock.systemUTC(),
             IntakeFaults.NONE,
             executor,
-            store::problem);
+            store::problem,
+            new OrderApi.Webhooks(config.webhookSecret(), config.webhookMarkerTtl()));
     serving.set(server);
     if (stopping.getCount() == 0) {
       return 0;
     }
     server.start();
     LOG.info(
-        "api on port {} ({}), auth {}, answers replayed for {}",
+        "api on port {} ({}), auth {}, answers replayed for {}, payment webhooks {}",
         server.port(),
         String.join(", ", server.describe()),
         config.auth().name().toLowerCase(java.util.Locale.ROOT),
-        config.window());
+        config.window(),
+        config.webhookSecret().isPresent()
+            ? "signed with PAYMENTS_WEBHOOK_SECRET, markers kept "
+                + config.webhookMarkerTtl().map(Duration::toString).orElse("forever")
+            : "answered 503 (PAYMENTS_WEBHOOK_SECRET unset)");
     stopping.await();
     return 0;
   }

@@ -1,5 +1,6 @@
 package io.idemworker.app;
 
+import io.idemworker.webhooks.WebhookSecret;
 import java.net.URI;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -30,6 +31,11 @@ import java.util.regex.Pattern;
  * @param lease {@code API_LEASE}: how long a request in flight keeps its key from others
  * @param maxBodyBytes {@code API_MAX_BODY_BYTES}
  * @param threads {@code API_THREADS}: requests served at once
+ * @param webhookSecret {@code PAYMENTS_WEBHOOK_SECRET}: the secret the payment provider signs its
+ *     webhooks with; empty = {@code POST /webhooks/payments} answers 503 naming the variable
+ * @param webhookMarkerTtl {@code PAYMENTS_WEBHOOK_MARKER_TTL}: how long a {@code webhook:{eventId}}
+ *     marker lives; empty = {@code never}. It must outlive the provider's redelivery window (how
+ *     long it keeps resending an event it got no 2xx for), or a late copy is applied twice
  */
 record ApiConfig(
     URI cosmosEndpoint,
@@ -44,7 +50,9 @@ record ApiConfig(
     Duration window,
     Duration lease,
     int maxBodyBytes,
-    int threads) {
+    int threads,
+    Optional<WebhookSecret> webhookSecret,
+    Optional<Duration> webhookMarkerTtl) {
 
   /** {@code API_AUTH}. */
   enum AuthMode {
@@ -83,7 +91,21 @@ record ApiConfig(
               "an ISO 8601 duration from PT1S to PT5M, shorter than API_IDEMPOTENCY_TTL"),
           new WorkerConfig.Variable(
               "API_MAX_BODY_BYTES", "262144", "an integer from 1024 to 1048576"),
-          new WorkerConfig.Variable("API_THREADS", "16", "an integer from 1 to 256"));
+          new WorkerConfig.Variable("API_THREADS", "16", "an integer from 1 to 256"),
+          new WorkerConfig.Variable(
+              "PAYMENTS_WEBHOOK_SECRET",
+              null,
+              WebhookSecret.ALLOWED
+                  + ", the payment provider's webhook signing secret; unset = POST"
+                  + " /webhooks/payments answers 503"),
+          new WorkerConfig.Variable(
+              "PAYMENTS_WEBHOOK_MARKER_TTL",
+              "P14D",
+              "an ISO 8601 duration from PT1M to P24855D, or never; longer than the provider's"
+                  + " redelivery window"));
+
+  /** Cosmos DB's largest item TTL: a 32-bit count of seconds (about 68 years). */
+  private static final Duration MAX_TTL = Duration.ofSeconds(Integer.MAX_VALUE);
 
   private static final Pattern COSMOS_NAME = Pattern.compile("[^/\\\\?#]{1,255}");
   private static final Pattern KEY = Pattern.compile("[\\x21-\\x7E]{16,255}");
@@ -105,6 +127,10 @@ record ApiConfig(
         + window
         + ", lease "
         + lease
+        + ", webhook secret "
+        + (webhookSecret.isPresent() ? "set (redacted)" : "unset")
+        + ", webhook markers "
+        + webhookMarkerTtl.map(Duration::toString).orElse("never")
         + "]";
   }
 
@@ -155,7 +181,9 @@ record ApiConfig(
             r.duration("API_IDEMPOTENCY_TTL", Duration.ofMinutes(1), Duration.ofDays(30)),
             r.duration("API_LEASE", Duration.ofSeconds(1), Duration.ofMinutes(5)),
             r.integer("API_MAX_BODY_BYTES", 1024, 1024 * 1024),
-            r.integer("API_THREADS", 1, 256));
+            r.integer("API_THREADS", 1, 256),
+            webhookSecret(r),
+            r.durationOrNever("PAYMENTS_WEBHOOK_MARKER_TTL", Duration.ofMinutes(1), MAX_TTL));
     if (problems.isEmpty() && config.lease().compareTo(config.window()) >= 0) {
       problems.add(
           "API_LEASE, API_IDEMPOTENCY_TTL: the lease "
@@ -167,6 +195,19 @@ record ApiConfig(
       throw new WorkerConfig.ConfigurationException(problems);
     }
     return config;
+  }
+
+  private static Optional<WebhookSecret> webhookSecret(Reader r) {
+    Optional<String> value = r.raw("PAYMENTS_WEBHOOK_SECRET");
+    if (value.isPresent() && !WebhookSecret.isValid(value.get())) {
+      r.problems()
+          .add(
+              "PAYMENTS_WEBHOOK_SECRET: must be "
+                  + r.allowed("PAYMENTS_WEBHOOK_SECRET")
+                  + " (value not shown)");
+      return Optional.empty();
+    }
+    return value.map(WebhookSecret::new);
   }
 
   private static boolean base64(String key) {
@@ -237,6 +278,13 @@ record ApiConfig(
       }
       problems.add(name + ": must be " + allowed(name) + ", was '" + value + "'");
       return min;
+    }
+
+    Optional<Duration> durationOrNever(String name, Duration min, Duration max) {
+      if (value(name).equalsIgnoreCase("never")) {
+        return Optional.empty();
+      }
+      return Optional.of(duration(name, min, max));
     }
 
     URI endpoint(String name) {

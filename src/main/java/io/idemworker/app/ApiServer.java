@@ -1,6 +1,7 @@
 package io.idemworker.app;
 
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,7 +24,10 @@ import org.slf4j.LoggerFactory;
  * The api's HTTP server on the JDK's built-in server: a small route table, authentication, the body
  * limit, and the writing of {@link HttpAnswer}s. What a route means lives in its handler ({@link
  * OrderIntake} for {@code POST /orders}); adding a route is one {@link Route} in the list given to
- * the constructor.
+ * the constructor. An intake with its own protocol and status mapping (the payment webhook
+ * receiver) is a {@link Mount} instead: a raw {@link HttpHandler} at a path, which the JDK server
+ * prefers over the route table because its context is the longer match. A mount does its own
+ * authentication (the webhook's is its signature, not {@code API_AUTH}), body limit and answers.
  *
  * <ul>
  *   <li>no route for the path → 404; a route for the path but not the method → 405 with {@code
@@ -42,6 +46,7 @@ public final class ApiServer implements AutoCloseable {
 
   private final HttpServer server;
   private final List<Route> routes;
+  private final List<Mount> mounts;
   private final ApiAuth auth;
   private final int maxBodyBytes;
 
@@ -73,10 +78,29 @@ public final class ApiServer implements AutoCloseable {
   }
 
   /**
+   * A raw handler at a path, outside the route table: it sees every request whose path starts with
+   * {@code path} and answers all of them itself, without {@code API_AUTH} or the api's body limit.
+   *
+   * @param path an absolute path other than {@code /}, e.g. {@code /webhooks/payments}
+   * @param handler answers every request under the path; must not throw for a request it refuses
+   */
+  record Mount(String path, HttpHandler handler) {
+    /** Requires an absolute path other than the root, which belongs to the route table. */
+    Mount {
+      Objects.requireNonNull(path, "path");
+      Objects.requireNonNull(handler, "handler");
+      if (!path.startsWith("/") || path.length() < 2) {
+        throw new IllegalArgumentException("a mount needs a path under /, was '" + path + "'");
+      }
+    }
+  }
+
+  /**
    * Binds the server; it answers once {@link #start()} is called.
    *
    * @param address the address; port 0 picks a free one
    * @param routes the route table, tried in order
+   * @param mounts raw handlers at their own paths, each answering for itself
    * @param auth who may call the authenticated routes
    * @param maxBodyBytes the largest request body
    * @param executor runs the handlers
@@ -85,10 +109,12 @@ public final class ApiServer implements AutoCloseable {
   ApiServer(
       InetSocketAddress address,
       List<Route> routes,
+      List<Mount> mounts,
       ApiAuth auth,
       int maxBodyBytes,
       Executor executor) {
     this.routes = List.copyOf(routes);
+    this.mounts = List.copyOf(mounts);
     this.auth = Objects.requireNonNull(auth, "auth");
     this.maxBodyBytes = maxBodyBytes;
     try {
@@ -98,6 +124,7 @@ public final class ApiServer implements AutoCloseable {
     }
     server.setExecutor(Objects.requireNonNull(executor, "executor"));
     server.createContext("/", this::handle);
+    this.mounts.forEach(m -> server.createContext(m.path(), m.handler()));
   }
 
   /** Starts answering requests. */
@@ -245,11 +272,12 @@ public final class ApiServer implements AutoCloseable {
   /**
    * The routes' paths and methods, for logs.
    *
-   * @return e.g. {@code POST /orders}
+   * @return e.g. {@code POST /orders}, and {@code * /webhooks/payments} for a mount
    */
   List<String> describe() {
     List<String> lines = new ArrayList<>();
     routes.forEach(r -> lines.add(r.method() + " " + r.path()));
+    mounts.forEach(m -> lines.add("* " + m.path() + " (own authentication)"));
     return lines;
   }
 }

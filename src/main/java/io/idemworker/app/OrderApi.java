@@ -8,6 +8,8 @@ import io.idemworker.core.RequestRecords;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
+import io.idemworker.webhooks.PaymentWebhookHandler;
+import io.idemworker.webhooks.WebhookSecret;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
@@ -19,10 +21,11 @@ import java.util.function.Supplier;
 /**
  * Assembles the api: the route table and the server around it.
  *
- * <p>The route table is {@link #routes}. A second intake (a webhook receiver) is one more line
- * there: {@code new ApiServer.Route("POST", "/webhooks/payments", true, receiver::post)}, with the
- * receiver built beside {@link OrderIntake} in {@link #create} and answering through its own
- * mapping of the core's outcomes, as {@link IntakeAnswers} does for orders.
+ * <p>The route table is {@link #routes}: orders and health, behind {@code API_AUTH} where it
+ * applies. The payment provider's signed webhooks ({@link PaymentWebhookHandler}, {@code POST
+ * /webhooks/payments}) are mounted beside it as a raw handler: they authenticate by their
+ * signature, not by the api key, and keep their own mapping of the core's outcomes to statuses, as
+ * {@link IntakeAnswers} does for orders. Both intakes write into the same orders container.
  */
 public final class OrderApi {
   /** The order records' partition key field, as in the orders container. */
@@ -71,6 +74,7 @@ public final class OrderApi {
    * @param faults seams for tests and the demo
    * @param executor serves the requests
    * @param readiness empty when ready
+   * @param webhooks the webhook receiver's secret and marker lifetime
    * @return the server, not yet started
    */
   static ApiServer create(
@@ -83,10 +87,45 @@ public final class OrderApi {
       Clock clock,
       IntakeFaults faults,
       Executor executor,
-      Supplier<Optional<String>> readiness) {
+      Supplier<Optional<String>> readiness,
+      Webhooks webhooks) {
     RequestRecords records = new RequestRecords(store, PARTITION_KEY_FIELD, lease, window, clock);
     OrderIntake orders = new OrderIntake(store, records, clock, maxBodyBytes, faults);
-    return new ApiServer(address, routes(orders, readiness), auth, maxBodyBytes, executor);
+    PaymentWebhookHandler receiver =
+        new PaymentWebhookHandler(webhooks.secret(), store, clock, webhooks.markerTtl());
+    return new ApiServer(
+        address,
+        routes(orders, readiness),
+        List.of(new ApiServer.Mount(PaymentWebhookHandler.PATH, receiver)),
+        auth,
+        maxBodyBytes,
+        executor);
+  }
+
+  /**
+   * The webhook receiver's settings.
+   *
+   * @param secret {@code PAYMENTS_WEBHOOK_SECRET}; empty = the route answers 503 naming it, so the
+   *     provider keeps its events until it is set
+   * @param markerTtl {@code PAYMENTS_WEBHOOK_MARKER_TTL}: how long a {@code webhook:{eventId}}
+   *     marker lives; it must outlive the provider's redelivery window, or a late copy applies
+   *     twice; empty = forever
+   */
+  public record Webhooks(Optional<WebhookSecret> secret, Optional<Duration> markerTtl) {
+    /** Requires both values. */
+    public Webhooks {
+      java.util.Objects.requireNonNull(secret, "secret");
+      java.util.Objects.requireNonNull(markerTtl, "markerTtl");
+    }
+
+    /**
+     * No secret: the route answers 503.
+     *
+     * @return settings without a secret, markers kept for the default 14 days
+     */
+    public static Webhooks unconfigured() {
+      return new Webhooks(Optional.empty(), Optional.of(Duration.ofDays(14)));
+    }
   }
 
   /**
@@ -99,6 +138,7 @@ public final class OrderApi {
    * @param clock leases, windows and acceptance times
    * @param faults seams that make answers late or lost
    * @param executor serves the requests
+   * @param webhooks the webhook receiver's secret and marker lifetime
    * @return the server, not yet started, on a free loopback port
    */
   public static ApiServer local(
@@ -107,7 +147,8 @@ public final class OrderApi {
       Duration window,
       Clock clock,
       IntakeFaults faults,
-      Executor executor) {
+      Executor executor,
+      Webhooks webhooks) {
     EffectStore store = new CosmosEffectStore(container, StoreCallListener.none());
     return create(
         new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0),
@@ -119,7 +160,8 @@ public final class OrderApi {
         clock,
         faults,
         executor,
-        Optional::empty);
+        Optional::empty,
+        webhooks);
   }
 
   private static HttpAnswer status(int code, String status) {

@@ -4,7 +4,6 @@ import io.idemworker.core.MarkerRetention;
 import io.idemworker.customers.CustomerConsumers;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.servicebus.ProcessorSettings;
-import io.idemworker.webhooks.WebhookSecret;
 import java.net.URI;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -48,8 +47,6 @@ import java.util.regex.Pattern;
  * @param subscription {@code SERVICEBUS_TOPIC_NAME} + {@code SERVICEBUS_SUBSCRIPTION_NAME}: present
  *     exactly for a consumer role, which reads it instead of {@code SERVICEBUS_QUEUE_NAME}
  * @param relay the outbox relay's {@code RELAY_*} settings
- * @param webhookSecret {@code PAYMENTS_WEBHOOK_SECRET}: the secret the payment provider signs its
- *     webhooks with; empty = {@code POST /webhooks/payments} answers 503 naming the variable
  */
 record WorkerConfig(
     Optional<String> serviceBusConnectionString,
@@ -74,8 +71,7 @@ record WorkerConfig(
     Optional<PaymentsConfig> payments,
     Optional<CustomerConsumers.Role> consumerRole,
     Optional<ProcessorSettings.Subscription> subscription,
-    RelayConfig relay,
-    Optional<WebhookSecret> webhookSecret) {
+    RelayConfig relay) {
 
   /** The container the consumer roles write into unless {@code COSMOS_CONTAINER} says otherwise. */
   static final String CUSTOMERS_CONTAINER = "customers";
@@ -214,13 +210,7 @@ record WorkerConfig(
               "an ISO 8601 duration from PT0.1S to PT1M, at most a third of RELAY_LEASE_DURATION"),
           new Variable("RELAY_BATCH_SIZE", "100", "an integer from 1 to 1000"),
           new Variable("RELAY_PUBLISHED_TTL", "P7D", "an ISO 8601 duration from PT1M to P3650D"),
-          new Variable("RELAY_MARK_PARALLELISM", "16", "an integer from 1 to 64"),
-          new Variable(
-              "PAYMENTS_WEBHOOK_SECRET",
-              null,
-              WebhookSecret.ALLOWED
-                  + ", the payment provider's webhook signing secret; unset = webhooks are"
-                  + " answered 503"));
+          new Variable("RELAY_MARK_PARALLELISM", "16", "an integer from 1 to 64"));
 
   /** Cosmos DB's largest item TTL: a 32-bit count of seconds (about 68 years). */
   private static final Duration MAX_TTL = Duration.ofSeconds(Integer.MAX_VALUE);
@@ -330,8 +320,7 @@ record WorkerConfig(
                 r.duration("RELAY_POLL_INTERVAL", Duration.ofMillis(100), Duration.ofMinutes(1)),
                 r.integer("RELAY_BATCH_SIZE", 1, 1000),
                 r.duration("RELAY_PUBLISHED_TTL", Duration.ofMinutes(1), Duration.ofDays(3650)),
-                r.integer("RELAY_MARK_PARALLELISM", 1, 64)),
-            webhookSecret(r));
+                r.integer("RELAY_MARK_PARALLELISM", 1, 64)));
     if (r.problems.isEmpty()) {
       RelayConfig relay = config.relay();
       if (relay.pollInterval().compareTo(relay.leaseDuration().dividedBy(3)) > 0) {
@@ -466,18 +455,6 @@ record WorkerConfig(
       return Optional.empty();
     }
     return Optional.of(new PaymentsConfig(baseUrl, key.get(), timeout, lease));
-  }
-
-  private static Optional<WebhookSecret> webhookSecret(Reader r) {
-    Optional<String> value = r.optional("PAYMENTS_WEBHOOK_SECRET");
-    if (value.isPresent() && !WebhookSecret.isValid(value.get())) {
-      r.problems.add(
-          "PAYMENTS_WEBHOOK_SECRET: must be "
-              + r.allowed("PAYMENTS_WEBHOOK_SECRET")
-              + " (value not shown)");
-      return Optional.empty();
-    }
-    return value.map(WebhookSecret::new);
   }
 
   /** The account key signs every request: it must decode as base64, or it can never work. */

@@ -102,7 +102,14 @@ final class DemoHttpPhase {
     ExecutorService executor = Executors.newFixedThreadPool(16);
     ExecutorService clients = Executors.newFixedThreadPool(RACERS);
     ApiServer server =
-        OrderApi.local(container, LEASE, Duration.ofDays(1), apiClock, faults, executor);
+        OrderApi.local(
+            container,
+            LEASE,
+            Duration.ofDays(1),
+            apiClock,
+            faults,
+            executor,
+            OrderApi.Webhooks.unconfigured());
     server.start();
     try {
       RetryingClient client = new RetryingClient(server.port(), apiClock);

@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ApiCommandProcessTest {
   private static final Duration WAIT = Duration.ofSeconds(90);
   private static final String KEY = "process-test-key-0123456789";
+  private static final String WEBHOOK_SECRET = "whsec_process_test_0123456789";
   private Process process;
 
   @AfterEach
@@ -47,11 +49,18 @@ class ApiCommandProcessTest {
         ChildJvm.command(
                 "api",
                 Map.of(
-                    "COSMOS_ENDPOINT", Emulators.cosmos().endpoint(),
-                    "COSMOS_KEY", Emulators.cosmos().key(),
-                    "COSMOS_DATABASE", database,
-                    "API_PORT", Integer.toString(port),
-                    "API_KEY", KEY))
+                    "COSMOS_ENDPOINT",
+                    Emulators.cosmos().endpoint(),
+                    "COSMOS_KEY",
+                    Emulators.cosmos().key(),
+                    "COSMOS_DATABASE",
+                    database,
+                    "API_PORT",
+                    Integer.toString(port),
+                    "API_KEY",
+                    KEY,
+                    "PAYMENTS_WEBHOOK_SECRET",
+                    WEBHOOK_SECRET))
             .redirectError(ProcessBuilder.Redirect.DISCARD)
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .start();
@@ -79,6 +88,34 @@ class ApiCommandProcessTest {
     assertThat(second.statusCode()).isEqualTo(201);
     assertThat(second.headers().firstValue("Idempotent-Replayed")).contains("true");
     assertThat(second.body()).isEqualTo(first.body());
+    // and a signed payment event on the same port is applied without the api key
+    String event =
+        "{\"id\":\"evt_process_1\",\"type\":\"capture.succeeded\","
+            + "\"created\":\"2026-11-30T10:01:00Z\",\"data\":{\"captureId\":\"cap_p1\","
+            + "\"orderId\":\"ord-p1\",\"idempotencyKey\":\"ord-p1-pr\",\"amount\":1.5,"
+            + "\"currency\":\"EUR\"}}";
+    long now = java.time.Instant.now().getEpochSecond();
+    javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+    mac.init(
+        new javax.crypto.spec.SecretKeySpec(
+            WEBHOOK_SECRET.getBytes(StandardCharsets.US_ASCII), "HmacSHA256"));
+    String signature =
+        "t="
+            + now
+            + ",v1="
+            + java.util.HexFormat.of()
+                .formatHex(mac.doFinal((now + "." + event).getBytes(StandardCharsets.UTF_8)));
+    HttpResponse<String> webhook =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/webhooks/payments"))
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .header("Webhook-Signature", signature)
+                .POST(HttpRequest.BodyPublishers.ofString(event))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(webhook.statusCode()).isEqualTo(200);
+    assertThat(webhook.body()).contains("processed");
     // and SIGTERM stops it cleanly
     process.toHandle().destroy();
     assertThat(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
@@ -93,7 +130,8 @@ class ApiCommandProcessTest {
                 "api",
                 Map.of(
                     "COSMOS_ENDPOINT", "https://cosmos.example.net/",
-                    "API_AUTH", "none"))
+                    "API_AUTH", "none",
+                    "PAYMENTS_WEBHOOK_SECRET", "not-long-enough"))
             .redirectError(errors.toFile())
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .start();
@@ -101,7 +139,9 @@ class ApiCommandProcessTest {
     assertThat(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
     assertThat(process.exitValue()).isEqualTo(2);
     assertThat(Files.readAllLines(errors))
-        .anySatisfy(line -> assertThat(line.strip()).startsWith("API_AUTH: none is only allowed"));
+        .anySatisfy(line -> assertThat(line.strip()).startsWith("API_AUTH: none is only allowed"))
+        .anySatisfy(line -> assertThat(line.strip()).startsWith("PAYMENTS_WEBHOOK_SECRET: must be"))
+        .noneSatisfy(line -> assertThat(line).contains("not-long-enough"));
   }
 
   private void awaitReadiness(int port) throws Exception {

@@ -54,7 +54,10 @@ class ApiConfigTest {
     "COSMOS_KEY, not*base64",
     "COSMOS_DATABASE, a/b",
     "COSMOS_CONNECTION_MODE, tcp",
-    "COSMOS_CREATE_CONTAINER, maybe"
+    "COSMOS_CREATE_CONTAINER, maybe",
+    "PAYMENTS_WEBHOOK_SECRET, short-secret",
+    "PAYMENTS_WEBHOOK_MARKER_TTL, PT30S",
+    "PAYMENTS_WEBHOOK_MARKER_TTL, two weeks"
   })
   void aBadValue_isOneLineNamingTheVariable(String name, String value) {
     Map<String, String> env = valid();
@@ -102,6 +105,46 @@ class ApiConfigTest {
             "API_IDEMPOTENCY_TTL",
             "API_LEASE",
             "API_MAX_BODY_BYTES",
-            "API_THREADS");
+            "API_THREADS",
+            "PAYMENTS_WEBHOOK_SECRET",
+            "PAYMENTS_WEBHOOK_MARKER_TTL");
+  }
+
+  @Test
+  void webhookSecret_isOptional_andTheMarkersLiveFourteenDaysByDefault() {
+    ApiConfig config = ApiConfig.fromEnvironment(valid());
+
+    assertThat(config.webhookSecret()).isEmpty();
+    assertThat(config.webhookMarkerTtl()).contains(Duration.ofDays(14));
+  }
+
+  @Test
+  void webhookSecretAndMarkerTtl_areRead_andTheSecretIsNeverShown() {
+    Map<String, String> env = valid();
+    env.put("PAYMENTS_WEBHOOK_SECRET", "whsec_config_test_0123456789");
+    env.put("PAYMENTS_WEBHOOK_MARKER_TTL", "never");
+
+    ApiConfig config = ApiConfig.fromEnvironment(env);
+
+    assertThat(config.webhookSecret()).isPresent();
+    assertThat(config.webhookSecret().get().value()).isEqualTo("whsec_config_test_0123456789");
+    assertThat(config.webhookMarkerTtl()).isEmpty();
+    assertThat(config.toString()).doesNotContain("whsec_config_test_0123456789");
+  }
+
+  @Test
+  void aBadWebhookSecret_isReportedWithoutItsValue() {
+    Map<String, String> env = valid();
+    env.put("PAYMENTS_WEBHOOK_SECRET", "tooShortSecret");
+
+    WorkerConfig.ConfigurationException e =
+        catchThrowableOfType(
+            WorkerConfig.ConfigurationException.class, () -> ApiConfig.fromEnvironment(env));
+
+    assertThat(e.problems())
+        .singleElement()
+        .asString()
+        .startsWith("PAYMENTS_WEBHOOK_SECRET:")
+        .doesNotContain("tooShortSecret");
   }
 }

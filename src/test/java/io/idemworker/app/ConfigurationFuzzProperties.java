@@ -146,13 +146,6 @@ class ConfigurationFuzzProperties {
             withOneOf(Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(20), "\u00e9\u007f"),
             Arbitraries.strings().alpha().ofLength(256)));
     m.put("PAYMENTS_TIMEOUT", badDuration("PT2M1S", "PT0.5S"));
-    m.put(
-        "PAYMENTS_WEBHOOK_SECRET",
-        Arbitraries.oneOf(
-            Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(15),
-            withOneOf(
-                Arbitraries.strings().alpha().ofMinLength(16).ofMaxLength(40), "\u00e9\u007f"),
-            Arbitraries.strings().alpha().ofLength(256)));
     m.put("WORKER_ROLE", choiceJunk(Set.of("orders", "loyalty", "customer-stats")));
     m.put(
         "SERVICEBUS_TOPIC_NAME",

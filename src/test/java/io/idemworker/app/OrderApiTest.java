@@ -90,7 +90,8 @@ class OrderApiTest {
             clock,
             faults,
             executor,
-            Optional::empty);
+            Optional::empty,
+            OrderApi.Webhooks.unconfigured());
     server.start();
   }
 

@@ -62,7 +62,7 @@ class ApiTemplatesTest {
       problems.add("the container's command does not end in api: " + words);
     }
     Map<String, Obj> env = new LinkedHashMap<>();
-    for (String var : List.of("baseEnv", "keyEnv")) {
+    for (String var : List.of("baseEnv", "keyEnv", "webhookEnv")) {
       Optional<Node> value = t.find("var", var).flatMap(Declaration::value);
       if (value.isEmpty() || !(value.get() instanceof Arr arr)) {
         problems.add("var " + var + " is not an array of variables");
@@ -94,6 +94,7 @@ class ApiTemplatesTest {
         || secrets.contains("value:")) {
       problems.add("the api-key secret is not a Key Vault reference read with the app's identity");
     }
+    webhookReceiver(t, text, env, problems);
     Obj cosmosAccess =
         BicepChecks.single(t, "Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments", problems);
     if (cosmosAccess != null) {
@@ -131,6 +132,73 @@ class ApiTemplatesTest {
     return problems;
   }
 
+  /**
+   * The webhook receiver (POST /webhooks/payments): PAYMENTS_WEBHOOK_SECRET a Key Vault reference
+   * read with the app's identity, that identity Key Vault Secrets User on that secret, a marker
+   * TTL, the app waiting for the role, and the path outside Entra ID authentication (the provider
+   * signs, it sends no token).
+   */
+  private static void webhookReceiver(
+      Template t, String text, Map<String, Obj> env, List<String> problems) {
+    Optional<String> ref =
+        Optional.ofNullable(env.get("PAYMENTS_WEBHOOK_SECRET")).flatMap(v -> v.text("secretRef"));
+    if (ref.isEmpty() || !ref.get().equals("'payments-webhook-secret'")) {
+      problems.add("PAYMENTS_WEBHOOK_SECRET is not the payments-webhook-secret secret: " + ref);
+    }
+    if (!env.containsKey("PAYMENTS_WEBHOOK_MARKER_TTL")) {
+      problems.add("PAYMENTS_WEBHOOK_MARKER_TTL is not set");
+    }
+    String secrets =
+        t.find("var", "webhookSecrets").flatMap(Declaration::value).map(Bicep::text).orElse("");
+    if (!secrets.contains("keyVaultUrl: '${keyVaultUri}secrets/${paymentsWebhookSecretName}'")
+        || !secrets.contains("identity: identity.id")
+        || secrets.contains("value:")) {
+      problems.add(
+          "the payments-webhook-secret secret is not a Key Vault reference read with the app's"
+              + " identity");
+    }
+    String appSecrets =
+        t.body(t.resourcesOfType("Microsoft.App/containerApps").get(0))
+            .text("properties.configuration.secrets")
+            .orElse("");
+    if (!appSecrets.contains("webhookSecrets")) {
+      problems.add("the app's secrets leave out webhookSecrets: " + appSecrets);
+    }
+    Optional<String> secretSymbol =
+        t.resourcesOfType("Microsoft.KeyVault/vaults/secrets").stream()
+            .filter(d -> t.body(d).text("name").orElse("").equals("paymentsWebhookSecretName"))
+            .map(Declaration::name)
+            .findFirst();
+    boolean readable =
+        secretSymbol.isPresent()
+            && t.resourcesOfType("Microsoft.Authorization/roleAssignments").stream()
+                .map(t::body)
+                .filter(b -> b.text("scope").orElse("").equals(secretSymbol.get()))
+                .filter(
+                    b ->
+                        b.text("properties.principalId")
+                            .orElse("")
+                            .equals("identity.properties.principalId"))
+                .anyMatch(
+                    b ->
+                        Bicep.guidsIn(t, b.text("properties.roleDefinitionId").orElse(""))
+                            .contains(PaymentsChecks.KEY_VAULT_SECRETS_USER));
+    if (!readable) {
+      problems.add("the api's identity has no Key Vault Secrets User role on the webhook secret");
+    }
+    if (!text.matches("(?s).*dependsOn: \\[[^\\]]*webhookSecretUser[^\\]]*\\].*")) {
+      problems.add("the app does not wait for its identity's role on the webhook secret");
+    }
+    String excluded =
+        t.resourcesOfType("Microsoft.App/containerApps/authConfigs").stream()
+            .findFirst()
+            .flatMap(d -> t.body(d).text("properties.globalValidation.excludedPaths"))
+            .orElse("");
+    if (!excluded.contains("'/webhooks/payments'")) {
+      problems.add("entra authentication refuses the provider's webhooks: " + excluded);
+    }
+  }
+
   /** main.bicep: the api module, with the vault, registry and Cosmos DB from their modules. */
   static List<String> main(String text) {
     Template main = Bicep.parse(text);
@@ -149,7 +217,8 @@ class ApiTemplatesTest {
             "registryLoginServer", "registry.outputs.loginServer",
             "cosmosContainerName", "cosmos.outputs.containerName",
             "apiKey", "apiKey",
-            "authMode", "apiAuthMode");
+            "authMode", "apiAuthMode",
+            "paymentsWebhookSecretName", "paymentsWebhookSecretName");
     expected.forEach(
         (name, value) -> {
           String got = params.text(name).orElse("(missing)");
@@ -157,6 +226,15 @@ class ApiTemplatesTest {
             problems.add("the api module's " + name + " is " + got + ", not " + value);
           }
         });
+    Optional<Declaration> double_ =
+        main.all("module").stream()
+            .filter(d -> d.type().contains("payments-app.bicep"))
+            .findFirst();
+    String webhookUrl =
+        double_.flatMap(d -> main.body(d).text("params.webhookUrl")).orElse("(missing)");
+    if (!webhookUrl.contains(module.get().name() + ".outputs.webhookUrl")) {
+      problems.add("the double's webhookUrl does not default to the api app's: " + webhookUrl);
+    }
     if (!text.contains("@secure()\n@description('apikey only: the API key clients")) {
       problems.add("apiKey is not a @secure() parameter");
     }
@@ -223,6 +301,54 @@ class ApiTemplatesTest {
             "  {\n    name: 'SERVICEBUS_QUEUE_NAME'\n    value: 'orders'\n  }\n  {\n    name: 'COSMOS_ENDPOINT'");
 
     assertThat(apiApp(broken)).anyMatch(p -> p.contains("Service Bus settings"));
+  }
+
+  @Test
+  void webhookSecretAsAPlainValue_orNotReadableByTheApi_isReported() {
+    String plain =
+        replaceOnce(
+            API,
+            "keyVaultUrl: '${keyVaultUri}secrets/${paymentsWebhookSecretName}'",
+            "value: 'whsec_in_the_template'");
+    String unreadable = replaceOnce(API, "  scope: paymentsWebhookSecret\n", "  scope: vault\n");
+    String notWaiting =
+        replaceOnce(API, "    apiSecretsUser\n    webhookSecretUser\n", "    apiSecretsUser\n");
+    String unset =
+        replaceOnce(
+            API,
+            "    name: 'PAYMENTS_WEBHOOK_SECRET'\n    secretRef: 'payments-webhook-secret'",
+            "    name: 'PAYMENTS_WEBHOOK_SECRETS'\n    secretRef: 'payments-webhook-secret'");
+
+    assertThat(apiApp(plain))
+        .anyMatch(p -> p.contains("payments-webhook-secret secret is not a Key Vault reference"));
+    assertThat(apiApp(unreadable))
+        .contains("the api's identity has no Key Vault Secrets User role on the webhook secret");
+    assertThat(apiApp(notWaiting)).anyMatch(p -> p.contains("role on the webhook secret"));
+    assertThat(apiApp(unset)).anyMatch(p -> p.startsWith("PAYMENTS_WEBHOOK_SECRET is not"));
+  }
+
+  @Test
+  void entraThatRefusesTheWebhookPath_isReported() {
+    String broken = replaceOnce(API, "        '/webhooks/payments'\n", "");
+
+    assertThat(apiApp(broken)).anyMatch(p -> p.contains("refuses the provider's webhooks"));
+  }
+
+  @Test
+  void theDoublesWebhookUrlNotDefaultingToTheApi_isReported() {
+    String broken =
+        replaceOnce(
+            MAIN,
+            "webhookUrl: empty(paymentsWebhookUrl) ? apiApp.outputs.webhookUrl : paymentsWebhookUrl",
+            "webhookUrl: paymentsWebhookUrl");
+    String secretName =
+        replaceOnce(
+            MAIN,
+            "    paymentsWebhookSecretName: paymentsWebhookSecretName\n  }\n}\n\nmodule alerts",
+            "    paymentsWebhookSecretName: 'other'\n  }\n}\n\nmodule alerts");
+
+    assertThat(main(broken)).anyMatch(p -> p.contains("does not default to the api app's"));
+    assertThat(main(secretName)).anyMatch(p -> p.contains("paymentsWebhookSecretName is 'other'"));
   }
 
   @Test

@@ -217,20 +217,45 @@ class PaymentsAndTopicTemplatesTest {
   }
 
   @Test
-  void webhookSecretAsAPlainValue_inTheDoubleOrTheWorker_isReported() {
+  void webhookSecretAsAPlainValue_inTheDouble_isReported() {
     String double_ =
         replaceOnce(
             PAYMENTS,
             "keyVaultUrl: '${keyVaultUri}secrets/${webhookSecretName}'",
             "value: 'whsec_in_the_template'");
-    String worker =
-        replaceOnce(
-            WORKER, "secretRef: 'payments-webhook-secret'", "value: 'whsec_in_the_template'");
 
     assertThat(PaymentsChecks.paymentsApp(double_))
         .contains("secret payments-webhook-secret holds a value instead of a Key Vault reference");
+  }
+
+  @Test
+  void webhookSecretGivenToTheWorker_orReadableByItsIdentity_isReported() {
+    String worker =
+        replaceOnce(
+            WORKER,
+            "              secretRef: 'payments-api-key'\n            }\n",
+            "              secretRef: 'payments-api-key'\n            }\n            {\n"
+                + "              name: 'PAYMENTS_WEBHOOK_SECRET'\n"
+                + "              secretRef: 'payments-api-key'\n            }\n");
+    String vault =
+        replaceOnce(
+            VAULT,
+            "resource paymentsWebhookSecretUser",
+            "resource workerWebhookSecretUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {\n"
+                + "  name: guid(paymentsWebhookSecretItem.id, workerPrincipalId, secretsUserRoleId)\n"
+                + "  scope: paymentsWebhookSecretItem\n"
+                + "  properties: {\n"
+                + "    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', secretsUserRoleId)\n"
+                + "    principalId: workerPrincipalId\n"
+                + "    principalType: 'ServicePrincipal'\n"
+                + "  }\n"
+                + "}\n\n"
+                + "resource paymentsWebhookSecretUser");
+
     assertThat(PaymentsChecks.workerPayments(worker))
-        .contains("PAYMENTS_WEBHOOK_SECRET is not a secretRef");
+        .anyMatch(p -> p.contains("the worker is given the webhook secret"));
+    assertThat(PaymentsChecks.keyVault(vault))
+        .anyMatch(p -> p.startsWith("workerPrincipalId may read the webhook secret"));
   }
 
   @Test
@@ -238,8 +263,8 @@ class PaymentsAndTopicTemplatesTest {
     String broken =
         replaceOnce(
             MAIN,
-            "    webhookUrl: paymentsWebhookUrl\n",
-            "    webhookUrl: paymentsWebhookUrl\n    leaked: paymentsWebhookSecret\n");
+            "    webhookUrl: empty(paymentsWebhookUrl)",
+            "    leaked: paymentsWebhookSecret\n    webhookUrl: empty(paymentsWebhookUrl)");
 
     assertThat(PaymentsChecks.main(broken))
         .anyMatch(p -> p.contains("paymentsWebhookSecret must reach the vault module"));

@@ -47,13 +47,18 @@ final class PaymentsChecks {
     return problems;
   }
 
-  /** The secret's value is a secure parameter; the worker and the double may read it, scoped. */
+  /**
+   * The secret's value is a secure parameter; the double may read it, scoped, and the worker the
+   * API key it sends but not the webhook secret (the api app receives the webhooks and gets its
+   * role in api-app.bicep).
+   */
   private static void secretReadable(
       String text, Template t, Declaration secret, List<String> problems) {
     String value = t.body(secret).text("properties.value").orElse("");
     if (!isSecureParam(text, value)) {
       problems.add("the secret's value is not a @secure() parameter: " + value);
     }
+    boolean webhook = value.equals("paymentsWebhookSecret");
     for (String principal : List.of("workerPrincipalId", "paymentsPrincipalId")) {
       Optional<Obj> assignment =
           t.resourcesOfType("Microsoft.Authorization/roleAssignments").stream()
@@ -65,11 +70,18 @@ final class PaymentsChecks {
                       Bicep.guidsIn(t, b.text("properties.roleDefinitionId").orElse(""))
                           .contains(KEY_VAULT_SECRETS_USER))
               .findFirst();
-      if (assignment.isEmpty()) {
+      boolean expected = !(webhook && principal.equals("workerPrincipalId"));
+      if (expected && assignment.isEmpty()) {
         problems.add(
             principal
                 + " has no Key Vault Secrets User role scoped to the secret "
                 + secret.name());
+      } else if (!expected && assignment.isPresent()) {
+        problems.add(
+            principal
+                + " may read the webhook secret "
+                + secret.name()
+                + "; only its receiver (the api app) and the double need it");
       }
     }
   }
@@ -145,7 +157,7 @@ final class PaymentsChecks {
 
   /**
    * infra/modules/worker-app.bicep: PAYMENTS_API_KEY is a Key Vault reference read with the worker
-   * identity, PAYMENTS_BASE_URL a parameter.
+   * identity, PAYMENTS_BASE_URL a parameter, and no webhook secret (the worker has no HTTP intake).
    */
   static List<String> workerPayments(String text) {
     Template t = Bicep.parse(text);
@@ -158,7 +170,11 @@ final class PaymentsChecks {
     Map<String, Obj> env = BicepChecks.envVars(container, problems);
     Map<String, Obj> secrets = secrets(app, problems);
     secretReference(env, secrets, "PAYMENTS_API_KEY", "workerIdentityId", problems);
-    secretReference(env, secrets, "PAYMENTS_WEBHOOK_SECRET", "workerIdentityId", problems);
+    if (env.containsKey("PAYMENTS_WEBHOOK_SECRET")
+        || secrets.containsKey("payments-webhook-secret")) {
+      problems.add(
+          "the worker is given the webhook secret; POST /webhooks/payments is the api app's");
+    }
     String url =
         Optional.ofNullable(env.get("PAYMENTS_BASE_URL")).flatMap(v -> v.text("value")).orElse("");
     if (t.find("param", url).isEmpty()) {
