@@ -193,6 +193,8 @@ final class ChaosCommand implements Callable<Integer> {
       double produceSeconds;
       double totalSeconds;
       Map<String, Integer> killCounts;
+      List<String> httpFailures;
+      Map<String, Long> httpCounts;
       ScheduledExecutorService faults = Executors.newScheduledThreadPool(4);
       try (WorkerFleet fleet = new WorkerFleet(logs, Duration.ofSeconds(20));
           EventTap events =
@@ -205,7 +207,8 @@ final class ChaosCommand implements Callable<Integer> {
                   .connectionString(serviceBus.connectionString())
                   .sender()
                   .queueName(QUEUE)
-                  .buildClient()) {
+                  .buildClient();
+          ChaosHttp http = new ChaosHttp(orders, "chaos-" + seed + "-", Duration.ofMinutes(2))) {
         for (int i = 1; i <= workers; i++) {
           fleet.start("worker-" + i, ordersEnvironment(base, provider));
         }
@@ -223,6 +226,7 @@ final class ChaosCommand implements Callable<Integer> {
         for (int s = 0; s < steps && settled; s++) {
           settled = awaitBacklog(serviceBus, fleet, 300, deadline, log);
           ChaosProducer.Step step = producer.step(s);
+          step.http().forEach(http::post);
           producer.send(sender, step.beforeAdvance(), Duration.ofMinutes(2));
           brokerClock.advance(WINDOW.plusSeconds(1));
           producer.send(sender, step.afterAdvance(), Duration.ofMinutes(2));
@@ -247,6 +251,8 @@ final class ChaosCommand implements Callable<Integer> {
         for (Future<?> f : fired) {
           f.get();
         }
+        httpFailures = http.await(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+        httpCounts = http.counts();
         produceSeconds = seconds(started);
         log.printf("  [%5.1f s] sent %d; draining%n", produceSeconds, producer.sent());
         settled &= drain(serviceBus, fleet, events, expectedEvents, deadline, log);
@@ -280,6 +286,7 @@ final class ChaosCommand implements Callable<Integer> {
                       orders, customers, queueDlq, subscriptionDlq, ledger, eventsReceived),
                   8)
               .run();
+      audit = withHttp(audit, httpCounts, httpFailures);
       Map<String, Integer> faultCounts = new LinkedHashMap<>();
       plan.countByKind()
           .forEach(
@@ -299,6 +306,7 @@ final class ChaosCommand implements Callable<Integer> {
               producer.sent(),
               producer.byKind(),
               producer.bySource(),
+              httpCounts,
               killCounts,
               faultCounts,
               settled,
@@ -313,6 +321,25 @@ final class ChaosCommand implements Callable<Integer> {
       }
       return report.pass() ? 0 : 1;
     }
+  }
+
+  /**
+   * The audit plus the HTTP clients' side: every order posted got 201 under its key (its effect is
+   * checked with the scenario's other orders: once, with its exact body).
+   */
+  private static StateAudit.Result withHttp(
+      StateAudit.Result audit, Map<String, Long> counts, List<String> failures) {
+    List<DemoAudit.Check> checks = new ArrayList<>(audit.checks());
+    checks.add(
+        new DemoAudit.Check(
+            "HTTP intake: every order posted ("
+                + counts.get(ChaosHttp.Count.ORDERS.name())
+                + ", "
+                + counts.get(ChaosHttp.Count.REQUESTS.name())
+                + " requests with retries and racers) answered 201 under its Idempotency-Key",
+            failures.isEmpty(),
+            String.join("; ", failures.stream().limit(20).toList())));
+    return new StateAudit.Result(checks, audit.lost(), audit.doubled(), audit.wrongDeadLetters());
   }
 
   /** OrderAccepted of every order, and the payment event of every request. */
