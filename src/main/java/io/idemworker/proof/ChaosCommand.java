@@ -166,7 +166,12 @@ final class ChaosCommand implements Callable<Integer> {
                 .start();
         CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start();
         CosmosClient cosmosClient = LocalClients.cosmos(cosmos);
-        PaymentProviderEmulator provider = PaymentProviderEmulator.builder().port(0).start()) {
+        ChaosWebhooks webhooks =
+            new ChaosWebhooks(CosmosContainers.ensureExists(cosmosClient, DATABASE, QUEUE));
+        PaymentProviderEmulator provider =
+            PaymentProviderEmulator.builder().port(0).webhooks(webhooks.settings()).start()) {
+      ChaosWebhooks.storms(
+          provider.webhooks(), Math.max(2, scenario.payments.requests.size() / 20));
       CosmosContainer orders = CosmosContainers.ensureExists(cosmosClient, DATABASE, QUEUE);
       CosmosContainer customers = ConsumerWorkers.customers(cosmosClient, DATABASE);
       Map<String, String> base = baseEnvironment(serviceBus, cosmos);
@@ -194,6 +199,7 @@ final class ChaosCommand implements Callable<Integer> {
       double totalSeconds;
       Map<String, Integer> killCounts;
       List<String> httpFailures;
+      boolean webhooksIdle;
       Map<String, Long> httpCounts;
       ScheduledExecutorService faults = Executors.newScheduledThreadPool(4);
       try (WorkerFleet fleet = new WorkerFleet(logs, Duration.ofSeconds(20));
@@ -256,6 +262,11 @@ final class ChaosCommand implements Callable<Integer> {
         produceSeconds = seconds(started);
         log.printf("  [%5.1f s] sent %d; draining%n", produceSeconds, producer.sent());
         settled &= drain(serviceBus, fleet, events, expectedEvents, deadline, log);
+        webhooksIdle =
+            settled
+                && provider
+                    .webhooks()
+                    .awaitIdle(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
         totalSeconds = seconds(started);
         killCounts = fleet.counts();
         events.stop();
@@ -286,7 +297,9 @@ final class ChaosCommand implements Callable<Integer> {
                       orders, customers, queueDlq, subscriptionDlq, ledger, eventsReceived),
                   8)
               .run();
-      audit = withHttp(audit, httpCounts, httpFailures);
+      ChaosWebhooks.Audit webhookAudit =
+          ChaosWebhooks.audit(orders, provider.webhooks().deliveries(), webhooksIdle);
+      audit = withHttpAndWebhooks(audit, httpCounts, httpFailures, webhookAudit);
       Map<String, Integer> faultCounts = new LinkedHashMap<>();
       plan.countByKind()
           .forEach(
@@ -307,6 +320,7 @@ final class ChaosCommand implements Callable<Integer> {
               producer.byKind(),
               producer.bySource(),
               httpCounts,
+              webhookAudit.counts(),
               killCounts,
               faultCounts,
               settled,
@@ -327,9 +341,13 @@ final class ChaosCommand implements Callable<Integer> {
    * The audit plus the HTTP clients' side: every order posted got 201 under its key (its effect is
    * checked with the scenario's other orders: once, with its exact body).
    */
-  private static StateAudit.Result withHttp(
-      StateAudit.Result audit, Map<String, Long> counts, List<String> failures) {
+  private static StateAudit.Result withHttpAndWebhooks(
+      StateAudit.Result audit,
+      Map<String, Long> counts,
+      List<String> failures,
+      ChaosWebhooks.Audit webhooks) {
     List<DemoAudit.Check> checks = new ArrayList<>(audit.checks());
+    checks.add(webhooks.check());
     checks.add(
         new DemoAudit.Check(
             "HTTP intake: every order posted ("

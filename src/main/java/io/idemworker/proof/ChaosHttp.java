@@ -59,8 +59,8 @@ final class ChaosHttp implements AutoCloseable {
   enum Count {
     ORDERS("orders posted over HTTP"),
     REQUESTS("POST requests sent (first tries, retries and racers)"),
-    LATE("answers held past the client's timeout"),
-    LOST("answers lost: connection dropped after the write"),
+    LATE("answers held past the client's timeout (counted when it happened)"),
+    LOST("answers lost: connection dropped after the write (counted when it happened)"),
     RACED("orders posted by several clients at once"),
     RETRY_TIMEOUT("retries after a timeout"),
     RETRY_DROPPED("retries after a dropped connection"),
@@ -111,6 +111,7 @@ final class ChaosHttp implements AutoCloseable {
           @Override
           public void afterCommit(String orderId) {
             if (lost.remove(orderId)) {
+              counts.get(Count.LOST).incrementAndGet();
               throw new Crash("after the order's write, before its answer was stored");
             }
           }
@@ -118,6 +119,7 @@ final class ChaosHttp implements AutoCloseable {
           @Override
           public void beforeReply(String orderId) {
             if (late.remove(orderId)) {
+              counts.get(Count.LATE).incrementAndGet();
               try {
                 // A slow network: the answer is stored but reaches the client after its timeout.
                 closing.await(CLIENT_TIMEOUT.multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS);
@@ -136,14 +138,8 @@ final class ChaosHttp implements AutoCloseable {
     counts.get(Count.ORDERS).incrementAndGet();
     String key = keyPrefix + order.orderId();
     switch (order.hazard()) {
-      case LATE -> {
-        late.add(order.orderId());
-        counts.get(Count.LATE).incrementAndGet();
-      }
-      case LOST -> {
-        lost.add(order.orderId());
-        counts.get(Count.LOST).incrementAndGet();
-      }
+      case LATE -> late.add(order.orderId());
+      case LOST -> lost.add(order.orderId());
       case RACED -> counts.get(Count.RACED).incrementAndGet();
       case NONE -> {}
     }

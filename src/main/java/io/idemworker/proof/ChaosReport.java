@@ -22,6 +22,7 @@ import java.util.Map;
  * @param byKind sent messages by message type
  * @param bySource sent messages by duplicate source
  * @param http the HTTP intake's requests, by {@link ChaosHttp.Count}
+ * @param webhooks the payment webhooks the double sent (events, copies, attempts, duplicates)
  * @param kills process kills executed, by signal, and restarts
  * @param faults faults injected, by kind
  * @param settled whether the system drained within the timeout
@@ -39,6 +40,7 @@ record ChaosReport(
     Map<String, Long> byKind,
     Map<String, Long> bySource,
     Map<String, Long> http,
+    Map<String, Long> webhooks,
     Map<String, Integer> kills,
     Map<String, Integer> faults,
     boolean settled,
@@ -64,6 +66,8 @@ record ChaosReport(
     out.println("  HTTP intake (POST /orders, Idempotency-Key)");
     http.forEach(
         (k, v) -> out.printf("    %-26s %8d  %s%n", k, v, ChaosHttp.Count.valueOf(k).label));
+    out.println("  payment webhooks (signed, storms, out of order, redelivered)");
+    webhooks.forEach((k, v) -> out.printf("    %-26s %8d%n", k, v));
     out.println("  kills and faults injected");
     kills.forEach((k, v) -> out.printf("    %-26s %8d%n", k, v));
     faults.forEach(
@@ -104,6 +108,7 @@ record ChaosReport(
     root.set("messagesByKind", mapper.valueToTree(byKind));
     root.set("messagesByDuplicateSource", mapper.valueToTree(bySource));
     root.set("httpIntake", mapper.valueToTree(http));
+    root.set("webhooks", mapper.valueToTree(webhooks));
     root.set("kills", mapper.valueToTree(kills));
     root.set("faults", mapper.valueToTree(faults));
     root.put("settled", settled);

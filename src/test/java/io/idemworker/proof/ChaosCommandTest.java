@@ -86,6 +86,11 @@ class ChaosCommandTest {
     assertThat(http.path("RETRY_DROPPED").asLong())
         .isGreaterThanOrEqualTo(http.path("LOST").asLong());
     assertThat(report.path("checks").toString()).contains("HTTP intake: every order posted");
+    JsonNode webhooks = report.path("webhooks");
+    assertThat(webhooks.path("events").asLong()).isPositive();
+    assertThat(webhooks.path("copies").asLong()).isGreaterThan(webhooks.path("events").asLong());
+    assertThat(webhooks.path("answeredDuplicate").asLong()).isPositive();
+    assertThat(report.path("checks").toString()).contains("webhooks: every event the provider");
     report
         .path("checks")
         .forEach(c -> assertThat(c.path("pass").asBoolean()).as(c.toString()).isTrue());
