@@ -166,7 +166,12 @@ final class ChaosCommand implements Callable<Integer> {
                 .start();
         CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start();
         CosmosClient cosmosClient = LocalClients.cosmos(cosmos);
-        PaymentProviderEmulator provider = PaymentProviderEmulator.builder().port(0).start()) {
+        ChaosWebhooks webhooks =
+            new ChaosWebhooks(CosmosContainers.ensureExists(cosmosClient, DATABASE, QUEUE));
+        PaymentProviderEmulator provider =
+            PaymentProviderEmulator.builder().port(0).webhooks(webhooks.settings()).start()) {
+      ChaosWebhooks.storms(
+          provider.webhooks(), Math.max(2, scenario.payments.requests.size() / 20));
       CosmosContainer orders = CosmosContainers.ensureExists(cosmosClient, DATABASE, QUEUE);
       CosmosContainer customers = ConsumerWorkers.customers(cosmosClient, DATABASE);
       Map<String, String> base = baseEnvironment(serviceBus, cosmos);
@@ -193,6 +198,9 @@ final class ChaosCommand implements Callable<Integer> {
       double produceSeconds;
       double totalSeconds;
       Map<String, Integer> killCounts;
+      List<String> httpFailures;
+      boolean webhooksIdle;
+      Map<String, Long> httpCounts;
       ScheduledExecutorService faults = Executors.newScheduledThreadPool(4);
       try (WorkerFleet fleet = new WorkerFleet(logs, Duration.ofSeconds(20));
           EventTap events =
@@ -205,7 +213,8 @@ final class ChaosCommand implements Callable<Integer> {
                   .connectionString(serviceBus.connectionString())
                   .sender()
                   .queueName(QUEUE)
-                  .buildClient()) {
+                  .buildClient();
+          ChaosHttp http = new ChaosHttp(orders, "chaos-" + seed + "-", Duration.ofMinutes(2))) {
         for (int i = 1; i <= workers; i++) {
           fleet.start("worker-" + i, ordersEnvironment(base, provider));
         }
@@ -223,6 +232,7 @@ final class ChaosCommand implements Callable<Integer> {
         for (int s = 0; s < steps && settled; s++) {
           settled = awaitBacklog(serviceBus, fleet, 300, deadline, log);
           ChaosProducer.Step step = producer.step(s);
+          step.http().forEach(http::post);
           producer.send(sender, step.beforeAdvance(), Duration.ofMinutes(2));
           brokerClock.advance(WINDOW.plusSeconds(1));
           producer.send(sender, step.afterAdvance(), Duration.ofMinutes(2));
@@ -247,9 +257,16 @@ final class ChaosCommand implements Callable<Integer> {
         for (Future<?> f : fired) {
           f.get();
         }
+        httpFailures = http.await(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+        httpCounts = http.counts();
         produceSeconds = seconds(started);
         log.printf("  [%5.1f s] sent %d; draining%n", produceSeconds, producer.sent());
         settled &= drain(serviceBus, fleet, events, expectedEvents, deadline, log);
+        webhooksIdle =
+            settled
+                && provider
+                    .webhooks()
+                    .awaitIdle(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
         totalSeconds = seconds(started);
         killCounts = fleet.counts();
         events.stop();
@@ -280,6 +297,9 @@ final class ChaosCommand implements Callable<Integer> {
                       orders, customers, queueDlq, subscriptionDlq, ledger, eventsReceived),
                   8)
               .run();
+      ChaosWebhooks.Audit webhookAudit =
+          ChaosWebhooks.audit(orders, provider.webhooks().deliveries(), webhooksIdle);
+      audit = withHttpAndWebhooks(audit, httpCounts, httpFailures, webhookAudit);
       Map<String, Integer> faultCounts = new LinkedHashMap<>();
       plan.countByKind()
           .forEach(
@@ -299,6 +319,8 @@ final class ChaosCommand implements Callable<Integer> {
               producer.sent(),
               producer.byKind(),
               producer.bySource(),
+              httpCounts,
+              webhookAudit.counts(),
               killCounts,
               faultCounts,
               settled,
@@ -313,6 +335,29 @@ final class ChaosCommand implements Callable<Integer> {
       }
       return report.pass() ? 0 : 1;
     }
+  }
+
+  /**
+   * The audit plus the HTTP clients' side: every order posted got 201 under its key (its effect is
+   * checked with the scenario's other orders: once, with its exact body).
+   */
+  private static StateAudit.Result withHttpAndWebhooks(
+      StateAudit.Result audit,
+      Map<String, Long> counts,
+      List<String> failures,
+      ChaosWebhooks.Audit webhooks) {
+    List<DemoAudit.Check> checks = new ArrayList<>(audit.checks());
+    checks.add(webhooks.check());
+    checks.add(
+        new DemoAudit.Check(
+            "HTTP intake: every order posted ("
+                + counts.get(ChaosHttp.Count.ORDERS.name())
+                + ", "
+                + counts.get(ChaosHttp.Count.REQUESTS.name())
+                + " requests with retries and racers) answered 201 under its Idempotency-Key",
+            failures.isEmpty(),
+            String.join("; ", failures.stream().limit(20).toList())));
+    return new StateAudit.Result(checks, audit.lost(), audit.doubled(), audit.wrongDeadLetters());
   }
 
   /** OrderAccepted of every order, and the payment event of every request. */

@@ -44,6 +44,7 @@ final class ChaosProducer {
     SEND_RETRY("producer re-send after a failed send (connection dropped)"),
     PAST_WINDOW("producer re-send past the duplicate-detection window"),
     CONCURRENT("concurrent copy (second copy past the window, sent back to back)"),
+    HTTP_AND_QUEUE("queue copy of an order also posted over HTTP (one order either way)"),
     KEY_REUSE("key reused with another body (must dead-letter IdempotencyConflict)"),
     POISON("poison (must dead-letter with its reason)");
 
@@ -64,6 +65,14 @@ final class ChaosProducer {
   private final int waves;
   private final Map<String, Integer> waveOf = new HashMap<>();
   private final Set<String> producerRetries;
+
+  /** Orders of the first wave posted over HTTP (one in {@link #HTTP_EVERY}), with their hazard. */
+  private final Map<String, ChaosHttp.Hazard> http = new HashMap<>();
+
+  /** Of these, the ones also sent on the queue. */
+  private final Set<String> httpAndQueue = new java.util.HashSet<>();
+
+  static final int HTTP_EVERY = 14;
   private final Map<String, AtomicLong> byKind = new LinkedHashMap<>();
   private final Map<Source, AtomicLong> bySource = new LinkedHashMap<>();
   private final AtomicLong sent = new AtomicLong();
@@ -75,6 +84,13 @@ final class ChaosProducer {
     List<String> first = scenario.firstWave;
     for (int i = 0; i < first.size(); i++) {
       waveOf.put(first.get(i), (int) ((long) i * waves / first.size()));
+    }
+    ChaosHttp.Hazard[] hazards = ChaosHttp.Hazard.values();
+    for (int i = 3, j = 0; i < first.size(); i += HTTP_EVERY, j++) {
+      http.put(first.get(i), hazards[j % hazards.length]);
+      if (j % 3 == 1) {
+        httpAndQueue.add(first.get(i));
+      }
     }
     List<String> pairs = scenario.concurrentCopies;
     for (int i = 0; i < pairs.size(); i++) {
@@ -99,8 +115,11 @@ final class ChaosProducer {
     return waves + REUSE_LAG + 1;
   }
 
-  /** What one step sends before and after the broker's clock moves past the window. */
-  record Step(List<Tagged> beforeAdvance, List<Tagged> afterAdvance) {}
+  /**
+   * What one step sends before and after the broker's clock moves past the window, and the orders
+   * it posts over HTTP (with the first list).
+   */
+  record Step(List<Tagged> beforeAdvance, List<Tagged> afterAdvance, List<ChaosHttp.Order> http) {}
 
   /** A message with its kind and source. */
   record Tagged(String kind, Source source, ServiceBusMessage message) {}
@@ -108,8 +127,17 @@ final class ChaosProducer {
   Step step(int s) {
     List<Tagged> before = new ArrayList<>();
     List<Tagged> after = new ArrayList<>();
+    List<ChaosHttp.Order> posts = new ArrayList<>();
     String orderPlaced = OrderMessageTypes.SUBJECTS.get(0);
     for (String orderId : inWave(scenario.firstWave, s)) {
+      ChaosHttp.Hazard hazard = http.get(orderId);
+      if (hazard != null) {
+        posts.add(new ChaosHttp.Order(orderId, scenario.orders.get(orderId), hazard));
+        if (httpAndQueue.contains(orderId)) {
+          before.add(new Tagged(orderPlaced, Source.HTTP_AND_QUEUE, scenario.message(orderId)));
+        }
+        continue;
+      }
       before.add(new Tagged(orderPlaced, Source.ORIGINAL, scenario.message(orderId)));
       if (producerRetries.contains(orderId)) {
         before.add(new Tagged(orderPlaced, Source.PRODUCER_RETRY, scenario.message(orderId)));
@@ -155,7 +183,7 @@ final class ChaosProducer {
                 DemoPayments.message(r)));
       }
     }
-    return new Step(before, after);
+    return new Step(before, after, posts);
   }
 
   /** Credits, wrong currencies, status 3 and payments of the orders of wave {@code w}. */

@@ -21,6 +21,8 @@ import java.util.Map;
  * @param sent messages the producer sent
  * @param byKind sent messages by message type
  * @param bySource sent messages by duplicate source
+ * @param http the HTTP intake's requests, by {@link ChaosHttp.Count}
+ * @param webhooks the payment webhooks the double sent (events, copies, attempts, duplicates)
  * @param kills process kills executed, by signal, and restarts
  * @param faults faults injected, by kind
  * @param settled whether the system drained within the timeout
@@ -37,6 +39,8 @@ record ChaosReport(
     long sent,
     Map<String, Long> byKind,
     Map<String, Long> bySource,
+    Map<String, Long> http,
+    Map<String, Long> webhooks,
     Map<String, Integer> kills,
     Map<String, Integer> faults,
     boolean settled,
@@ -59,6 +63,11 @@ record ChaosReport(
     out.println("  by duplicate source");
     bySource.forEach(
         (k, v) -> out.printf("    %-26s %8d  %s%n", k, v, ChaosProducer.Source.valueOf(k).label));
+    out.println("  HTTP intake (POST /orders, Idempotency-Key)");
+    http.forEach(
+        (k, v) -> out.printf("    %-26s %8d  %s%n", k, v, ChaosHttp.Count.valueOf(k).label));
+    out.println("  payment webhooks (signed, storms, out of order, redelivered)");
+    webhooks.forEach((k, v) -> out.printf("    %-26s %8d%n", k, v));
     out.println("  kills and faults injected");
     kills.forEach((k, v) -> out.printf("    %-26s %8d%n", k, v));
     faults.forEach(
@@ -98,6 +107,8 @@ record ChaosReport(
     root.put("messagesSent", sent);
     root.set("messagesByKind", mapper.valueToTree(byKind));
     root.set("messagesByDuplicateSource", mapper.valueToTree(bySource));
+    root.set("httpIntake", mapper.valueToTree(http));
+    root.set("webhooks", mapper.valueToTree(webhooks));
     root.set("kills", mapper.valueToTree(kills));
     root.set("faults", mapper.valueToTree(faults));
     root.put("settled", settled);

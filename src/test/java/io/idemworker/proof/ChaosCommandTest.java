@@ -76,6 +76,21 @@ class ChaosCommandTest {
                 assertThat(e.getValue().asLong()).as(e.getKey()).isPositive();
               }
             });
+    JsonNode http = report.path("httpIntake");
+    for (String count : new String[] {"ORDERS", "LATE", "LOST", "RACED", "REPLAYED"}) {
+      assertThat(http.path(count).asLong()).as(count).isPositive();
+    }
+    // A late answer is a timeout and a lost one a dropped connection: each is retried.
+    assertThat(http.path("RETRY_TIMEOUT").asLong())
+        .isGreaterThanOrEqualTo(http.path("LATE").asLong());
+    assertThat(http.path("RETRY_DROPPED").asLong())
+        .isGreaterThanOrEqualTo(http.path("LOST").asLong());
+    assertThat(report.path("checks").toString()).contains("HTTP intake: every order posted");
+    JsonNode webhooks = report.path("webhooks");
+    assertThat(webhooks.path("events").asLong()).isPositive();
+    assertThat(webhooks.path("copies").asLong()).isGreaterThan(webhooks.path("events").asLong());
+    assertThat(webhooks.path("answeredDuplicate").asLong()).isPositive();
+    assertThat(report.path("checks").toString()).contains("webhooks: every event the provider");
     report
         .path("checks")
         .forEach(c -> assertThat(c.path("pass").asBoolean()).as(c.toString()).isTrue());
