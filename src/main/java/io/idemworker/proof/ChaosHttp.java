@@ -129,7 +129,16 @@ final class ChaosHttp implements AutoCloseable {
             }
           }
         };
-    server = OrderApi.local(orders, LEASE, Duration.ofDays(1), apiClock, faults, serverThreads);
+    // The run's webhook receiver is ChaosWebhooks' own server (its deliveries are gated there).
+    server =
+        OrderApi.local(
+            orders,
+            LEASE,
+            Duration.ofDays(1),
+            apiClock,
+            faults,
+            serverThreads,
+            OrderApi.Webhooks.unconfigured());
     server.start();
   }
 
