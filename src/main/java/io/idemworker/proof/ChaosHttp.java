@@ -129,7 +129,7 @@ final class ChaosHttp implements AutoCloseable {
             }
           }
         };
-    // The run's webhook receiver is ChaosWebhooks' own server (its deliveries are gated there).
+    // The run's webhooks go to ChaosWebhooks' own receiver, not through this server.
     server =
         OrderApi.local(
             orders,
