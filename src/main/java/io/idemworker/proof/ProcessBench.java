@@ -72,9 +72,10 @@ final class ProcessBench implements Callable<Integer> {
 
   @Option(
       names = "--warm-up-orders",
-      defaultValue = "5000",
+      defaultValue = "40000",
       description =
-          "New orders sent and drained before measuring (0-200000; default ${DEFAULT-VALUE}).")
+          "New orders sent and drained before measuring (0-200000; default ${DEFAULT-VALUE}: on two"
+              + " busy cores the JIT needs tens of thousands of messages to finish).")
   int warmUpOrders;
 
   @Option(
