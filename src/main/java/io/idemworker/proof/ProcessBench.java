@@ -72,9 +72,10 @@ final class ProcessBench implements Callable<Integer> {
 
   @Option(
       names = "--warm-up-orders",
-      defaultValue = "5000",
+      defaultValue = "40000",
       description =
-          "New orders sent and drained before measuring (0-200000; default ${DEFAULT-VALUE}).")
+          "New orders sent and drained before measuring (0-200000; default ${DEFAULT-VALUE}: on two"
+              + " busy cores the JIT needs tens of thousands of messages to finish).")
   int warmUpOrders;
 
   @Option(
@@ -357,7 +358,7 @@ final class ProcessBench implements Callable<Integer> {
     List<String> command = new ArrayList<>();
     command.add(java);
     command.add("-Xmx" + heap);
-    command.add("-XX:+UseG1GC");
+    command.addAll(collector(jvmOptions));
     command.add("-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true");
     command.add("-DCOSMOS.DISABLE_IMDS_ACCESS=true");
     // The shipped logging configuration even where a logback-test.xml comes first on the class
@@ -373,6 +374,16 @@ final class ProcessBench implements Callable<Integer> {
     builder.environment().clear();
     builder.environment().putAll(env);
     return builder.redirectErrorStream(true).redirectOutput(log.toFile()).start();
+  }
+
+  /**
+   * The child's garbage collector option: the deployed one (the Dockerfile's parallel collector)
+   * unless {@code jvmOptions} pick a collector themselves, as two would stop the JVM from starting.
+   */
+  static List<String> collector(List<String> jvmOptions) {
+    return jvmOptions.stream().anyMatch(o -> o.matches("-XX:\\+Use[A-Za-z0-9]+GC"))
+        ? List.of()
+        : List.of("-XX:+UseParallelGC");
   }
 
   private void awaitReady(Process child, int port) throws IOException, InterruptedException {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -40,6 +41,15 @@ class ProcessBenchTest {
             .execute("--orders", "5");
 
     assertThat(exit).isEqualTo(2);
+  }
+
+  @Test
+  void childCollector_isTheDeployedOneUnlessAnOptionPicksAnother() {
+    assertThat(ProcessBench.collector(List.of())).containsExactly("-XX:+UseParallelGC");
+    assertThat(ProcessBench.collector(List.of("-XX:TieredStopAtLevel=1")))
+        .containsExactly("-XX:+UseParallelGC");
+    assertThat(ProcessBench.collector(List.of("-XX:+UseG1GC"))).isEmpty();
+    assertThat(ProcessBench.collector(List.of("-XX:+UseSerialGC"))).isEmpty();
   }
 
   @Test
