@@ -1,9 +1,7 @@
 package io.idemworker.app;
 
 import com.azure.core.credential.TokenCredential;
-import com.azure.cosmos.ConsistencyLevel;
 import com.azure.cosmos.CosmosClient;
-import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.CosmosContainer;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
@@ -93,7 +91,12 @@ final class ApiCommand implements Callable<Integer> {
     CosmosContainer container = null;
     while (container == null) {
       try {
-        cosmos.set(cosmosClient(config, credential));
+        cosmos.set(
+            Wiring.cosmosClient(
+                config.cosmosEndpoint(),
+                config.cosmosKey(),
+                config.cosmosGatewayMode(),
+                credential));
         CosmosContainer candidate =
             config.createContainer()
                 ? CosmosContainers.ensureExists(
@@ -172,19 +175,5 @@ final class ApiCommand implements Callable<Integer> {
             : "answered 503 (PAYMENTS_WEBHOOK_SECRET unset)");
     stopping.await();
     return 0;
-  }
-
-  private static CosmosClient cosmosClient(ApiConfig config, Supplier<TokenCredential> credential) {
-    CosmosClientBuilder builder =
-        new CosmosClientBuilder()
-            .endpoint(config.cosmosEndpoint().toString())
-            .consistencyLevel(ConsistencyLevel.SESSION)
-            .contentResponseOnWriteEnabled(false);
-    builder =
-        config.cosmosKey().isPresent()
-            ? builder.key(config.cosmosKey().get())
-            : builder.credential(credential.get());
-    builder = config.cosmosGatewayMode() ? builder.gatewayMode() : builder.directMode();
-    return builder.buildClient();
   }
 }

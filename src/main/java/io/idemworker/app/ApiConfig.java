@@ -3,8 +3,6 @@ package io.idemworker.app;
 import io.idemworker.webhooks.WebhookSecret;
 import java.net.URI;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -142,17 +140,13 @@ record ApiConfig(
    * @throws WorkerConfig.ConfigurationException naming every bad variable
    */
   static ApiConfig fromEnvironment(Map<String, String> env) {
-    List<String> problems = new ArrayList<>();
-    Reader r = new Reader(env, problems);
+    EnvironmentReader r = new EnvironmentReader(env, VARIABLES);
+    List<String> problems = r.problems;
     URI endpoint = r.endpoint("COSMOS_ENDPOINT");
-    Optional<String> cosmosKey = r.raw("COSMOS_KEY");
-    if (cosmosKey.isPresent() && !base64(cosmosKey.get())) {
-      problems.add(
-          "COSMOS_KEY: must be a base64 account key, or unset to use Entra ID (value not shown)");
-    }
+    Optional<String> cosmosKey = r.accountKey("COSMOS_KEY");
     AuthMode auth =
         AuthMode.valueOf(r.choice("API_AUTH", "apikey", "entra", "none").toUpperCase(Locale.ROOT));
-    Optional<String> apiKey = r.raw("API_KEY");
+    Optional<String> apiKey = r.optional("API_KEY");
     if (auth == AuthMode.APIKEY && apiKey.isEmpty()) {
       problems.add("API_KEY: is required with API_AUTH apikey; " + r.allowed("API_KEY"));
     } else if (auth == AuthMode.APIKEY && !KEY.matcher(apiKey.get()).matches()) {
@@ -197,112 +191,15 @@ record ApiConfig(
     return config;
   }
 
-  private static Optional<WebhookSecret> webhookSecret(Reader r) {
-    Optional<String> value = r.raw("PAYMENTS_WEBHOOK_SECRET");
+  private static Optional<WebhookSecret> webhookSecret(EnvironmentReader r) {
+    Optional<String> value = r.optional("PAYMENTS_WEBHOOK_SECRET");
     if (value.isPresent() && !WebhookSecret.isValid(value.get())) {
-      r.problems()
-          .add(
-              "PAYMENTS_WEBHOOK_SECRET: must be "
-                  + r.allowed("PAYMENTS_WEBHOOK_SECRET")
-                  + " (value not shown)");
+      r.problems.add(
+          "PAYMENTS_WEBHOOK_SECRET: must be "
+              + r.allowed("PAYMENTS_WEBHOOK_SECRET")
+              + " (value not shown)");
       return Optional.empty();
     }
     return value.map(WebhookSecret::new);
-  }
-
-  private static boolean base64(String key) {
-    try {
-      return java.util.Base64.getDecoder().decode(key).length > 0;
-    } catch (IllegalArgumentException e) {
-      return false;
-    }
-  }
-
-  private record Reader(Map<String, String> env, List<String> problems) {
-    String allowed(String name) {
-      return variable(name).allowed();
-    }
-
-    private static WorkerConfig.Variable variable(String name) {
-      return VARIABLES.stream().filter(v -> v.name().equals(name)).findFirst().orElseThrow();
-    }
-
-    Optional<String> raw(String name) {
-      return Optional.ofNullable(env.get(name)).map(String::trim).filter(v -> !v.isEmpty());
-    }
-
-    private String value(String name) {
-      return raw(name).orElse(variable(name).defaultValue());
-    }
-
-    String matching(String name, Pattern pattern) {
-      String value = value(name);
-      if (!pattern.matcher(value).matches()) {
-        problems.add(name + ": must be " + allowed(name));
-      }
-      return value;
-    }
-
-    String choice(String name, String... choices) {
-      String value = value(name).toLowerCase(Locale.ROOT);
-      if (List.of(choices).contains(value)) {
-        return value;
-      }
-      problems.add(name + ": must be " + allowed(name) + ", was '" + value + "'");
-      return choices[0];
-    }
-
-    int integer(String name, int min, int max) {
-      String value = value(name);
-      try {
-        int parsed = Integer.parseInt(value);
-        if (parsed >= min && parsed <= max) {
-          return parsed;
-        }
-      } catch (NumberFormatException e) {
-        // reported below
-      }
-      problems.add(name + ": must be " + allowed(name) + ", was '" + value + "'");
-      return min;
-    }
-
-    Duration duration(String name, Duration min, Duration max) {
-      String value = value(name);
-      try {
-        Duration parsed = Duration.parse(value);
-        if (parsed.compareTo(min) >= 0 && parsed.compareTo(max) <= 0) {
-          return parsed;
-        }
-      } catch (DateTimeParseException e) {
-        // reported below
-      }
-      problems.add(name + ": must be " + allowed(name) + ", was '" + value + "'");
-      return min;
-    }
-
-    Optional<Duration> durationOrNever(String name, Duration min, Duration max) {
-      if (value(name).equalsIgnoreCase("never")) {
-        return Optional.empty();
-      }
-      return Optional.of(duration(name, min, max));
-    }
-
-    URI endpoint(String name) {
-      Optional<String> value = raw(name);
-      if (value.isEmpty()) {
-        problems.add(name + ": is required; " + allowed(name));
-        return URI.create("https://invalid/");
-      }
-      try {
-        URI uri = URI.create(value.get());
-        if ("https".equalsIgnoreCase(uri.getScheme()) && uri.getHost() != null) {
-          return uri;
-        }
-      } catch (IllegalArgumentException e) {
-        // reported below
-      }
-      problems.add(name + ": must be " + allowed(name) + ", was '" + value.get() + "'");
-      return URI.create("https://invalid/");
-    }
   }
 }

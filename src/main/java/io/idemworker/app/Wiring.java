@@ -27,6 +27,7 @@ import io.idemworker.relay.RelaySettings;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
+import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -58,16 +59,26 @@ public final class Wiring {
   }
 
   static CosmosClient cosmosClient(WorkerConfig config, Supplier<TokenCredential> credential) {
+    return cosmosClient(
+        config.cosmosEndpoint(), config.cosmosKey(), config.cosmosGatewayMode(), credential);
+  }
+
+  /**
+   * A session-consistency client that does not echo written items back; the account key when there
+   * is one, else Entra ID (the credential is built only in that second case).
+   */
+  static CosmosClient cosmosClient(
+      URI endpoint,
+      Optional<String> key,
+      boolean gatewayMode,
+      Supplier<TokenCredential> credential) {
     CosmosClientBuilder builder =
         new CosmosClientBuilder()
-            .endpoint(config.cosmosEndpoint().toString())
+            .endpoint(endpoint.toString())
             .consistencyLevel(ConsistencyLevel.SESSION)
             .contentResponseOnWriteEnabled(false);
-    builder =
-        config.cosmosKey().isPresent()
-            ? builder.key(config.cosmosKey().get())
-            : builder.credential(credential.get());
-    builder = config.cosmosGatewayMode() ? builder.gatewayMode() : builder.directMode();
+    builder = key.isPresent() ? builder.key(key.get()) : builder.credential(credential.get());
+    builder = gatewayMode ? builder.gatewayMode() : builder.directMode();
     return builder.buildClient();
   }
 

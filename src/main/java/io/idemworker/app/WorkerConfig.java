@@ -6,11 +6,7 @@ import io.idemworker.orders.InboxMarkers;
 import io.idemworker.servicebus.ProcessorSettings;
 import java.net.URI;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -246,7 +242,7 @@ record WorkerConfig(
    * @throws ConfigurationException naming every bad variable and its allowed values
    */
   static WorkerConfig fromEnvironment(Map<String, String> env) {
-    Reader r = new Reader(env);
+    EnvironmentReader r = new EnvironmentReader(env, VARIABLES);
     Optional<String> connectionString = r.optional("SERVICEBUS_CONNECTION_STRING");
     Optional<String> namespace = r.optional("SERVICEBUS_FULLY_QUALIFIED_NAMESPACE");
     if (connectionString.isPresent() == namespace.isPresent()) {
@@ -268,13 +264,7 @@ record WorkerConfig(
                 r.problems.add(
                     "SERVICEBUS_CONNECTION_STRING: must contain Endpoint=sb://HOST (value not"
                         + " shown)"));
-    r.optional("COSMOS_KEY")
-        .filter(key -> !isBase64Key(key))
-        .ifPresent(
-            key ->
-                r.problems.add(
-                    "COSMOS_KEY: must be a base64 account key, or unset to use Entra ID (value not"
-                        + " shown)"));
+    r.accountKey("COSMOS_KEY");
     r.problems.addAll(TelemetryExport.problems(env));
     Optional<CustomerConsumers.Role> role = role(r);
     Optional<ProcessorSettings.Subscription> subscription = subscription(r, role);
@@ -365,7 +355,7 @@ record WorkerConfig(
     return config;
   }
 
-  private static Optional<CustomerConsumers.Role> role(Reader r) {
+  private static Optional<CustomerConsumers.Role> role(EnvironmentReader r) {
     String name = r.optional("WORKER_ROLE").orElse("orders");
     if (name.equalsIgnoreCase("orders")) {
       return Optional.empty();
@@ -382,7 +372,7 @@ record WorkerConfig(
    * explicitly set one conflicts with a topic.
    */
   private static Optional<ProcessorSettings.Subscription> subscription(
-      Reader r, Optional<CustomerConsumers.Role> role) {
+      EnvironmentReader r, Optional<CustomerConsumers.Role> role) {
     Optional<String> topic = r.optionalMatching("SERVICEBUS_TOPIC_NAME", QUEUE);
     Optional<String> name = r.optionalMatching("SERVICEBUS_SUBSCRIPTION_NAME", SUBSCRIPTION);
     boolean topicSet = r.optional("SERVICEBUS_TOPIC_NAME").isPresent();
@@ -418,7 +408,7 @@ record WorkerConfig(
     return Optional.empty();
   }
 
-  private static Optional<PaymentsConfig> payments(Reader r) {
+  private static Optional<PaymentsConfig> payments(EnvironmentReader r) {
     Duration timeout = r.duration("PAYMENTS_TIMEOUT", Duration.ofSeconds(1), Duration.ofMinutes(2));
     Duration lease = r.duration("PAYMENTS_LEASE", Duration.ofSeconds(2), Duration.ofMinutes(5));
     Optional<String> url = r.optional("PAYMENTS_BASE_URL");
@@ -457,15 +447,6 @@ record WorkerConfig(
     return Optional.of(new PaymentsConfig(baseUrl, key.get(), timeout, lease));
   }
 
-  /** The account key signs every request: it must decode as base64, or it can never work. */
-  private static boolean isBase64Key(String key) {
-    try {
-      return Base64.getDecoder().decode(key).length > 0;
-    } catch (IllegalArgumentException e) {
-      return false;
-    }
-  }
-
   /** Thrown when the configuration is invalid; its message lists every problem. */
   static final class ConfigurationException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -478,124 +459,6 @@ record WorkerConfig(
 
     List<String> problems() {
       return problems;
-    }
-  }
-
-  private static final class Reader {
-    private final Map<String, String> env;
-    private final List<String> problems = new ArrayList<>();
-
-    Reader(Map<String, String> env) {
-      this.env = env;
-    }
-
-    String allowed(String name) {
-      return VARIABLES.stream()
-          .filter(v -> v.name().equals(name))
-          .findFirst()
-          .map(Variable::allowed)
-          .orElseThrow();
-    }
-
-    private Optional<String> raw(String name) {
-      return Optional.ofNullable(env.get(name)).map(String::trim).filter(v -> !v.isEmpty());
-    }
-
-    private String valueOrDefault(String name) {
-      return raw(name)
-          .orElseGet(
-              () ->
-                  VARIABLES.stream()
-                      .filter(v -> v.name().equals(name))
-                      .findFirst()
-                      .map(Variable::defaultValue)
-                      .orElse(null));
-    }
-
-    Optional<String> optional(String name) {
-      return raw(name);
-    }
-
-    Optional<String> optionalMatching(String name, Pattern pattern) {
-      Optional<String> value = raw(name);
-      if (value.isPresent() && !pattern.matcher(value.get()).matches()) {
-        problems.add(name + ": must be " + allowed(name));
-        return Optional.empty();
-      }
-      return value;
-    }
-
-    String matching(String name, Pattern pattern) {
-      String value = valueOrDefault(name);
-      if (value == null || !pattern.matcher(value).matches()) {
-        problems.add(name + ": must be " + allowed(name));
-        return "invalid";
-      }
-      return value;
-    }
-
-    String choice(String name, String... choices) {
-      String value = valueOrDefault(name).toLowerCase(Locale.ROOT);
-      for (String choice : choices) {
-        if (choice.equals(value)) {
-          return choice;
-        }
-      }
-      problems.add(name + ": must be " + allowed(name) + ", was '" + value + "'");
-      return choices[0];
-    }
-
-    int integer(String name, int min, int max) {
-      String value = valueOrDefault(name);
-      try {
-        int parsed = Integer.parseInt(value);
-        if (parsed >= min && parsed <= max) {
-          return parsed;
-        }
-      } catch (NumberFormatException e) {
-        // reported below
-      }
-      problems.add(name + ": must be " + allowed(name) + ", was '" + value + "'");
-      return min;
-    }
-
-    Duration duration(String name, Duration min, Duration max) {
-      String value = valueOrDefault(name);
-      try {
-        Duration parsed = Duration.parse(value);
-        if (parsed.compareTo(min) >= 0 && parsed.compareTo(max) <= 0) {
-          return parsed;
-        }
-      } catch (DateTimeParseException e) {
-        // reported below
-      }
-      problems.add(name + ": must be " + allowed(name) + ", was '" + value + "'");
-      return min;
-    }
-
-    Optional<Duration> durationOrNever(String name, Duration min, Duration max) {
-      if ("never".equalsIgnoreCase(valueOrDefault(name))) {
-        return Optional.empty();
-      }
-      return Optional.of(duration(name, min, max));
-    }
-
-    URI endpoint(String name) {
-      Optional<String> value = raw(name);
-      if (value.isEmpty()) {
-        problems.add(name + ": is required; " + allowed(name));
-        return URI.create("https://invalid/");
-      }
-      try {
-        URI uri = URI.create(value.get());
-        if ("https".equalsIgnoreCase(uri.getScheme()) && uri.getHost() != null) {
-          return uri;
-        }
-      } catch (IllegalArgumentException e) {
-        // reported below
-      }
-      problems.add(name + ": must be " + allowed(name) + ", was '" + value.get() + "'");
-      return URI.create("https://invalid/");
     }
   }
 }

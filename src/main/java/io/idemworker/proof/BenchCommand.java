@@ -5,7 +5,6 @@ import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.CosmosException;
 import com.azure.cosmos.models.PartitionKey;
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
-import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.EffectStore;
@@ -67,7 +66,6 @@ final class BenchCommand implements Callable<Integer> {
   static final int MAX_BODY_BYTES = 64 * 1024;
   static final double THROUGHPUT_TARGET = 0.90;
   private static final String DATABASE = "idemworker-bench";
-  private static final int SEND_BATCH = 100;
 
   @Option(
       names = "--orders",
@@ -301,7 +299,7 @@ final class BenchCommand implements Callable<Integer> {
             tally.observer(),
             Clock.systemUTC());
 
-    long cpuStart = processCpuNanos();
+    long cpuStart = BenchSupport.processCpuNanos();
     long start = System.nanoTime();
     boolean finished = false;
     long end;
@@ -310,7 +308,7 @@ final class BenchCommand implements Callable<Integer> {
       worker.start();
       finished = tally.await(timeout);
     } finally {
-      cpuEnd = processCpuNanos();
+      cpuEnd = BenchSupport.processCpuNanos();
       end = finished ? tally.lastFinishedNanos() : System.nanoTime();
       worker.shutdown(Duration.ofSeconds(10));
     }
@@ -413,26 +411,8 @@ final class BenchCommand implements Callable<Integer> {
             .sender()
             .queueName(queue)
             .buildClient()) {
-      List<ServiceBusMessage> batch = new ArrayList<>(SEND_BATCH);
-      for (String orderId : sendOrder) {
-        batch.add(scenario.message(orderId));
-        if (batch.size() == SEND_BATCH) {
-          sender.sendMessages(batch);
-          batch.clear();
-        }
-      }
-      if (!batch.isEmpty()) {
-        sender.sendMessages(batch);
-      }
+      BenchSupport.sendInBatches(sender, scenario, sendOrder);
     }
-  }
-
-  private static long processCpuNanos() {
-    if (ManagementFactory.getOperatingSystemMXBean()
-        instanceof com.sun.management.OperatingSystemMXBean os) {
-      return os.getProcessCpuTime();
-    }
-    return 0;
   }
 
   private void print(Run run) {

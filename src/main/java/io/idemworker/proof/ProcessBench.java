@@ -1,7 +1,6 @@
 package io.idemworker.proof;
 
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
-import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import io.idemworker.Main;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
@@ -10,7 +9,6 @@ import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.emulator.servicebus.TopicSettings;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URL;
@@ -60,7 +58,6 @@ import picocli.CommandLine.Option;
       "Starts the emulators in this JVM and 'run' as a child JVM, sends and drains a warm-up batch, then for each round freezes the child, fills the queue with new orders, thaws it and times the drain. Prints messages/s and the CPU per message of the child and of the emulators."
     })
 final class ProcessBench implements Callable<Integer> {
-  private static final int SEND_BATCH = 100;
   private static final String QUEUE = "orders";
   private static final String DATABASE = "idemworker-bench";
 
@@ -219,7 +216,7 @@ final class ProcessBench implements Callable<Integer> {
               .buildClient()) {
         if (warmUpOrders > 0) {
           long warmStart = System.nanoTime();
-          send(sender, scenario, ids.subList(0, warmUpOrders));
+          BenchSupport.sendInBatches(sender, scenario, ids.subList(0, warmUpOrders));
           if (!awaitDrained(serviceBus, child)) {
             problems.add("the warm-up batch did not drain within " + timeout);
           }
@@ -317,12 +314,12 @@ final class ProcessBench implements Callable<Integer> {
       throws IOException, InterruptedException {
     signal(child, "STOP");
     try {
-      send(sender, scenario, ids.subList(from, from + orders));
+      BenchSupport.sendInBatches(sender, scenario, ids.subList(from, from + orders));
     } finally {
       signal(child, "CONT");
     }
     long childCpu = childCpuNanos(child);
-    long ownCpu = ownCpuNanos();
+    long ownCpu = BenchSupport.processCpuNanos();
     long start = System.nanoTime();
     if (!awaitDrained(serviceBus, child)) {
       return Optional.empty();
@@ -333,7 +330,7 @@ final class ProcessBench implements Callable<Integer> {
             orders,
             (end - start) / 1e9,
             (childCpuNanos(child) - childCpu) / 1e6,
-            (ownCpuNanos() - ownCpu) / 1e6));
+            (BenchSupport.processCpuNanos() - ownCpu) / 1e6));
   }
 
   private Map<String, String> childEnv(
@@ -422,20 +419,6 @@ final class ProcessBench implements Callable<Integer> {
     return true;
   }
 
-  private static void send(ServiceBusSenderClient sender, DemoScenario scenario, List<String> ids) {
-    List<ServiceBusMessage> batch = new ArrayList<>(SEND_BATCH);
-    for (String orderId : ids) {
-      batch.add(scenario.message(orderId));
-      if (batch.size() == SEND_BATCH) {
-        sender.sendMessages(batch);
-        batch.clear();
-      }
-    }
-    if (!batch.isEmpty()) {
-      sender.sendMessages(batch);
-    }
-  }
-
   private static void stop(Process child) throws InterruptedException {
     child.toHandle().destroy();
     child.waitFor(60, TimeUnit.SECONDS);
@@ -479,11 +462,6 @@ final class ProcessBench implements Callable<Integer> {
     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
     long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
     return ticks * 10_000_000L;
-  }
-
-  private static long ownCpuNanos() {
-    return ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
-        .getProcessCpuTime();
   }
 
   private static String loadAverage() {

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.testing.Emulators;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -44,7 +42,7 @@ class ApiCommandProcessTest {
     // given a fresh database and the api as its own process
     String database = "api-" + UUID.randomUUID().toString().substring(0, 8);
     CosmosContainers.ensureExists(Emulators.cosmosClient(), database, "orders");
-    int port = freePort();
+    int port = ChildJvm.freePort();
     process =
         ChildJvm.command(
                 "api",
@@ -64,7 +62,7 @@ class ApiCommandProcessTest {
             .redirectError(ProcessBuilder.Redirect.DISCARD)
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .start();
-    awaitReadiness(port);
+    ChildJvm.awaitReadiness(process, "api process", port, 200, WAIT);
 
     // when one order is posted twice under one key
     HttpClient http = HttpClient.newHttpClient();
@@ -142,35 +140,5 @@ class ApiCommandProcessTest {
         .anySatisfy(line -> assertThat(line.strip()).startsWith("API_AUTH: none is only allowed"))
         .anySatisfy(line -> assertThat(line.strip()).startsWith("PAYMENTS_WEBHOOK_SECRET: must be"))
         .noneSatisfy(line -> assertThat(line).contains("not-long-enough"));
-  }
-
-  private void awaitReadiness(int port) throws Exception {
-    HttpClient client = HttpClient.newHttpClient();
-    HttpRequest ready =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/ready"))
-            .timeout(Duration.ofSeconds(2))
-            .build();
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (true) {
-      assertThat(process.isAlive()).as("api process alive").isTrue();
-      try {
-        HttpResponse<String> response = client.send(ready, HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() == 200) {
-          return;
-        }
-      } catch (IOException e) {
-        // not listening yet
-      }
-      assertThat(System.nanoTime()).as("readiness within " + WAIT).isLessThan(deadline);
-      synchronized (this) {
-        wait(100);
-      }
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 }

@@ -1,9 +1,19 @@
 package io.idemworker.app;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.idemworker.Main;
 import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /** Starts {@link Main} as a real child process, as a deployment would, for the process tests. */
 final class ChildJvm {
@@ -37,5 +47,46 @@ final class ChildJvm {
     builder.environment().clear();
     builder.environment().putAll(env);
     return builder;
+  }
+
+  /** A port free at the time of the call, for a child's health or api port. */
+  static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  /**
+   * Polls {@code GET /health/ready} on {@code port} until it answers {@code status}, failing the
+   * test if the process exits first or {@code wait} passes.
+   *
+   * @param process the child whose readiness is awaited
+   * @param what the child's name in assertion messages, e.g. {@code "api process"}
+   * @return the response with {@code status}
+   */
+  static HttpResponse<String> awaitReadiness(
+      Process process, String what, int port, int status, Duration wait) throws Exception {
+    HttpClient client = HttpClient.newHttpClient();
+    HttpRequest ready =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/ready"))
+            .timeout(Duration.ofSeconds(2))
+            .build();
+    long deadline = System.nanoTime() + wait.toNanos();
+    while (true) {
+      assertThat(process.isAlive()).as(what + " alive").isTrue();
+      try {
+        HttpResponse<String> response = client.send(ready, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() == status) {
+          return response;
+        }
+      } catch (IOException e) {
+        // not listening yet
+      }
+      assertThat(System.nanoTime())
+          .as("readiness " + status + " within " + wait)
+          .isLessThan(deadline);
+      // a bounded pause that ends early if the child exits
+      process.waitFor(100, TimeUnit.MILLISECONDS);
+    }
   }
 }

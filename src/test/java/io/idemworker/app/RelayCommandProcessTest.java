@@ -14,12 +14,6 @@ import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.emulator.servicebus.SubscriptionSettings;
 import io.idemworker.emulator.servicebus.TopicSettings;
 import io.idemworker.testing.Emulators;
-import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -74,11 +68,11 @@ class RelayCommandProcessTest {
       container.createItem(event);
       ids.add(id);
     }
-    int healthPort = freePort();
+    int healthPort = ChildJvm.freePort();
 
     // when the relay runs as its own process
     process = command(topic, database, healthPort).start();
-    awaitReadiness(healthPort);
+    ChildJvm.awaitReadiness(process, "relay process", healthPort, 200, WAIT);
     List<String> received = receive(topic, ids.size());
 
     // then every event arrives once
@@ -138,35 +132,5 @@ class RelayCommandProcessTest {
       receiver.receiveMessages(10, Duration.ofSeconds(1)).forEach(m -> ids.add(m.getMessageId()));
     }
     return ids;
-  }
-
-  private void awaitReadiness(int port) throws Exception {
-    HttpClient client = HttpClient.newHttpClient();
-    HttpRequest ready =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/ready"))
-            .timeout(Duration.ofSeconds(2))
-            .build();
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (true) {
-      assertThat(process.isAlive()).as("relay process alive").isTrue();
-      try {
-        HttpResponse<String> response = client.send(ready, HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() == 200) {
-          return;
-        }
-      } catch (IOException e) {
-        // not listening yet
-      }
-      assertThat(System.nanoTime()).as("readiness within " + WAIT).isLessThan(deadline);
-      synchronized (this) {
-        wait(100);
-      }
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 }

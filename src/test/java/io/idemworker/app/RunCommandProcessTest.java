@@ -20,10 +20,6 @@ import io.idemworker.testing.Emulators;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -63,7 +59,7 @@ class RunCommandProcessTest {
   void sigtermDuringLoad_drainsExitsZeroAndNoOrderIsLostOrDoubled() throws Exception {
     String queue = Emulators.newQueue(settings -> settings);
     String database = "run-" + UUID.randomUUID().toString().substring(0, 8);
-    int healthPort = freePort();
+    int healthPort = ChildJvm.freePort();
     List<String> orderIds = new ArrayList<>();
     try (ServiceBusSenderClient sender = Emulators.sender(queue)) {
       List<ServiceBusMessage> batch = new ArrayList<>();
@@ -81,7 +77,7 @@ class RunCommandProcessTest {
     Emulators.cosmos().faults().inject(Operation.BATCH, Fault.latency(Duration.ofMillis(40)));
 
     process = start(queue, database, healthPort);
-    awaitReadiness(healthPort, 200);
+    ChildJvm.awaitReadiness(process, "worker process", healthPort, 200, WAIT);
     awaitOutcomeLines(50);
     // SIGTERM through the handle: Process.destroy() would also close our end of its stdout.
     process.toHandle().destroy();
@@ -94,7 +90,7 @@ class RunCommandProcessTest {
     assertThat(processedByFirst).isNotEmpty().hasSizeLessThan(orderIds.size());
 
     outcomeLines.clear();
-    process = start(queue, database, freePort());
+    process = start(queue, database, ChildJvm.freePort());
     Set<String> remaining = new HashSet<>(orderIds);
     remaining.removeAll(processedByFirst);
     awaitCompleted(remaining);
@@ -122,10 +118,10 @@ class RunCommandProcessTest {
   void forbiddenCosmos_turnsReadinessOffWithoutDeadLetteringAndBackOnWhenLifted() throws Exception {
     String queue = Emulators.newQueue(settings -> settings);
     String database = "ready-" + UUID.randomUUID().toString().substring(0, 8);
-    int healthPort = freePort();
+    int healthPort = ChildJvm.freePort();
     // The relay off: its own Cosmos DB reads would turn readiness off before the worker's.
     process = start(queue, database, healthPort, false);
-    awaitReadiness(healthPort, 200);
+    ChildJvm.awaitReadiness(process, "worker process", healthPort, 200, WAIT);
     Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(403));
     Emulators.cosmos().faults().inject(Operation.READ, Fault.status(403));
     String orderId = "ord-" + UUID.randomUUID().toString().substring(0, 12);
@@ -133,9 +129,10 @@ class RunCommandProcessTest {
     try (ServiceBusSenderClient sender = Emulators.sender(queue)) {
       sender.sendMessage(OrderMessages.orderPlaced(orderId, Orders.body(orderId, "c"), "c"));
     }
-    HttpResponse<String> notReady = awaitReadiness(healthPort, 503);
+    HttpResponse<String> notReady =
+        ChildJvm.awaitReadiness(process, "worker process", healthPort, 503, WAIT);
     Emulators.cosmos().faults().clear();
-    awaitReadiness(healthPort, 200);
+    ChildJvm.awaitReadiness(process, "worker process", healthPort, 200, WAIT);
     awaitOutcomeLines(2);
 
     assertThat(notReady.body()).contains("PAUSED").contains("403");
@@ -296,38 +293,6 @@ class RunCommandProcessTest {
         assertThat(process.isAlive()).as("worker process alive").isTrue();
         TimeUnit.NANOSECONDS.timedWait(outcomeLines, Math.min(left, 500_000_000L));
       }
-    }
-  }
-
-  private HttpResponse<String> awaitReadiness(int port, int status) throws Exception {
-    HttpClient client = HttpClient.newHttpClient();
-    HttpRequest ready =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/ready"))
-            .timeout(Duration.ofSeconds(2))
-            .build();
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (true) {
-      assertThat(process.isAlive()).as("worker process alive").isTrue();
-      try {
-        HttpResponse<String> response = client.send(ready, HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() == status) {
-          return response;
-        }
-      } catch (IOException e) {
-        // not listening yet
-      }
-      assertThat(System.nanoTime())
-          .as("readiness " + status + " within " + WAIT)
-          .isLessThan(deadline);
-      synchronized (this) {
-        wait(100);
-      }
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
     }
   }
 }

@@ -2,31 +2,28 @@ package io.idemworker.proof;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 class BenchCommandTest {
 
   @Test
   void smallBench_takesOneRoundTripPerNewOrderAndTwoPerDuplicate() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    CapturedRun run =
+        CapturedRun.of(
+            BenchCommand::new,
+            "--orders",
+            "40",
+            "--duplicate-ratio",
+            "0.25",
+            "--rounds",
+            "1",
+            "--warm-up",
+            "0",
+            "--timeout",
+            "PT60S");
 
-    int exit =
-        new CommandLine(new BenchCommand(out))
-            .execute(
-                "--orders", "40",
-                "--duplicate-ratio", "0.25",
-                "--rounds", "1",
-                "--warm-up", "0",
-                "--timeout", "PT60S");
-
-    String output = bytes.toString(StandardCharsets.UTF_8);
-    assertThat(exit).as(output).isZero();
-    assertThat(output)
+    assertThat(run.exit()).as(run.output()).isZero();
+    assertThat(run.output())
         .contains("40 orders + 10 second copies")
         .containsPattern("store round trips per new order\\s+1\\.00\\s+1\\.00")
         .containsPattern("store round trips per duplicate\\s+2\\.00\\s+1\\.00")
@@ -38,12 +35,8 @@ class BenchCommandTest {
 
   @Test
   void outOfRangeOptions_areRefused() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    CapturedRun run = CapturedRun.of(BenchCommand::new, "--duplicate-ratio", "1.5");
 
-    int exit =
-        new CommandLine(new BenchCommand(new PrintStream(bytes, true, StandardCharsets.UTF_8)))
-            .execute("--duplicate-ratio", "1.5");
-
-    assertThat(exit).isEqualTo(2);
+    assertThat(run.exit()).isEqualTo(2);
   }
 }

@@ -2,9 +2,6 @@ package io.idemworker.proof;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -17,26 +14,22 @@ class BoundBenchTest {
   @Test
   @Timeout(value = 300, unit = TimeUnit.SECONDS)
   void tinySweepAtTheDefaults_runsARunProcess_andProcessesEveryOrderExactlyOnce() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    CapturedRun run =
+        CapturedRun.of(
+            BoundBench::new,
+            "--concurrency",
+            "16",
+            "--prefetch-factor",
+            "0",
+            "--min-messages",
+            "10",
+            "--max-messages",
+            "20",
+            "--timeout",
+            "PT120S");
 
-    int exit =
-        new CommandLine(new BoundBench(out))
-            .execute(
-                "--concurrency",
-                "16",
-                "--prefetch-factor",
-                "0",
-                "--min-messages",
-                "10",
-                "--max-messages",
-                "20",
-                "--timeout",
-                "PT120S");
-
-    String output = bytes.toString(StandardCharsets.UTF_8);
-    assertThat(exit).as(output).isZero();
-    assertThat(output)
+    assertThat(run.exit()).as(run.output()).isZero();
+    assertThat(run.output())
         .contains("Cosmos DB +5.0 ms per request, Service Bus +3.0 ms per delivery")
         .containsPattern("(?m)^\\s+16\\s+0\\s+20\\s+\\d+\\s+1455 .*<- defaults$")
         .containsPattern("target: at the defaults .*: (met|NOT met)")
@@ -47,13 +40,9 @@ class BoundBenchTest {
 
   @Test
   void outOfRangeOptions_areRefused() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    CapturedRun run = CapturedRun.of(BoundBench::new, "--concurrency", "0,4");
 
-    int exit =
-        new CommandLine(new BoundBench(new PrintStream(bytes, true, StandardCharsets.UTF_8)))
-            .execute("--concurrency", "0,4");
-
-    assertThat(exit).isEqualTo(2);
+    assertThat(run.exit()).isEqualTo(2);
   }
 
   @Test

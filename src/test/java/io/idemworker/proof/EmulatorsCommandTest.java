@@ -1,5 +1,6 @@
 package io.idemworker.proof;
 
+import static io.idemworker.proof.EmulatorsRun.group;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.azure.cosmos.CosmosClient;
@@ -11,19 +12,13 @@ import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import io.idemworker.payments.CaptureAnswer;
 import io.idemworker.payments.HttpPaymentProvider;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -32,24 +27,17 @@ class EmulatorsCommandTest {
 
   @Test
   void standAloneEmulators_printSettingsThatRealClientsCanUse() throws Exception {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    CountDownLatch stop = new CountDownLatch(1);
-    EmulatorsCommand command =
-        new EmulatorsCommand(new PrintStream(bytes, true, StandardCharsets.UTF_8), stop);
-    CompletableFuture<Integer> exit =
-        CompletableFuture.supplyAsync(
-            () ->
-                new CommandLine(command)
-                    .execute(
-                        "--servicebus-port",
-                        "0",
-                        "--cosmos-port",
-                        "0",
-                        "--payments-port",
-                        "0",
-                        "--config",
-                        Path.of("local", "servicebus", "Config.json").toString()));
-    String output = awaitOutput(bytes, "Running;");
+    EmulatorsRun emulators =
+        EmulatorsRun.start(
+            "--servicebus-port",
+            "0",
+            "--cosmos-port",
+            "0",
+            "--payments-port",
+            "0",
+            "--config",
+            Path.of("local", "servicebus", "Config.json").toString());
+    String output = emulators.awaitOutput("Running;");
     assertThat(output).contains("topic order-events (subscriptions [loyalty, customer-stats])");
 
     String connectionString = group(output, "SERVICEBUS_CONNECTION_STRING=\"([^\"]+)\"");
@@ -81,32 +69,25 @@ class EmulatorsCommandTest {
             new HttpPaymentProvider(paymentsUrl, paymentsKey, Duration.ofSeconds(30))
                 .capture("pay-1", "ord-1", BigDecimal.TEN, "EUR"))
         .isInstanceOf(CaptureAnswer.Captured.class);
-    stop.countDown();
+    emulators.stop();
 
-    assertThat(exit.get(30, TimeUnit.SECONDS)).isZero();
+    assertThat(emulators.exitCode()).isZero();
   }
 
   @Test
   void onlyPayments_servesTheDoubleAloneOnAllInterfaces_withoutPrintingAGivenKey()
       throws Exception {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    CountDownLatch stop = new CountDownLatch(1);
-    EmulatorsCommand command =
-        new EmulatorsCommand(new PrintStream(bytes, true, StandardCharsets.UTF_8), stop);
-    CompletableFuture<Integer> exit =
-        CompletableFuture.supplyAsync(
-            () ->
-                new CommandLine(command)
-                    .execute(
-                        "--only",
-                        "payments",
-                        "--payments-port",
-                        "0",
-                        "--payments-bind",
-                        "0.0.0.0",
-                        "--payments-api-key",
-                        "sk_live_given_as_secret"));
-    String output = awaitOutput(bytes, "Running;");
+    EmulatorsRun emulators =
+        EmulatorsRun.start(
+            "--only",
+            "payments",
+            "--payments-port",
+            "0",
+            "--payments-bind",
+            "0.0.0.0",
+            "--payments-api-key",
+            "sk_live_given_as_secret");
+    String output = emulators.awaitOutput("Running;");
     int port = URI.create(group(output, "PAYMENTS_BASE_URL=(\\S+)")).getPort();
 
     // 127.0.0.2 is a local address other than the loopback one a laptop default binds to.
@@ -116,13 +97,13 @@ class EmulatorsCommandTest {
                 "sk_live_given_as_secret",
                 Duration.ofSeconds(30))
             .capture("pay-1", "ord-1", BigDecimal.TEN, "EUR");
-    stop.countDown();
+    emulators.stop();
 
     assertThat(answer).isInstanceOf(CaptureAnswer.Captured.class);
     assertThat(output)
         .doesNotContain("Service Bus", "Cosmos", "sk_live_given_as_secret")
         .contains("PAYMENTS_API_KEY=(the key given, not printed)");
-    assertThat(exit.get(30, TimeUnit.SECONDS)).isZero();
+    assertThat(emulators.exitCode()).isZero();
   }
 
   @Test
@@ -145,26 +126,19 @@ class EmulatorsCommandTest {
           exchange.close();
         });
     hooks.start();
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    CountDownLatch stop = new CountDownLatch(1);
-    EmulatorsCommand command =
-        new EmulatorsCommand(new PrintStream(bytes, true, StandardCharsets.UTF_8), stop);
     String url = "http://127.0.0.1:" + hooks.getAddress().getPort() + "/webhooks/payments";
-    CompletableFuture<Integer> exit =
-        CompletableFuture.supplyAsync(
-            () ->
-                new CommandLine(command)
-                    .execute(
-                        "--only",
-                        "payments",
-                        "--payments-port",
-                        "0",
-                        "--payments-webhook-url",
-                        url,
-                        "--payments-webhook-secret",
-                        "whsec_given_as_secret_0123"));
+    EmulatorsRun emulators =
+        EmulatorsRun.start(
+            "--only",
+            "payments",
+            "--payments-port",
+            "0",
+            "--payments-webhook-url",
+            url,
+            "--payments-webhook-secret",
+            "whsec_given_as_secret_0123");
     try {
-      String output = awaitOutput(bytes, "Running;");
+      String output = emulators.awaitOutput("Running;");
       URI paymentsUrl = URI.create(group(output, "PAYMENTS_BASE_URL=(\\S+)"));
       new HttpPaymentProvider(paymentsUrl, "sk_test_idemworker", Duration.ofSeconds(30))
           .capture("pay-1", "ord-1", BigDecimal.TEN, "EUR");
@@ -185,22 +159,16 @@ class EmulatorsCommandTest {
           .contains("webhooks to " + url)
           .doesNotContain("whsec_given_as_secret_0123");
     } finally {
-      stop.countDown();
+      emulators.stop();
       hooks.stop(0);
     }
-    assertThat(exit.get(30, TimeUnit.SECONDS)).isZero();
+    assertThat(emulators.exitCode()).isZero();
   }
 
   @Test
   void paymentsDoubleByDefault_listensOnLoopbackOnly() throws Exception {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    CountDownLatch stop = new CountDownLatch(1);
-    EmulatorsCommand command =
-        new EmulatorsCommand(new PrintStream(bytes, true, StandardCharsets.UTF_8), stop);
-    CompletableFuture<Integer> exit =
-        CompletableFuture.supplyAsync(
-            () -> new CommandLine(command).execute("--only", "payments", "--payments-port", "0"));
-    String output = awaitOutput(bytes, "Running;");
+    EmulatorsRun emulators = EmulatorsRun.start("--only", "payments", "--payments-port", "0");
+    String output = emulators.awaitOutput("Running;");
     int port = URI.create(group(output, "PAYMENTS_BASE_URL=(\\S+)")).getPort();
 
     Throwable refused =
@@ -210,20 +178,16 @@ class EmulatorsCommandTest {
                 socket.connect(new java.net.InetSocketAddress("127.0.0.2", port), 10_000);
               }
             });
-    stop.countDown();
+    emulators.stop();
 
     assertThat(refused).isInstanceOf(java.net.ConnectException.class);
     assertThat(output).contains("127.0.0.1:" + port);
-    assertThat(exit.get(30, TimeUnit.SECONDS)).isZero();
+    assertThat(emulators.exitCode()).isZero();
   }
 
   @Test
   void onlySomethingElse_orAHostNameToBind_exitsTwo() {
-    CommandLine cli =
-        new CommandLine(
-            new EmulatorsCommand(
-                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new CountDownLatch(1)));
+    CommandLine cli = EmulatorsRun.cli();
 
     assertThat(cli.execute("--only", "cosmos")).isEqualTo(2);
     assertThat(cli.execute("--only", "payments", "--payments-bind", "localhost")).isEqualTo(2);
@@ -232,12 +196,8 @@ class EmulatorsCommandTest {
   @Test
   void badConfigFile_exitsTwoNamingTheProblem(@TempDir Path dir) throws Exception {
     Path config = Files.writeString(dir.resolve("Config.json"), "{\"UserConfig\":{}}");
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-
     int exit =
-        new CommandLine(
-                new EmulatorsCommand(
-                    new PrintStream(bytes, true, StandardCharsets.UTF_8), new CountDownLatch(1)))
+        EmulatorsRun.cli()
             .execute("--servicebus-port", "0", "--cosmos-port", "0", "--config", config.toString());
 
     assertThat(exit).isEqualTo(2);
@@ -245,13 +205,8 @@ class EmulatorsCommandTest {
 
   @Test
   void badPaymentsApiKey_exitsTwoBeforeStartingAnything() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-
     int exit =
-        new CommandLine(
-                new EmulatorsCommand(
-                    new PrintStream(bytes, true, StandardCharsets.UTF_8), new CountDownLatch(1)))
-            .execute("--payments-port", "0", "--payments-api-key", "two words");
+        EmulatorsRun.cli().execute("--payments-port", "0", "--payments-api-key", "two words");
 
     assertThat(exit).isEqualTo(2);
   }
@@ -259,10 +214,7 @@ class EmulatorsCommandTest {
   @Test
   void shortWebhookSecret_exitsTwoBeforeStartingAnything() {
     int exit =
-        new CommandLine(
-                new EmulatorsCommand(
-                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                    new CountDownLatch(1)))
+        EmulatorsRun.cli()
             .execute(
                 "--only",
                 "payments",
@@ -274,27 +226,5 @@ class EmulatorsCommandTest {
                 "short");
 
     assertThat(exit).isEqualTo(2);
-  }
-
-  private static String awaitOutput(ByteArrayOutputStream bytes, String marker)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline) {
-      String output = bytes.toString(StandardCharsets.UTF_8);
-      if (output.contains(marker)) {
-        return output;
-      }
-      synchronized (bytes) {
-        bytes.wait(50);
-      }
-    }
-    throw new AssertionError(
-        "the emulators did not start: " + bytes.toString(StandardCharsets.UTF_8));
-  }
-
-  private static String group(String output, String regex) {
-    Matcher matcher = Pattern.compile(regex).matcher(output);
-    assertThat(matcher.find()).as(regex + " in " + output).isTrue();
-    return matcher.group(1);
   }
 }

@@ -1,5 +1,6 @@
 package io.idemworker.proof;
 
+import static io.idemworker.proof.EmulatorsRun.group;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.azure.cosmos.CosmosClient;
@@ -9,15 +10,8 @@ import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -26,21 +20,14 @@ class EmulatorsLatencyOptionsTest {
 
   @Test
   void latencyOptions_delayCosmosRequestsAndServiceBusDeliveriesAndSettlements() throws Exception {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    CountDownLatch stop = new CountDownLatch(1);
-    EmulatorsCommand command =
-        new EmulatorsCommand(new PrintStream(bytes, true, StandardCharsets.UTF_8), stop);
-    CompletableFuture<Integer> exit =
-        CompletableFuture.supplyAsync(
-            () ->
-                new CommandLine(command)
-                    .execute(
-                        "--servicebus-port", "0",
-                        "--cosmos-port", "0",
-                        "--payments-port", "0",
-                        "--cosmos-latency", "PT0.2S",
-                        "--servicebus-latency", "PT0.2S"));
-    String output = awaitOutput(bytes, "Running;");
+    EmulatorsRun emulators =
+        EmulatorsRun.start(
+            "--servicebus-port", "0",
+            "--cosmos-port", "0",
+            "--payments-port", "0",
+            "--cosmos-latency", "PT0.2S",
+            "--servicebus-latency", "PT0.2S");
+    String output = emulators.awaitOutput("Running;");
     assertThat(output)
         .contains("PT0.2S added to every delivery and settlement")
         .contains("PT0.2S added to every request");
@@ -84,41 +71,16 @@ class EmulatorsLatencyOptionsTest {
       assertThat(created).isEqualTo(201);
       assertThat(createMillis).isGreaterThanOrEqualTo(200);
     } finally {
-      stop.countDown();
+      emulators.stop();
     }
-    assertThat(exit.get(30, TimeUnit.SECONDS)).isZero();
+    assertThat(emulators.exitCode()).isZero();
   }
 
   @Test
   void negativeLatency_exitsTwoBeforeStartingAnything() {
-    CommandLine cli =
-        new CommandLine(
-            new EmulatorsCommand(
-                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new CountDownLatch(1)));
+    CommandLine cli = EmulatorsRun.cli();
 
     assertThat(cli.execute("--cosmos-latency", "PT-0.1S")).isEqualTo(2);
     assertThat(cli.execute("--servicebus-latency", "PT-0.1S")).isEqualTo(2);
-  }
-
-  private static String awaitOutput(ByteArrayOutputStream bytes, String marker)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline) {
-      String output = bytes.toString(StandardCharsets.UTF_8);
-      if (output.contains(marker)) {
-        return output;
-      }
-      synchronized (bytes) {
-        bytes.wait(50);
-      }
-    }
-    throw new AssertionError("no '" + marker + "' in: " + bytes.toString(StandardCharsets.UTF_8));
-  }
-
-  private static String group(String text, String regex) {
-    Matcher m = Pattern.compile(regex).matcher(text);
-    assertThat(m.find()).as(regex + " in " + text).isTrue();
-    return m.group(1);
   }
 }
