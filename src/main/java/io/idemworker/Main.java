@@ -14,8 +14,7 @@ import picocli.CommandLine.Command;
       "Effectively-once order processing from Azure Service Bus to Azure Cosmos DB.",
       "",
       "Start with 'demo': it runs the whole pattern on in-process emulators, no Azure needed."
-    },
-    subcommands = {CommandLine.HelpCommand.class})
+    })
 public final class Main {
   private Main() {}
 
@@ -51,6 +50,7 @@ public final class Main {
     CommandLine commandLine = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
     ProofCommands.mountOn(commandLine);
     AppCommands.mountOn(commandLine);
+    commandLine.addSubcommand(new CommandLine.HelpCommand());
     return commandLine;
   }
 }

@@ -17,8 +17,8 @@ public final class ProofCommands {
   public static void mountOn(CommandLine commandLine) {
     commandLine.addSubcommand(new DemoCommand());
     commandLine.addSubcommand(new BenchCommand());
+    commandLine.addSubcommand(new ChaosCommand());
     commandLine.addSubcommand(new EmulatorsCommand());
     commandLine.addSubcommand(new SendCommand());
-    commandLine.addSubcommand(new ChaosCommand());
   }
 }
