@@ -283,27 +283,32 @@ final class ChaosProducer {
 
   private void sendBatch(ServiceBusSenderClient sender, List<Tagged> messages, Duration retryFor)
       throws InterruptedException {
-    long deadline = System.nanoTime() + retryFor.toNanos();
-    while (true) {
-      try {
-        ServiceBusMessageBatch batch = sender.createMessageBatch();
-        for (Tagged t : messages) {
-          batch.tryAddMessage(t.message());
-        }
-        sender.sendMessages(batch);
-        return;
-      } catch (RuntimeException e) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("the producer could not send for " + retryFor, e);
-        }
-        bySource.get(Source.SEND_RETRY).addAndGet(messages.size());
-        sent.addAndGet(messages.size());
-        Thread.sleep(200);
-      }
-    }
+    retrying(
+        () -> {
+          ServiceBusMessageBatch batch = sender.createMessageBatch();
+          for (Tagged t : messages) {
+            batch.tryAddMessage(t.message());
+          }
+          sender.sendMessages(batch);
+          return messages.size();
+        },
+        retryFor,
+        "the producer could not send for " + retryFor,
+        () -> {
+          // The same message ids go again: a producer re-send after a failed send.
+          bySource.get(Source.SEND_RETRY).addAndGet(messages.size());
+          sent.addAndGet(messages.size());
+        });
   }
 
   private static <T> T retrying(java.util.function.Supplier<T> call, Duration retryFor)
+      throws InterruptedException {
+    return retrying(call, retryFor, "the producer could not reach the broker", () -> {});
+  }
+
+  /** Calls until it succeeds, pausing 200 ms after each failure (told to {@code onRetry}). */
+  private static <T> T retrying(
+      java.util.function.Supplier<T> call, Duration retryFor, String giveUp, Runnable onRetry)
       throws InterruptedException {
     long deadline = System.nanoTime() + retryFor.toNanos();
     while (true) {
@@ -311,8 +316,9 @@ final class ChaosProducer {
         return call.get();
       } catch (RuntimeException e) {
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("the producer could not reach the broker", e);
+          throw new IllegalStateException(giveUp, e);
         }
+        onRetry.run();
         Thread.sleep(200);
       }
     }

@@ -200,20 +200,14 @@ final class StateAudit {
       long expectedCount = entry.getValue().size();
       long units = order.get().path("creditedUnits").asLong(0);
       long count = order.get().path("creditCount").asLong(0);
-      if (count > expectedCount || units > expectedUnits) {
+      boolean over = count > expectedCount || units > expectedUnits;
+      boolean under = !over && (count < expectedCount || units < expectedUnits);
+      if (over) {
         doubled += Math.max(1, count - expectedCount);
-        problems.add(
-            orderId
-                + " credited "
-                + count
-                + "x/"
-                + units
-                + " units, sent "
-                + expectedCount
-                + "x/"
-                + expectedUnits);
-      } else if (count < expectedCount || units < expectedUnits) {
+      } else if (under) {
         lost += Math.max(1, expectedCount - count);
+      }
+      if (over || under) {
         problems.add(
             orderId
                 + " credited "
