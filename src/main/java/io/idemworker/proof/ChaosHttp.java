@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -65,8 +66,10 @@ final class ChaosHttp implements AutoCloseable {
     RETRY_TIMEOUT("retries after a timeout"),
     RETRY_DROPPED("retries after a dropped connection"),
     RETRY_IN_FLIGHT("retries after 409 (key in flight)"),
-    RETRY_UNAVAILABLE("retries after 503 (store failing)"),
-    REPLAYED("answers marked Idempotent-Replayed");
+    RETRY_UNAVAILABLE("retries after 503 (store failing, after its Retry-After)"),
+    REPLAYED("answers marked Idempotent-Replayed"),
+    PRODUCER_WAITS("times the producer waited for HTTP answers before sending their dependents"),
+    PRODUCER_WAIT_MS("milliseconds the producer waited for them in all");
 
     final String label;
 
@@ -83,8 +86,8 @@ final class ChaosHttp implements AutoCloseable {
   private final Set<String> late = ConcurrentHashMap.newKeySet();
   private final Set<String> lost = ConcurrentHashMap.newKeySet();
   private final CountDownLatch closing = new CountDownLatch(1);
-  private final ExecutorService serverThreads = Executors.newFixedThreadPool(8);
-  private final ExecutorService clients = Executors.newFixedThreadPool(8);
+  private final ExecutorService serverThreads;
+  private final ExecutorService clients;
   private final ApiServer server;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -92,17 +95,28 @@ final class ChaosHttp implements AutoCloseable {
   private final List<Future<?>> pending = new CopyOnWriteArrayList<>();
   private final List<String> failures = new CopyOnWriteArrayList<>();
 
+  /** Per order posted: done when a client of it has its final answer (201 or a failure). */
+  private final Map<String, CompletableFuture<Void>> answered = new ConcurrentHashMap<>();
+
   /**
    * Starts the api server on a free loopback port.
    *
    * @param orders the run's orders container
    * @param keyPrefix prefix of every Idempotency-Key (the seed, so a replay uses the same keys)
    * @param retryFor how long one order's client keeps retrying before it gives up (a failure)
+   * @param expectedOrders about how many orders the run posts, to size the client and server
+   *     threads: they mostly wait (a late answer holds a server thread {@code 2 x} the client's
+   *     timeout, a timed-out client a client thread), so at scale 8 threads fall minutes behind
    * @throws IOException when the server cannot bind
    */
-  ChaosHttp(CosmosContainer orders, String keyPrefix, Duration retryFor) throws IOException {
+  ChaosHttp(CosmosContainer orders, String keyPrefix, Duration retryFor, int expectedOrders)
+      throws IOException {
     this.keyPrefix = keyPrefix;
     this.retryFor = retryFor;
+    int threads = threadsFor(expectedOrders);
+    this.clients = Executors.newFixedThreadPool(threads);
+    // Racers and held late answers take more server threads than clients at once.
+    this.serverThreads = Executors.newFixedThreadPool(2 * threads);
     for (Count c : Count.values()) {
       counts.put(c, new AtomicLong());
     }
@@ -142,9 +156,23 @@ final class ChaosHttp implements AutoCloseable {
     server.start();
   }
 
+  /**
+   * Client threads for a run that posts about {@code orders} orders: one per 40 orders, 8 to 64.
+   * Each order holds a client thread for about a second on average (3 s when its answer is late),
+   * and the producer posts a wave's orders at once, so the pool must absorb a wave's posts while
+   * the queue's messages of the wave are sent.
+   */
+  static int threadsFor(int orders) {
+    return Math.max(8, Math.min(64, orders / 40));
+  }
+
   /** Posts an order in the background, with its hazard; {@link #await} waits for it. */
   void post(Order order) {
     counts.get(Count.ORDERS).incrementAndGet();
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    if (answered.putIfAbsent(order.orderId(), done) != null) {
+      throw new IllegalArgumentException(order.orderId() + " is posted once per run");
+    }
     String key = keyPrefix + order.orderId();
     switch (order.hazard()) {
       case LATE -> late.add(order.orderId());
@@ -160,7 +188,11 @@ final class ChaosHttp implements AutoCloseable {
               () -> {
                 go.countDown();
                 go.await();
-                retrying(order.orderId(), key, order.body());
+                try {
+                  retrying(order.orderId(), key, order.body());
+                } finally {
+                  done.complete(null);
+                }
                 return null;
               }));
     }
@@ -184,6 +216,43 @@ final class ChaosHttp implements AutoCloseable {
       }
     }
     return new ArrayList<>(failures);
+  }
+
+  /**
+   * Waits until every one of {@code orderIds} posted has its answer (201, or the failure its client
+   * ended with), so that the producer sends an order's dependents (credits, statuses, payments, a
+   * reused id) only after the order exists: sent earlier they would spend their deliveries as
+   * {@code NOT_YET} and be dead-lettered, or a reused id would become the order.
+   *
+   * @param orderIds orders posted earlier by {@link #post}; ids never posted are ignored
+   * @param timeout the longest wait for all of them
+   * @return the orders still without an answer when the wait ended (their dependents will be sent
+   *     before them: a failure of the run's pacing, which the caller reports)
+   */
+  List<String> awaitAnswered(List<String> orderIds, Duration timeout) throws InterruptedException {
+    long start = System.nanoTime();
+    long deadline = start + timeout.toNanos();
+    List<String> unanswered = new ArrayList<>();
+    boolean waited = false;
+    for (String orderId : orderIds) {
+      CompletableFuture<Void> done = answered.get(orderId);
+      if (done == null || done.isDone()) {
+        continue;
+      }
+      waited = true;
+      try {
+        done.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        unanswered.add(orderId);
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw new IllegalStateException("an answer future never fails", e);
+      }
+    }
+    if (waited) {
+      counts.get(Count.PRODUCER_WAITS).incrementAndGet();
+      counts.get(Count.PRODUCER_WAIT_MS).addAndGet((System.nanoTime() - start) / 1_000_000);
+    }
+    return unanswered;
   }
 
   Map<String, Long> counts() {
@@ -216,8 +285,9 @@ final class ChaosHttp implements AutoCloseable {
           // The run moves the api's clock (leases) instead of waiting out a crashed request's
           // lease.
           apiClock.advance(Duration.ofSeconds(seconds));
-        } else {
-          Thread.sleep(200);
+        } else if (closing.await(Math.min(seconds, 5), TimeUnit.SECONDS)) {
+          // A store failing: come back when the api says (capped: its clock is real here).
+          break;
         }
         continue;
       }

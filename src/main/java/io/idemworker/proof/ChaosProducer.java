@@ -110,16 +110,29 @@ final class ChaosProducer {
     }
   }
 
+  /** Orders the run posts over HTTP. */
+  int httpOrders() {
+    return http.size();
+  }
+
   /** Steps in all: the waves, then the lagged messages of the last waves. */
   int steps() {
     return waves + REUSE_LAG + 1;
   }
 
   /**
-   * What one step sends before and after the broker's clock moves past the window, and the orders
-   * it posts over HTTP (with the first list).
+   * What one step sends before and after the broker's clock moves past the window, the orders it
+   * posts over HTTP (with the first list), and the orders posted over HTTP in earlier steps whose
+   * answers must have come before this step sends anything: those of wave {@code s-2}, whose
+   * credits, statuses and payments this step sends (and whose reused ids and payment keys later
+   * steps send). Sent before the order exists, a dependent spends its deliveries as {@code NOT_YET}
+   * and a reused id becomes the order: the run's expectation would no longer hold.
    */
-  record Step(List<Tagged> beforeAdvance, List<Tagged> afterAdvance, List<ChaosHttp.Order> http) {}
+  record Step(
+      List<Tagged> beforeAdvance,
+      List<Tagged> afterAdvance,
+      List<ChaosHttp.Order> http,
+      List<String> httpAnsweredFirst) {}
 
   /** A message with its kind and source. */
   record Tagged(String kind, Source source, ServiceBusMessage message) {}
@@ -183,7 +196,9 @@ final class ChaosProducer {
                 DemoPayments.message(r)));
       }
     }
-    return new Step(before, after, posts);
+    List<String> answeredFirst =
+        inWave(scenario.firstWave, s - LIFECYCLE_LAG).stream().filter(http::containsKey).toList();
+    return new Step(before, after, posts, answeredFirst);
   }
 
   /** Credits, wrong currencies, status 3 and payments of the orders of wave {@code w}. */

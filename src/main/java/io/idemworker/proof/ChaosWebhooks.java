@@ -42,7 +42,10 @@ final class ChaosWebhooks implements AutoCloseable {
   static final String SECRET = "whsec_chaos_" + "0123456789abcdef";
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final ExecutorService threads = Executors.newFixedThreadPool(8);
+  // More than the double's 8 sender threads: a storm's copies of one event arrive at once and
+  // contend for its marker, and a receiver slower than the sender's 2 s timeout turns every copy
+  // into redeliveries.
+  private final ExecutorService threads = Executors.newFixedThreadPool(16);
   private final HttpServer server;
 
   /**
@@ -58,7 +61,7 @@ final class ChaosWebhooks implements AutoCloseable {
             new CosmosEffectStore(orders, (operation, status, charge, latency) -> {}),
             Clock.systemUTC(),
             Optional.of(Duration.ofDays(14)));
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 256);
     server.createContext(PaymentWebhookHandler.PATH, handler::handle);
     server.setExecutor(threads);
     server.start();
@@ -74,10 +77,13 @@ final class ChaosWebhooks implements AutoCloseable {
         .withSettleAfter(Duration.ZERO);
   }
 
-  /** Storms on every third event and a few events out of order, for the whole run. */
+  /**
+   * Storms on every third event for the whole run, and the first {@code reversed} events (at most
+   * 200: they are held until all exist, then delivered one after another) out of order.
+   */
   static void storms(WebhookSender sender, int reversed) {
     sender.faults().duplicate(2, PaymentFaults.Trigger.probability(1.0 / 3, 7));
-    sender.faults().reverseNext(reversed);
+    sender.faults().reverseNext(Math.max(2, Math.min(200, reversed)));
   }
 
   /**
