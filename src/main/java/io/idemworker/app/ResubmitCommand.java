@@ -102,21 +102,24 @@ final class ResubmitCommand implements Callable<Integer> {
     long resubmitted = entries.stream().filter(DeadLetterResubmitter.Entry::resubmitted).count();
     for (DeadLetterResubmitter.Entry entry : entries) {
       String state =
-          entry.refusal().isPresent()
-              ? (force ? "forced" : "refused")
-              : entry.resubmitted() ? "resubmitted" : (dryRun ? "would resubmit" : "skipped");
+          entry.resubmitted()
+              ? (entry.refusal().isPresent() ? "forced" : "resubmitted")
+              : entry.refusal().isPresent() ? "refused" : (dryRun ? "would resubmit" : "skipped");
       out.printf("%-12s %-40s %s%n", state, entry.messageId(), entry.reason());
       entry
           .refusal()
           .ifPresent(
               why ->
                   out.printf(
-                      "  %s: %s%n", force ? "WARNING, forced although" : "refused: it was", why));
+                      "  %s: %s%n",
+                      entry.resubmitted() ? "WARNING, forced although" : "refused", why));
     }
-    long refused = entries.stream().filter(e -> e.refusal().isPresent() && !force).count();
+    long refused =
+        entries.stream().filter(e -> e.refusal().isPresent() && !e.resubmitted()).count();
     if (refused > 0) {
       out.printf(
-          "%d message(s) refused: their inbox markers may have expired; --force sends them anyway%n",
+          "%d message(s) refused: an inbox marker that may have expired (--force sends them"
+              + " anyway), or a MessageId this run already resubmitted (a later run may)%n",
           refused);
     }
     out.printf(

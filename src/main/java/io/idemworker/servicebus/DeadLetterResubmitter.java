@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -29,6 +30,14 @@ import java.util.function.Predicate;
  * succeeded, so a crash in between leaves a copy in both places (which the worker absorbs), never
  * in neither. Mind the queue's duplicate-detection window: the broker silently drops a resubmission
  * of a message first sent less than that long ago.
+ *
+ * <p><b>One send per MessageId per run.</b> A resubmitted message that the worker refuses again (a
+ * reused key, an order that still does not exist) is back in the dead-letter queue within
+ * milliseconds, under the same MessageId, and would be received again by the same run. Sent a
+ * second time inside the duplicate-detection window, the broker drops it without a word while the
+ * dead-letter copy is completed: the message would be gone from both places. So a message whose
+ * MessageId this run has already sent is skipped (left in the dead-letter queue and listed with
+ * why); a later run may send it again.
  *
  * <p><b>Marker horizon.</b> A message type protected by an inbox marker is safe to resubmit only
  * while its marker can still exist: a copy that arrives after the marker expired would apply its
@@ -106,7 +115,7 @@ public final class DeadLetterResubmitter {
         return Optional.empty();
       }
       return Optional.of(
-          "first enqueued "
+          "it was first enqueued "
               + first
               + ", "
               + age.toDays()
@@ -154,6 +163,8 @@ public final class DeadLetterResubmitter {
         ServiceBusSenderClient sender =
             connection.builder().sender().queueName(queue).buildClient()) {
       List<ServiceBusReceivedMessage> skipped = new ArrayList<>();
+      Set<String> sent = new HashSet<>();
+      Set<Long> seen = new HashSet<>();
       while (entries.size() < max) {
         List<ServiceBusReceivedMessage> batch = new ArrayList<>();
         receiver.receiveMessages(Math.min(100, max - entries.size()), wait).forEach(batch::add);
@@ -161,17 +172,31 @@ public final class DeadLetterResubmitter {
           break;
         }
         for (ServiceBusReceivedMessage message : batch) {
+          if (!seen.add(message.getSequenceNumber())) {
+            // A skipped message whose lock expired while the run went on: listed already.
+            skipped.add(message);
+            continue;
+          }
           String reason = Optional.ofNullable(message.getDeadLetterReason()).orElse("");
           boolean selected = reasons.isEmpty() || reasons.contains(reason);
-          Optional<String> expired = selected ? horizon.expired(message) : Optional.<String>empty();
-          boolean send = selected && !dryRun && (expired.isEmpty() || horizon.force());
+          Optional<String> refusal = selected ? horizon.expired(message) : Optional.<String>empty();
+          boolean again = selected && sent.contains(message.getMessageId());
+          if (again) {
+            refusal =
+                Optional.of(
+                    "its MessageId was resubmitted earlier in this run (refused again, or a second"
+                        + " copy): sent twice within the duplicate-detection window, the broker"
+                        + " would drop it; left for a later run");
+          }
+          boolean send = selected && !dryRun && !again && (refusal.isEmpty() || horizon.force());
           if (send) {
             sender.sendMessage(copyOf(message));
+            sent.add(message.getMessageId());
             receiver.complete(message);
           } else {
             skipped.add(message);
           }
-          entries.add(new Entry(message.getMessageId(), reason, send, expired));
+          entries.add(new Entry(message.getMessageId(), reason, send, refusal));
         }
       }
       // Held until the end so that a skipped message is not received again in this run.
