@@ -32,6 +32,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -192,6 +193,7 @@ final class ChaosCommand implements Callable<Integer> {
       Map<String, Integer> killCounts;
       List<String> httpFailures;
       boolean webhooksIdle;
+      boolean resubmitted;
       Map<String, Long> httpCounts;
       Map<String, Integer> eventsReceived;
       List<String> pacing = new ArrayList<>();
@@ -268,11 +270,18 @@ final class ChaosCommand implements Callable<Integer> {
         httpCounts = http.counts();
         produceSeconds = seconds(started);
         log.printf("  [%5.1f s] sent %d; draining%n", produceSeconds, producer.sent());
-        settled &=
-            waits.drain(
-                events,
-                () -> reader.peek(new DeadLetterReader.Queue(QUEUE), 1_000_000).messages(),
-                deadline);
+        Supplier<List<DeadLetterReader.DeadLetter>> deadLetters =
+            () -> reader.peek(new DeadLetterReader.Queue(QUEUE), 1_000_000).messages();
+        settled &= waits.drain(events, deadLetters, deadline);
+        resubmitted = settled;
+        if (settled) {
+          long copies = ChaosResubmit.run(serviceBus.connectionString(), brokerClock);
+          producer.count(ChaosProducer.Source.DLQ_RESUBMIT, copies);
+          log.printf(
+              "  [%5.1f s] drained; resubmitted %d dead-lettered copies, draining again%n",
+              seconds(started), copies);
+          settled = waits.drain(events, deadLetters, deadline);
+        }
         eventsReceived = events.received();
         // No capture comes any more: events still held to be reversed (a batch that never filled)
         // go now, in order. Waited for even when the drain failed, so that the check says what the
@@ -317,7 +326,13 @@ final class ChaosCommand implements Callable<Integer> {
           ChaosWebhooks.audit(orders, provider.webhooks().deliveries(), webhooksIdle);
       List<String> httpProblems = new ArrayList<>(pacing);
       httpProblems.addAll(httpFailures);
-      audit = withHttpAndWebhooks(audit, httpCounts, httpProblems, webhookAudit);
+      audit =
+          withHttpAndWebhooks(
+              audit,
+              httpCounts,
+              httpProblems,
+              webhookAudit,
+              ChaosResubmit.check(scenario, producer.bySource().get("DLQ_RESUBMIT"), resubmitted));
       Map<String, Integer> faultCounts = new LinkedHashMap<>();
       plan.countByKind()
           .forEach(
@@ -363,8 +378,10 @@ final class ChaosCommand implements Callable<Integer> {
       StateAudit.Result audit,
       Map<String, Long> counts,
       List<String> failures,
-      ChaosWebhooks.Audit webhooks) {
+      ChaosWebhooks.Audit webhooks,
+      DemoAudit.Check resubmission) {
     List<DemoAudit.Check> checks = new ArrayList<>(audit.checks());
+    checks.add(resubmission);
     checks.add(webhooks.check());
     checks.add(
         new DemoAudit.Check(

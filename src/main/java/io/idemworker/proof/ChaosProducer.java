@@ -45,6 +45,9 @@ final class ChaosProducer {
     PAST_WINDOW("producer re-send past the duplicate-detection window"),
     CONCURRENT("concurrent copy (second copy past the window, sent back to back)"),
     HTTP_AND_QUEUE("queue copy of an order also posted over HTTP (one order either way)"),
+    DLQ_RESUBMIT(
+        "refused copy resubmitted from the dead-letter queue after the drain (must be refused"
+            + " again)"),
     KEY_REUSE("key reused with another body (must dead-letter IdempotencyConflict)"),
     POISON("poison (must dead-letter with its reason)");
 
@@ -337,6 +340,12 @@ final class ChaosProducer {
         Thread.sleep(200);
       }
     }
+  }
+
+  /** Counts messages another part of the run sent on the queue (dead-letter resubmission). */
+  void count(Source source, long n) {
+    bySource.get(source).addAndGet(n);
+    sent.addAndGet(n);
   }
 
   long sent() {

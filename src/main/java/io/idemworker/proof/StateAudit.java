@@ -350,11 +350,16 @@ final class StateAudit {
         OrderReasons.ORDER_NOT_FOUND.code());
     Map<String, String> unmatched = new HashMap<>(expectedById);
     Map<String, Long> reasons = new TreeMap<>();
+    long byBroker = 0;
     for (DeadLetter d : sources.queueDeadLetters()) {
       reasons.merge(d.reason(), 1L, Long::sum);
       String id = d.messageId().orElse("");
       String expected = unmatched.remove(id);
       if (expected != null && expected.equals(d.reason())) {
+        continue;
+      }
+      if (lastDeliveryReason(expected) && d.reason().equals(MAX_DELIVERY_COUNT_EXCEEDED)) {
+        byBroker++;
         continue;
       }
       if (expected == null && anyIdReasons.remove(d.reason())) {
@@ -387,8 +392,26 @@ final class StateAudit {
                 + scenario.poisons.stream().filter(p -> p.message().getMessageId() == null).count())
             + ", each with its reason: "
             + reasons.toString().replaceAll("[{}]", "")
+            + (byBroker == 0
+                ? ""
+                : "; "
+                    + byBroker
+                    + " OrderNotFound dead-lettered by the broker as "
+                    + MAX_DELIVERY_COUNT_EXCEEDED
+                    + " instead: the worker refuses it on the last delivery, and when that"
+                    + " settlement is lost (a link closed) the broker dead-letters it itself")
             + "); the subscriptions' dead-letter queues are empty",
         problems);
+  }
+
+  static final String MAX_DELIVERY_COUNT_EXCEEDED = "MaxDeliveryCountExceeded";
+
+  /**
+   * A reason the worker gives only on the last delivery the queue allows (a dependent whose order
+   * never came): if that settlement is lost, the broker's own dead-letter is the same outcome.
+   */
+  private static boolean lastDeliveryReason(String expected) {
+    return OrderReasons.ORDER_NOT_FOUND.code().equals(expected);
   }
 
   private Check relay() {

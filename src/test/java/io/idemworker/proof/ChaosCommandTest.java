@@ -38,7 +38,7 @@ class ChaosCommandTest {
         new CommandLine(command)
             .execute(
                 "--messages",
-                "1500",
+                "2500",
                 "--workers",
                 "2",
                 "--kills",
@@ -66,7 +66,7 @@ class ChaosCommandTest {
     assertThat(report.path("kills").path("restarts").asInt()).isEqualTo(4);
     report.path("faults").forEach(count -> assertThat(count.asInt()).isPositive());
     assertThat(report.path("faults").size()).isEqualTo(FaultPlan.Kind.values().length - 2);
-    assertThat(report.path("messagesSent").asLong()).isBetween(1200L, 1900L);
+    assertThat(report.path("messagesSent").asLong()).isBetween(2000L, 3100L);
     report
         .path("messagesByDuplicateSource")
         .fields()
@@ -80,11 +80,13 @@ class ChaosCommandTest {
     for (String count : new String[] {"ORDERS", "LATE", "LOST", "RACED", "REPLAYED"}) {
       assertThat(http.path(count).asLong()).as(count).isPositive();
     }
-    // A late answer is a timeout and a lost one a dropped connection: each is retried.
-    assertThat(http.path("RETRY_TIMEOUT").asLong())
-        .isGreaterThanOrEqualTo(http.path("LATE").asLong());
-    assertThat(http.path("RETRY_DROPPED").asLong())
-        .isGreaterThanOrEqualTo(http.path("LOST").asLong());
+    // A late answer is a timeout and a lost one a dropped connection: each is retried (a lost
+    // answer whose drop came after the client's timeout, under load, is retried as a timeout).
+    assertThat(http.path("RETRY_TIMEOUT").asLong() + http.path("RETRY_DROPPED").asLong())
+        .isGreaterThanOrEqualTo(http.path("LATE").asLong() + http.path("LOST").asLong());
+    assertThat(http.path("RETRY_TIMEOUT").asLong()).isPositive();
+    assertThat(http.path("RETRY_DROPPED").asLong()).isPositive();
+    assertThat(report.path("checks").toString()).contains("dead-letter resubmission");
     assertThat(report.path("checks").toString()).contains("HTTP intake: every order posted");
     JsonNode webhooks = report.path("webhooks");
     assertThat(webhooks.path("events").asLong()).isPositive();
