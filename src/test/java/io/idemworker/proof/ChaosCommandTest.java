@@ -28,7 +28,7 @@ class ChaosCommandTest {
   // Five JVMs start, are killed and restart on a shared 2-core machine: the default 120 s is for
   // tests that do not. The run's own --timeout bounds it well before this.
   @Test
-  @Timeout(value = 6, unit = TimeUnit.MINUTES)
+  @Timeout(value = 7, unit = TimeUnit.MINUTES)
   void shortRunWithKillsAndEveryFault_auditFindsNothingLostDoubledOrWronglyDeadLettered()
       throws Exception {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -46,7 +46,7 @@ class ChaosCommandTest {
                 "--seed",
                 "11",
                 "--timeout",
-                "PT5M",
+                "PT6M",
                 "--log-dir",
                 logs.toString(),
                 "--json");
