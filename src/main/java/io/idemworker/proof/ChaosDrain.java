@@ -38,6 +38,8 @@ final class ChaosDrain {
   private final Set<String> released = new LinkedHashSet<>();
 
   /**
+   * Waits on the run's broker and workers for what {@code scenario} expects.
+   *
    * @param serviceBus the run's broker (its own unsettled counts)
    * @param fleet the worker processes (one that exits by itself ends a wait)
    * @param scenario what the producer sends: the expected events
