@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.core.IdempotencyKey;
-import io.idemworker.customers.CustomerDocumentIds;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderReasons;
@@ -16,7 +15,6 @@ import io.idemworker.proof.DemoAudit.Check;
 import io.idemworker.servicebus.DeadLetterReader.DeadLetter;
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -159,8 +157,13 @@ final class StateAudit {
     checks.add(statuses());
     checks.add(payments());
     checks.add(deadLetters());
-    checks.add(relay());
-    checks.add(consumers());
+    ProjectionAudit projections =
+        new ProjectionAudit(
+            allOrders, scenario.payments, this::doc, sources.eventsReceived(), sources.customers());
+    checks.add(projections.relay());
+    checks.add(projections.consumers());
+    lost += projections.lost;
+    doubled += projections.doubled;
     if (sources.webhooks().isPresent()) {
       WebhookAudit.Result webhooks = WebhookAudit.run(sources.orders(), sources.webhooks().get());
       checks.add(webhooks.check());
@@ -519,130 +522,7 @@ final class StateAudit {
         problems);
   }
 
-  private Check relay() {
-    List<String> problems = new ArrayList<>();
-    Set<String> expected = new LinkedHashSet<>();
-    Map<String, String> orderOf = new HashMap<>();
-    allOrders
-        .keySet()
-        .forEach(
-            id -> {
-              String event = OrderDocumentIds.outboxEvent(new IdempotencyKey(id));
-              expected.add(event);
-              orderOf.put(event, id);
-            });
-    scenario.payments.requests.forEach(
-        r -> {
-          expected.add(r.eventId());
-          orderOf.put(r.eventId(), r.orderId());
-        });
-    long copies = 0;
-    for (String event : expected) {
-      int received = sources.eventsReceived().getOrDefault(event, 0);
-      copies += received;
-      Optional<JsonNode> outbox = doc(orderOf.get(event), event);
-      if (outbox.isEmpty()) {
-        continue; // counted by the orders and payments checks
-      }
-      if (received == 0) {
-        lost++;
-        problems.add(event + " never reached the topic");
-      }
-      if (!"published".equals(outbox.get().path("status").asText())) {
-        lost++;
-        problems.add(event + " status " + outbox.get().path("status"));
-      }
-    }
-    sources.eventsReceived().keySet().stream()
-        .filter(id -> !expected.contains(id))
-        .forEach(
-            id -> {
-              doubled++;
-              problems.add(id + " published but not an expected event");
-            });
-    return check(
-        "every outbox event ("
-            + expected.size()
-            + ") reached the topic's audit subscription at least once ("
-            + copies
-            + " copies after duplicate detection) and is marked published",
-        problems);
-  }
-
-  private Check consumers() {
-    Map<String, Long> points = new TreeMap<>();
-    Map<String, long[]> stats = new TreeMap<>();
-    allOrders.forEach(
-        (orderId, json) -> {
-          JsonNode body = parse(json);
-          String customer = body.path("customerId").asText();
-          BigDecimal total = total(body);
-          points.merge(customer, total.setScale(0, RoundingMode.FLOOR).longValueExact(), Long::sum);
-          long[] s =
-              stats.computeIfAbsent(
-                  customer + " " + body.path("currency").asText(), k -> new long[2]);
-          s[0]++;
-          s[1] += total.movePointRight(4).setScale(0, RoundingMode.UNNECESSARY).longValueExact();
-        });
-    List<String> problems = new ArrayList<>();
-    points.forEach(
-        (customer, expected) -> {
-          long got =
-              read(sources.customers(), customer, CustomerDocumentIds.customer(customer))
-                  .map(d -> d.path(CustomerDocumentIds.LOYALTY_POINTS).asLong())
-                  .orElse(0L);
-          if (got != expected) {
-            if (got > expected) {
-              doubled++;
-            } else {
-              lost++;
-            }
-            problems.add(customer + " has " + got + " points, expected " + expected);
-          }
-        });
-    stats.forEach(
-        (key, expected) -> {
-          String[] k = key.split(" ");
-          Optional<JsonNode> d =
-              read(sources.customers(), k[0], CustomerDocumentIds.stats(k[0], k[1]));
-          long count = d.map(x -> x.path(CustomerDocumentIds.ORDER_COUNT).asLong()).orElse(0L);
-          long spent = d.map(x -> x.path(CustomerDocumentIds.SPENT_UNITS).asLong()).orElse(0L);
-          if (count > expected[0] || spent > expected[1]) {
-            doubled += Math.max(1, count - expected[0]);
-            problems.add(
-                key
-                    + ": "
-                    + count
-                    + " orders/"
-                    + spent
-                    + " units, expected "
-                    + expected[0]
-                    + "/"
-                    + expected[1]);
-          } else if (count < expected[0] || spent < expected[1]) {
-            lost += Math.max(1, expected[0] - count);
-            problems.add(
-                key
-                    + ": "
-                    + count
-                    + " orders/"
-                    + spent
-                    + " units, expected "
-                    + expected[0]
-                    + "/"
-                    + expected[1]);
-          }
-        });
-    return check(
-        "loyalty points per customer ("
-            + points.size()
-            + ") and orders and spend per customer and currency ("
-            + stats.size()
-            + ") exact, computed from what the producer sent",
-        problems);
-  }
-
-  private static Optional<JsonNode> read(CosmosContainer container, String pk, String id) {
+  static Optional<JsonNode> read(CosmosContainer container, String pk, String id) {
     try {
       return Optional.of(container.readItem(id, new PartitionKey(pk), JsonNode.class).getItem());
     } catch (CosmosException e) {
@@ -653,7 +533,7 @@ final class StateAudit {
     }
   }
 
-  private static Check check(String claim, List<String> problems) {
+  static Check check(String claim, List<String> problems) {
     return new Check(
         claim,
         problems.isEmpty(),
@@ -676,11 +556,11 @@ final class StateAudit {
     return total;
   }
 
-  private static BigDecimal decimal(JsonNode node) {
+  static BigDecimal decimal(JsonNode node) {
     return node.isNumber() ? node.decimalValue() : new BigDecimal(node.asText("0"));
   }
 
-  private static JsonNode parse(String json) {
+  static JsonNode parse(String json) {
     try {
       return JSON.readTree(json);
     } catch (IOException e) {
