@@ -21,6 +21,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -147,6 +148,40 @@ final class StateAudit {
     } catch (IOException e) {
       throw new IllegalStateException("the provider's ledger could not be read: " + e, e);
     }
+  }
+
+  /**
+   * An audit of some of the scenario's orders alone, for a run that sent nothing else (the bench):
+   * {@link #runOrders} reads only the orders container.
+   *
+   * @param sent the ids of the orders sent; the scenario's others are not expected
+   */
+  static StateAudit ofOrders(
+      DemoScenario scenario, Collection<String> sent, CosmosContainer orders, int parallelism) {
+    StateAudit audit =
+        new StateAudit(
+            scenario,
+            new Sources(
+                orders,
+                orders,
+                List.of(),
+                List.of(),
+                JSON.createArrayNode(),
+                Map.of(),
+                Optional.empty()),
+            parallelism);
+    audit.allOrders.keySet().retainAll(Set.copyOf(sent));
+    return audit;
+  }
+
+  /**
+   * Only the orders check: every order once with its customer, exact total, lines and OrderAccepted
+   * event; none overwritten.
+   */
+  Result runOrders() throws InterruptedException {
+    readPartitions();
+    List<Check> checks = List.of(orders());
+    return new Result(checks, lost, doubled, wrongDeadLetters);
   }
 
   Result run() throws InterruptedException {
