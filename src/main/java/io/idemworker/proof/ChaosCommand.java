@@ -14,8 +14,6 @@ import io.idemworker.emulator.payments.WebhookDelivery;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.OrderDocumentIds;
-import io.idemworker.servicebus.DeadLetterReader;
-import io.idemworker.servicebus.ServiceBusConnection;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -268,18 +266,7 @@ final class ChaosCommand implements Callable<Integer> {
       serviceBus.faults().clear();
       cosmos.faults().clear();
       provider.faults().clear();
-      DeadLetterReader reader =
-          new DeadLetterReader(
-              new ServiceBusConnection.ConnectionString(serviceBus.connectionString()));
-      List<DeadLetterReader.DeadLetter> queueDlq =
-          reader.peek(new DeadLetterReader.Queue(QUEUE), 1_000_000).messages();
-      List<DeadLetterReader.DeadLetter> subscriptionDlq = new ArrayList<>();
-      for (String role : CONSUMERS) {
-        subscriptionDlq.addAll(
-            reader
-                .peek(new DeadLetterReader.Subscription(DemoRelayPhase.TOPIC, role), 100_000)
-                .messages());
-      }
+      DeadLetters deadLetters = DeadLetters.peek(serviceBus.connectionString(), QUEUE, 1_000_000);
       JsonNode ledger = StateAudit.ledger(provider.baseUrl(), provider.apiKey());
       tamper.accept(new Stores(scenario, orders, customers));
       List<WebhookDelivery> webhookLog = provider.webhooks().deliveries();
@@ -289,8 +276,8 @@ final class ChaosCommand implements Callable<Integer> {
                   new StateAudit.Sources(
                       orders,
                       customers,
-                      queueDlq,
-                      subscriptionDlq,
+                      deadLetters.queue(),
+                      deadLetters.subscriptions(),
                       ledger,
                       eventsReceived,
                       Optional.of(

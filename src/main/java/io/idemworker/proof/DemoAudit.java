@@ -1,9 +1,6 @@
 package io.idemworker.proof;
 
 import com.azure.cosmos.CosmosContainer;
-import com.azure.cosmos.CosmosException;
-import com.azure.cosmos.models.PartitionKey;
-import com.fasterxml.jackson.databind.JsonNode;
 import io.idemworker.app.TelemetryCounts;
 import io.idemworker.core.Outcome;
 import io.idemworker.orders.OrderMessageTypes;
@@ -16,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -227,7 +223,9 @@ final class DemoAudit {
     retried.addAll(scenario.payments.requests(Hazard.AMBIGUOUS));
     for (Request r : retried) {
       long attempt =
-          read(r.orderId(), r.recordId()).map(d -> d.path("attempt").asLong()).orElse(-1L);
+          StateAudit.read(orders, r.orderId(), r.recordId())
+              .map(d -> d.path("attempt").asLong())
+              .orElse(-1L);
       if (attempt != 2) {
         problems.add(r.recordId() + " completed by attempt " + attempt + ", expected 2");
       }
@@ -349,18 +347,6 @@ final class DemoAudit {
 
   private static long processed(List<Delivery> copies) {
     return copies.stream().filter(d -> d.outcome() instanceof Outcome.Processed).count();
-  }
-
-  private Optional<JsonNode> read(String partitionKey, String id) {
-    try {
-      return Optional.of(
-          orders.readItem(id, new PartitionKey(partitionKey), JsonNode.class).getItem());
-    } catch (CosmosException e) {
-      if (e.getStatusCode() == 404) {
-        return Optional.empty();
-      }
-      throw e;
-    }
   }
 
   /** A check from its problems: passes when there are none, else names the first five. */

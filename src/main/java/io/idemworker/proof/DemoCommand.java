@@ -22,7 +22,6 @@ import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderReasons;
 import io.idemworker.payments.HttpPaymentProvider;
 import io.idemworker.proof.DemoTally.Delivery;
-import io.idemworker.servicebus.DeadLetterReader;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
@@ -349,18 +348,7 @@ final class DemoCommand implements Callable<Integer> {
       observed.addAll(DemoHttpPhase.observed(http));
       observed.addAll(webhooks.observed());
       tamper.accept(new ChaosCommand.Stores(scenario, container, relayed.customers()));
-      DeadLetterReader reader =
-          new DeadLetterReader(
-              new ServiceBusConnection.ConnectionString(serviceBus.connectionString()));
-      List<DeadLetterReader.DeadLetter> queueDeadLetters =
-          reader.peek(new DeadLetterReader.Queue(QUEUE), 100_000).messages();
-      List<DeadLetterReader.DeadLetter> subscriptionDeadLetters = new ArrayList<>();
-      for (String role : ChaosCommand.CONSUMERS) {
-        subscriptionDeadLetters.addAll(
-            reader
-                .peek(new DeadLetterReader.Subscription(DemoRelayPhase.TOPIC, role), 100_000)
-                .messages());
-      }
+      DeadLetters deadLetters = DeadLetters.peek(serviceBus.connectionString(), QUEUE, 100_000);
       StateAudit.Result stores =
           new StateAudit(
                   scenario,
@@ -368,14 +356,14 @@ final class DemoCommand implements Callable<Integer> {
                   new StateAudit.Sources(
                       container,
                       relayed.customers(),
-                      queueDeadLetters,
-                      subscriptionDeadLetters,
+                      deadLetters.queue(),
+                      deadLetters.subscriptions(),
                       StateAudit.ledger(provider.baseUrl(), provider.apiKey()),
                       relayAudit.received(),
                       Optional.of(webhooks.log())),
                   4)
               .run();
-      report.deadLetterSamples(queueDeadLetters);
+      report.deadLetterSamples(deadLetters.queue());
       boolean pass = report.audit(observed, stores);
       out.printf("%nfinished in %.1f s%n", (System.nanoTime() - started) / 1e9);
       telemetry.close();

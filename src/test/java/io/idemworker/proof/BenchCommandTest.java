@@ -2,25 +2,15 @@ package io.idemworker.proof;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class BenchCommandTest {
 
   @Test
   void smallBench_takesOneRoundTripPerNewOrderAndTwoPerDuplicate() {
-    CapturedRun run =
-        CapturedRun.of(
-            BenchCommand::new,
-            "--orders",
-            "40",
-            "--duplicate-ratio",
-            "0.25",
-            "--rounds",
-            "1",
-            "--warm-up",
-            "0",
-            "--timeout",
-            "PT60S");
+    CapturedRun run = oneRound("--orders", "40", "--timeout", "PT60S");
 
     assertThat(run.exit()).as(run.output()).isZero();
     assertThat(run.output())
@@ -41,21 +31,7 @@ class BenchCommandTest {
 
   @Test
   void benchUnderTheSeededFaultPlan_firesItThroughTheInjectorAndTheWorkersAuditStaysClean() {
-    CapturedRun run =
-        CapturedRun.of(
-            BenchCommand::new,
-            "--orders",
-            "60",
-            "--duplicate-ratio",
-            "0.25",
-            "--rounds",
-            "1",
-            "--warm-up",
-            "0",
-            "--faults",
-            "seed",
-            "--timeout",
-            "PT120S");
+    CapturedRun run = oneRound("--orders", "60", "--faults", "seed", "--timeout", "PT120S");
 
     assertThat(run.exit()).as(run.output()).isZero();
     assertThat(run.output())
@@ -78,5 +54,13 @@ class BenchCommandTest {
     CapturedRun run = CapturedRun.of(BenchCommand::new, "--duplicate-ratio", "1.5");
 
     assertThat(run.exit()).isEqualTo(2);
+  }
+
+  /** One measured round, no warm-up, a quarter of the orders sent twice. */
+  private static CapturedRun oneRound(String... options) {
+    List<String> args =
+        new ArrayList<>(List.of("--duplicate-ratio", "0.25", "--rounds", "1", "--warm-up", "0"));
+    args.addAll(List.of(options));
+    return CapturedRun.of(BenchCommand::new, args.toArray(String[]::new));
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.azure.cosmos.models.CosmosPatchOperations;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.idemworker.customers.CustomerDocumentIds;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -77,23 +78,24 @@ class DemoCommandTest {
   }
 
   @Test
-  void storesTamperedAfterTheRun_failTheDemosAuditWithTheLostAndDoubledEffects() {
+  void storesTamperedAfterTheRun_failTheDemosAuditWithTheLostOrderAndTheDoubledProjection() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
     DemoCommand demo = new DemoCommand(out);
     demo.tamper =
         stores -> {
-          // One order lost (an HTTP order, so the queue's observations cannot see it), one credit
-          // counted twice.
+          // An order posted over HTTP lost (the queue's observations cannot see it), and a
+          // customer's loyalty points projected twice from one order.
           String http = "ord-7-http-0";
           stores.orders().deleteItem(http, new PartitionKey(http), null);
-          DemoLifecycle.Credit credit = stores.scenario().lifecycle.credits.get(0);
+          String customer = "cust-http-1";
           stores
-              .orders()
+              .customers()
               .patchItem(
-                  credit.orderId(),
-                  new PartitionKey(credit.orderId()),
-                  CosmosPatchOperations.create().increment("/creditCount", 1),
+                  CustomerDocumentIds.customer(customer),
+                  new PartitionKey(customer),
+                  CosmosPatchOperations.create()
+                      .increment("/" + CustomerDocumentIds.LOYALTY_POINTS, 6),
                   JsonNode.class);
         };
 
@@ -104,7 +106,8 @@ class DemoCommandTest {
     assertThat(output)
         .contains("FAIL  every order (")
         .contains("ord-7-http-0 missing")
-        .contains("FAIL  credited total per order")
+        .contains("FAIL  loyalty points per customer")
+        .contains("cust-http-1 has ")
         .containsPattern("lost = [1-9]\\d*, double effects = [1-9]\\d*")
         .contains("FAIL: see the checks above.");
   }
