@@ -471,11 +471,20 @@ final class StateAudit {
         lost++;
         problems.add(e.getKey() + " amountPaidUnits " + paid + ", captured " + expected);
       }
+      // The status is the last result's: known when every request of the order had the same one.
+      long declines = e.getValue().stream().filter(DemoPayments.Request::declines).count();
+      String status =
+          doc(e.getKey(), e.getKey()).map(o -> o.path("paymentStatus").asText("")).orElse("");
+      if ((declines == e.getValue().size() && !status.equals("declined"))
+          || (declines == 0 && !status.equals("captured"))) {
+        lost++;
+        problems.add(e.getKey() + " paymentStatus " + status);
+      }
     }
     return check(
         "one capture per payment request at the provider ("
             + scenario.payments.requests.size()
-            + ", its ledger read over its API) with its amount and result; its record Completed with that answer, untouched by a reused key; amount paid per order = the sum of its captures; one PaymentCaptured/PaymentDeclined event each",
+            + ", its ledger read over its API) with its amount and result; its record Completed with that answer, untouched by a reused key; amount paid per order = the sum of its captures, its paymentStatus that of its results; one PaymentCaptured/PaymentDeclined event each",
         problems);
   }
 
