@@ -67,10 +67,12 @@ final class BenchTally {
   private final ThreadLocal<Cost> current = new ThreadLocal<>();
   private final ConcurrentLinkedQueue<Delivery> deliveries = new ConcurrentLinkedQueue<>();
   private final AtomicLong arrivals = new AtomicLong();
+  private final int expected;
   private final CountDownLatch done;
   private final ConcurrentHashMap<String, LongAdder[]> calls = new ConcurrentHashMap<>();
 
   BenchTally(int expectedDeliveries) {
+    this.expected = expectedDeliveries;
     this.done = new CountDownLatch(expectedDeliveries);
   }
 
@@ -132,6 +134,11 @@ final class BenchTally {
                         e.getValue()[0].sum(),
                         e.getValue()[1].sum() / 1e6 / Math.max(1, e.getValue()[0].sum())))
             .collect(Collectors.joining(", "));
+  }
+
+  /** How many of the expected deliveries have been settled with a final outcome so far. */
+  long finished() {
+    return expected - done.getCount();
   }
 
   boolean await(Duration timeout) throws InterruptedException {

@@ -8,10 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.idemworker.app.ConsumerWorkers;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
-import io.idemworker.emulator.cosmos.Fault;
-import io.idemworker.emulator.cosmos.Operation;
-import io.idemworker.emulator.payments.PaymentFaults;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
+import io.idemworker.emulator.payments.WebhookDelivery;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.servicebus.DeadLetterReader;
@@ -26,11 +24,11 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
@@ -55,14 +53,6 @@ final class ChaosCommand implements Callable<Integer> {
   static final Duration WINDOW = Duration.ofSeconds(20);
   static final int MAX_BODY_BYTES = 64 * 1024;
   static final List<String> CONSUMERS = List.of("loyalty", "customer-stats");
-  static final List<Operation> OPERATIONS =
-      List.of(
-          Operation.BATCH,
-          Operation.READ,
-          Operation.PATCH,
-          Operation.QUERY,
-          Operation.CHANGE_FEED,
-          Operation.UPSERT);
 
   @Option(
       names = "--messages",
@@ -140,7 +130,8 @@ final class ChaosCommand implements Callable<Integer> {
     int waves = Math.max(6, scenario.orders.size() / 300);
     ChaosProducer producer = new ChaosProducer(scenario, waves);
     FaultPlan plan =
-        FaultPlan.generate(seed, kills, workers, CONSUMERS.size(), 3, OPERATIONS.size(), true);
+        FaultPlan.generate(
+            seed, kills, workers, CONSUMERS.size(), 3, FaultPlan.OPERATIONS.size(), true);
     PrintStream log = json ? System.err : out;
     Path logs =
         logDir != null
@@ -182,7 +173,7 @@ final class ChaosCommand implements Callable<Integer> {
               QUEUE,
               DemoRelayPhase.TOPIC + "/Subscriptions/" + CONSUMERS.get(0),
               DemoRelayPhase.TOPIC + "/Subscriptions/" + CONSUMERS.get(1));
-      List<String> operationNames = OPERATIONS.stream().map(Enum::name).toList();
+      List<String> operationNames = FaultPlan.OPERATIONS.stream().map(Enum::name).toList();
       log.println("fault plan (point of the traffic, delay, fault):");
       plan.events.forEach(e -> log.println("  " + e.describe(names, entities, operationNames)));
 
@@ -223,7 +214,8 @@ final class ChaosCommand implements Callable<Integer> {
           fleet.start(role, consumerEnvironment(base, role));
         }
         FaultInjector injector =
-            new FaultInjector(fleet, serviceBus, cosmos, provider, entities, faults);
+            new FaultInjector(
+                Optional.of(fleet), serviceBus, cosmos, Optional.of(provider), entities, faults);
         started = System.nanoTime();
         long deadline = started + timeout.toNanos();
         List<Future<?>> fired = new ArrayList<>();
@@ -304,34 +296,31 @@ final class ChaosCommand implements Callable<Integer> {
       serviceBus.faults().clear();
       cosmos.faults().clear();
       provider.faults().clear();
-      List<DeadLetterReader.DeadLetter> queueDlq =
-          reader.peek(new DeadLetterReader.Queue(QUEUE), 1_000_000).messages();
-      List<DeadLetterReader.DeadLetter> subscriptionDlq = new ArrayList<>();
-      for (String role : CONSUMERS) {
-        subscriptionDlq.addAll(
-            reader
-                .peek(new DeadLetterReader.Subscription(DemoRelayPhase.TOPIC, role), 100_000)
-                .messages());
-      }
-      JsonNode ledger = DemoPaymentsAudit.ledger(provider.baseUrl(), provider.apiKey());
+      DeadLetters deadLetters = DeadLetters.peek(serviceBus.connectionString(), QUEUE, 1_000_000);
+      JsonNode ledger = StateAudit.ledger(provider.baseUrl(), provider.apiKey());
       tamper.accept(new Stores(scenario, orders, customers));
+      List<WebhookDelivery> webhookLog = provider.webhooks().deliveries();
       StateAudit.Result audit =
           new StateAudit(
                   scenario,
                   new StateAudit.Sources(
-                      orders, customers, queueDlq, subscriptionDlq, ledger, eventsReceived),
+                      orders,
+                      customers,
+                      deadLetters.queue(),
+                      deadLetters.subscriptions(),
+                      ledger,
+                      eventsReceived,
+                      Optional.of(
+                          new WebhookAudit.Log(webhookLog, webhooksIdle, Optional.empty()))),
                   8)
               .run();
-      ChaosWebhooks.Audit webhookAudit =
-          ChaosWebhooks.audit(orders, provider.webhooks().deliveries(), webhooksIdle);
       List<String> httpProblems = new ArrayList<>(pacing);
       httpProblems.addAll(httpFailures);
       audit =
-          withHttpAndWebhooks(
+          withHttpAndResubmission(
               audit,
               httpCounts,
               httpProblems,
-              webhookAudit,
               ChaosResubmit.check(scenario, producer.bySource().get("DLQ_RESUBMIT"), resubmitted));
       Map<String, Integer> faultCounts = new LinkedHashMap<>();
       plan.countByKind()
@@ -353,7 +342,7 @@ final class ChaosCommand implements Callable<Integer> {
               producer.byKind(),
               producer.bySource(),
               httpCounts,
-              webhookAudit.counts(),
+              WebhookAudit.counts(webhookLog),
               killCounts,
               faultCounts,
               settled,
@@ -371,18 +360,17 @@ final class ChaosCommand implements Callable<Integer> {
   }
 
   /**
-   * The audit plus the HTTP clients' side: every order posted got 201 under its key (its effect is
-   * checked with the scenario's other orders: once, with its exact body).
+   * The audit plus the HTTP clients' side (every order posted got 201 under its key, before its
+   * dependents were sent; its effect is checked with the scenario's other orders: once, with its
+   * exact body) and the dead-letter resubmission's (every refused copy was sent back once).
    */
-  private static StateAudit.Result withHttpAndWebhooks(
+  private static StateAudit.Result withHttpAndResubmission(
       StateAudit.Result audit,
       Map<String, Long> counts,
       List<String> failures,
-      ChaosWebhooks.Audit webhooks,
       DemoAudit.Check resubmission) {
     List<DemoAudit.Check> checks = new ArrayList<>(audit.checks());
     checks.add(resubmission);
-    checks.add(webhooks.check());
     checks.add(
         new DemoAudit.Check(
             "HTTP intake: every order posted ("
@@ -460,53 +448,5 @@ final class ChaosCommand implements Callable<Integer> {
     env.put("COSMOS_CONTAINER", "customers");
     env.put("RELAY_ENABLED", "false");
     return env;
-  }
-
-  /** Carries out the plan's events on the fleet and the emulators. */
-  private record FaultInjector(
-      WorkerFleet fleet,
-      ServiceBusEmulator serviceBus,
-      CosmosEmulator cosmos,
-      PaymentProviderEmulator provider,
-      List<String> entities,
-      ScheduledExecutorService executor) {
-
-    Future<?> fire(FaultPlan.Event e) {
-      return executor.schedule(
-          () -> {
-            apply(e);
-            return null;
-          },
-          e.delayMillis(),
-          TimeUnit.MILLISECONDS);
-    }
-
-    private void apply(FaultPlan.Event e) throws InterruptedException {
-      switch (e.kind()) {
-        case SIGKILL -> fleet.kill(e.target(), false);
-        case SIGTERM -> fleet.kill(e.target(), true);
-        case DROP_CONNECTIONS -> serviceBus.faults().dropConnections();
-        case LOSE_LOCKS -> serviceBus.faults().loseLocks(entities.get(e.target()));
-        case DELAY_DISPOSITIONS -> {
-          serviceBus.faults().delayDispositions(Duration.ofMillis(300));
-          executor.schedule(
-              () -> serviceBus.faults().delayDispositions(Duration.ZERO), 2, TimeUnit.SECONDS);
-        }
-        case COSMOS_THROTTLE ->
-            cosmos.faults().inject(OPERATIONS.get(e.target()), Fault.status(429).times(e.count()));
-        case COSMOS_UNAVAILABLE ->
-            cosmos.faults().inject(OPERATIONS.get(e.target()), Fault.status(503).times(e.count()));
-        case COSMOS_TIMEOUT ->
-            cosmos.faults().inject(OPERATIONS.get(e.target()), Fault.status(408).times(e.count()));
-        case COSMOS_LATENCY ->
-            cosmos
-                .faults()
-                .inject(
-                    OPERATIONS.get(e.target()),
-                    Fault.latency(Duration.ofMillis(250)).times(e.count()));
-        case PAYMENT_AMBIGUOUS ->
-            provider.faults().applyThenDropConnection(PaymentFaults.Trigger.next(e.count()));
-      }
-    }
   }
 }

@@ -2,8 +2,6 @@ package io.idemworker.proof;
 
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
-import io.idemworker.emulator.payments.PaymentFaults;
-import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,27 +24,30 @@ final class DemoPaymentsPhase {
    * Phase 4: payment captures, each exposed to one hazard of a call outside the transaction, then
    * keys reused with another amount.
    *
+   * @param ambiguousCaptures the plan's faults for this phase, fired before the requests meant for
+   *     them are sent: the provider executes each and drops the connection before answering
    * @return true if every step settled within the timeout
    */
   boolean run(
       ServiceBusSenderClient sender,
       AdjustableClock brokerClock,
       DemoPayments payments,
-      PaymentProviderEmulator provider,
-      DemoTally tally)
+      DemoTally tally,
+      FaultInjector faults,
+      List<FaultPlan.Event> ambiguousCaptures)
       throws InterruptedException {
     out.println(
         "phase 4: payment captures: the provider's answer lost to a dropped connection, declines, a crash after the provider call");
     List<DemoPayments.Request> ambiguous = payments.requests(DemoPayments.Hazard.AMBIGUOUS);
     // Alone, so that the drops hit exactly these requests' first executions.
-    provider.faults().applyThenDropConnection(PaymentFaults.Trigger.next(ambiguous.size()));
+    faults.fireAndWait(ambiguousCaptures);
     List<ServiceBusMessage> batch = new ArrayList<>();
     ambiguous.forEach(r -> batch.add(DemoPayments.message(r)));
     DemoCommand.sendAll(sender, batch);
     boolean settled =
         tally.awaitQuiet(
             d -> DemoCommand.applied(d, DemoCommand.PAYMENT) >= ambiguous.size(), timeout);
-    provider.faults().clear();
+    faults.clear();
     List<DemoPayments.Request> concurrent = payments.requests(DemoPayments.Hazard.CONCURRENT);
     for (DemoPayments.Request r : payments.requests) {
       if (r.hazard() != DemoPayments.Hazard.AMBIGUOUS

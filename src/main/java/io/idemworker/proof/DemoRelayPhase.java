@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 /**
- * Phase 5 of the demo: the outbox relay publishes every outbox event of the orders container to the
+ * Phase 6 of the demo: the outbox relay publishes every outbox event of the orders container to the
  * topic {@code order-events}, the {@code loyalty} and {@code customer-stats} consumers apply the
  * {@code OrderAccepted} events to the {@code customers} container, and the relay re-publishes a few
  * events as after a crash between send and mark: inside the topic's duplicate-detection window (the
@@ -150,7 +150,7 @@ final class DemoRelayPhase {
       List<JsonNode> outbox)
       throws InterruptedException {
     out.printf(
-        "phase 5: outbox relay to topic %s, consumers %s and %s on their subscriptions, re-sends inside and past the window%n",
+        "phase 6: outbox relay to topic %s, consumers %s and %s on their subscriptions, re-sends inside and past the window%n",
         TOPIC, ROLES.get(0).roleName(), ROLES.get(1).roleName());
     CosmosContainer customers = ConsumerWorkers.customers(cosmosClient, "idemworker");
     Map<CustomerConsumers.Role, Counts> counts = new EnumMap<>(CustomerConsumers.Role.class);
@@ -226,7 +226,7 @@ final class DemoRelayPhase {
       settled &= relay.awaitCaughtUp(timeout);
 
       out.printf(
-          "phase 5b: %s later (past the topic's window): %d more events sent but not marked, re-published%n",
+          "phase 6b: %s later (past the topic's window): %d more events sent but not marked, re-published%n",
           DemoCommand.DUPLICATE_WINDOW, pastWindow.size());
       brokerClock.advance(DemoCommand.DUPLICATE_WINDOW.plusSeconds(1));
       serviceBus.evaluateExpiries();

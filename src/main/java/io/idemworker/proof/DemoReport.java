@@ -1,11 +1,11 @@
 package io.idemworker.proof;
 
-import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import io.idemworker.core.Outcome;
 import io.idemworker.emulator.payments.PaymentStats;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderReasons;
 import io.idemworker.proof.DemoTally.Delivery;
+import io.idemworker.servicebus.DeadLetterReader;
 import java.io.PrintStream;
 import java.util.HashSet;
 import java.util.List;
@@ -396,8 +396,36 @@ final class DemoReport {
         : Optional.empty();
   }
 
-  boolean audit(List<DemoAudit.Check> checks) {
-    section("Audit (read back from Cosmos DB and the dead-letter queue)");
+  /**
+   * Prints what the demo observed and the audit of the stores, and the verdict.
+   *
+   * @return true when every check passed and the audit found nothing lost, doubled or wrongly
+   *     dead-lettered
+   */
+  boolean audit(List<DemoAudit.Check> observed, StateAudit.Result stores) {
+    section("What the demo observed (each delivery's outcome, the clients' answers, telemetry)");
+    boolean pass = print(observed);
+    section(
+        "Audit of the stores (StateAudit, the chaos run's audit: Cosmos DB, the dead-letter queues,"
+            + " the provider's ledger, the topic, the webhook log; no worker counter)");
+    pass &= print(stores.checks());
+    out.printf(
+        "  lost = %d, double effects = %d, wrong dead-letters = %d%n",
+        stores.lost(), stores.doubled(), stores.wrongDeadLetters());
+    pass &= stores.pass();
+    out.printf(
+        "%n%s%n",
+        pass
+            ? "PASS: every message took effect exactly once, read back from the stores: each order"
+                + " once whichever way it came (queue or HTTP), credits summed exactly, the latest"
+                + " status kept, one charge per payment request, poison and reused keys"
+                + " dead-lettered with their reason, every outbox event published and projected"
+                + " once, every webhook applied once; nothing lost."
+            : "FAIL: see the checks above.");
+    return pass;
+  }
+
+  private boolean print(List<DemoAudit.Check> checks) {
     boolean pass = true;
     for (DemoAudit.Check check : checks) {
       out.printf("  %s  %s%n", check.pass() ? "PASS" : "FAIL", check.claim());
@@ -406,19 +434,13 @@ final class DemoReport {
       }
       pass &= check.pass();
     }
-    out.printf(
-        "%n%s%n",
-        pass
-            ? "PASS: every message took effect exactly once; nothing was lost."
-            : "FAIL: see the checks above.");
     return pass;
   }
 
-  void deadLetterSamples(List<ServiceBusReceivedMessage> deadLetters) {
+  void deadLetterSamples(List<DeadLetterReader.DeadLetter> deadLetters) {
     section("Dead-letter queue (reason: description)");
     Map<String, String> firstByReason = new TreeMap<>();
-    deadLetters.forEach(
-        m -> firstByReason.putIfAbsent(m.getDeadLetterReason(), m.getDeadLetterErrorDescription()));
+    deadLetters.forEach(m -> firstByReason.putIfAbsent(m.reason(), m.description().orElse("")));
     firstByReason.forEach(
         (reason, description) -> out.printf("  %-20s %s%n", reason, abbreviate(description, 90)));
   }

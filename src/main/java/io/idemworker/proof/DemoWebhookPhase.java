@@ -36,8 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (every event as a storm of concurrent copies, the first requests stalled past its timeout, the
  * first two events out of order) to the receiver {@code POST /webhooks/payments} on its own HTTP
  * server, over the demo's orders in Cosmos DB; plus a forger whose events are signed with the wrong
- * secret or too long ago. The audit ({@link DemoWebhookAudit}) reads Cosmos DB and the double's
- * delivery log back. Used once, from the demo's thread.
+ * secret or too long ago. {@link StateAudit} reads Cosmos DB and the double's delivery log back.
+ * Used once, from the demo's thread.
  */
 final class DemoWebhookPhase {
   static final String SECRET = "whsec_demo_" + "0123456789abcdef";
@@ -54,17 +54,23 @@ final class DemoWebhookPhase {
   }
 
   /**
-   * Runs the phase and audits it.
+   * What the phase observed, and the delivery log for {@link StateAudit}.
+   *
+   * @param observed the checks of what the phase saw (copies answered, redeliveries, forgeries)
+   * @param log the double's delivery log and the captures that made its events
+   */
+  record Result(List<DemoAudit.Check> observed, WebhookAudit.Log log) {}
+
+  /**
+   * Runs the phase.
    *
    * @param container the orders container
    * @param orderIds accepted orders; the first {@value #ORDERS} are captured
-   * @return the audit's checks
    */
-  List<DemoAudit.Check> run(CosmosContainer container, Iterable<String> orderIds)
-      throws InterruptedException {
+  Result run(CosmosContainer container, Iterable<String> orderIds) throws InterruptedException {
     long started = System.nanoTime();
     out.printf(
-        "phase 6: payment webhooks: %d captures, each event sent as %d concurrent copies, %d"
+        "phase 7: payment webhooks: %d captures, each event sent as %d concurrent copies, %d"
             + " deliveries stalled past the sender's timeout, 2 events out of order, forged and"
             + " expired signatures%n",
         ORDERS, EXTRA_COPIES + 1, STALLED);
@@ -119,7 +125,7 @@ final class DemoWebhookPhase {
       DemoWebhookAudit audit =
           new DemoWebhookAudit(container, provider.webhooks().deliveries(), captures, forged);
       out.printf("%s; phase took %.1f s%n", audit.summary(), (System.nanoTime() - started) / 1e9);
-      return audit.run(idle && stalledHandled);
+      return new Result(audit.run(idle && stalledHandled), audit.log(idle));
     } finally {
       gate.countDown();
       server.stop(0);

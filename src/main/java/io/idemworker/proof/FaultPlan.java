@@ -1,5 +1,6 @@
 package io.idemworker.proof;
 
+import io.idemworker.emulator.cosmos.Operation;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -9,13 +10,24 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * A schedule of faults, reproducible from a seed: process kills and the emulators' faults, each at
- * a point of the producer's progress (a fraction of the messages sent) plus a delay, so that the
- * same seed injects the same faults at the same points of the traffic however fast the machine is.
+ * A schedule of faults: process kills and the emulators' faults, each at a point of the producer's
+ * progress (a fraction of the traffic sent) plus a delay, so that the same plan injects the same
+ * faults at the same points of the traffic however fast the machine is. {@link #generate} draws one
+ * from a seed (the chaos run); {@link #of} takes one written by hand (the demo). {@link
+ * FaultInjector} carries the events out.
  *
  * <p>Immutable and thread-safe.
  */
 final class FaultPlan {
+  /** The Cosmos DB operations a fault may hit, by {@link Event#target}. */
+  static final List<Operation> OPERATIONS =
+      List.of(
+          Operation.BATCH,
+          Operation.READ,
+          Operation.PATCH,
+          Operation.QUERY,
+          Operation.CHANGE_FEED,
+          Operation.UPSERT);
 
   /** What a fault does. */
   enum Kind {
@@ -58,17 +70,42 @@ final class FaultPlan {
       }
     }
 
+    /**
+     * A Cosmos DB fault on {@code count} requests of one operation, without delay.
+     *
+     * @throws IllegalArgumentException if {@code kind} is not a Cosmos DB fault
+     */
+    static Event cosmos(double at, Kind kind, Operation operation, int count) {
+      if (!kind.name().startsWith("COSMOS_")) {
+        throw new IllegalArgumentException(kind + " is not a Cosmos DB fault");
+      }
+      return new Event(at, 0, kind, OPERATIONS.indexOf(operation), count);
+    }
+
+    /** The payment provider executes the next {@code count} captures, then drops the connection. */
+    static Event ambiguousCaptures(double at, int count) {
+      return new Event(at, 0, Kind.PAYMENT_AMBIGUOUS, 0, count);
+    }
+
     String describe(List<String> processNames, List<String> entities, List<String> operations) {
-      String what =
-          switch (kind) {
-            case SIGKILL, SIGTERM -> kind.name() + " " + processNames.get(target);
-            case LOSE_LOCKS -> "lose locks on " + entities.get(target);
-            case COSMOS_THROTTLE, COSMOS_UNAVAILABLE, COSMOS_TIMEOUT, COSMOS_LATENCY ->
-                kind.label + " on " + count + " " + operations.get(target) + " requests";
-            case PAYMENT_AMBIGUOUS -> kind.label + " (" + count + " captures)";
-            default -> kind.label;
-          };
-      return String.format(Locale.ROOT, "%5.1f%% +%4d ms  %s", at * 100, delayMillis, what);
+      return String.format(
+          Locale.ROOT,
+          "%5.1f%% +%4d ms  %s",
+          at * 100,
+          delayMillis,
+          what(processNames, entities, operations));
+    }
+
+    /** What the event does, in words. */
+    String what(List<String> processNames, List<String> entities, List<String> operations) {
+      return switch (kind) {
+        case SIGKILL, SIGTERM -> kind.name() + " " + processNames.get(target);
+        case LOSE_LOCKS -> "lose locks on " + entities.get(target);
+        case COSMOS_THROTTLE, COSMOS_UNAVAILABLE, COSMOS_TIMEOUT, COSMOS_LATENCY ->
+            kind.label + " on " + count + " " + operations.get(target) + " requests";
+        case PAYMENT_AMBIGUOUS -> kind.label + " (" + count + " captures)";
+        default -> kind.label;
+      };
     }
   }
 
@@ -78,6 +115,32 @@ final class FaultPlan {
   private FaultPlan(long seed, List<Event> events) {
     this.seed = seed;
     this.events = List.copyOf(events);
+  }
+
+  /**
+   * A plan written by hand.
+   *
+   * @param events the faults, in any order; fired in the order of their points
+   * @return the plan (its seed 0)
+   */
+  static FaultPlan of(List<Event> events) {
+    List<Event> sorted = new ArrayList<>(events);
+    sorted.sort(Comparator.comparingDouble(Event::at));
+    return new FaultPlan(0, sorted);
+  }
+
+  /** The plan that injects nothing. */
+  static FaultPlan none() {
+    return of(List.of());
+  }
+
+  /**
+   * The events whose point lies in {@code [from, to)}: what a producer that steps through its
+   * traffic in stages (the demo's phases) fires when it enters the stage that starts at {@code
+   * from}.
+   */
+  List<Event> between(double from, double to) {
+    return events.stream().filter(e -> e.at() >= from && e.at() < to).toList();
   }
 
   /**

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.core.IdempotencyKey;
-import io.idemworker.customers.CustomerDocumentIds;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderReasons;
@@ -16,9 +15,16 @@ import io.idemworker.proof.DemoAudit.Check;
 import io.idemworker.servicebus.DeadLetterReader.DeadLetter;
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.math.RoundingMode;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -64,16 +70,40 @@ final class StateAudit {
     }
   }
 
-  /** Where the audit reads. */
+  /**
+   * Where the audit reads.
+   *
+   * @param webhooks the payment double's webhook delivery log; empty where none were sent
+   */
   record Sources(
       CosmosContainer orders,
       CosmosContainer customers,
       List<DeadLetter> queueDeadLetters,
       List<DeadLetter> subscriptionDeadLetters,
       JsonNode providerLedger,
-      Map<String, Integer> eventsReceived) {}
+      Map<String, Integer> eventsReceived,
+      Optional<WebhookAudit.Log> webhooks) {}
+
+  /**
+   * Orders that came over the HTTP intake and are not in the scenario (the demo posts its own), and
+   * order ids the intake refused (a key reused with another body): the former must exist once with
+   * their exact body and be projected like any other; the latter must not exist.
+   */
+  record Intake(Map<String, String> orders, Set<String> refused) {
+    static final Intake NONE = new Intake(Map.of(), Set.of());
+
+    Intake {
+      orders = Collections.unmodifiableMap(new LinkedHashMap<>(orders));
+      refused = Set.copyOf(refused);
+    }
+  }
+
+  /** How long the inbox markers live, as every harness configures the worker (14 days). */
+  static final Duration MARKER_TTL = Duration.ofDays(14);
 
   private final DemoScenario scenario;
+  private final Intake intake;
+  private final Map<String, String> allOrders = new LinkedHashMap<>();
   private final Sources sources;
   private final int parallelism;
   private final Map<String, Map<String, JsonNode>> partitions = new HashMap<>();
@@ -82,9 +112,76 @@ final class StateAudit {
   private long wrongDeadLetters;
 
   StateAudit(DemoScenario scenario, Sources sources, int parallelism) {
+    this(scenario, Intake.NONE, sources, parallelism);
+  }
+
+  StateAudit(DemoScenario scenario, Intake intake, Sources sources, int parallelism) {
     this.scenario = scenario;
+    this.intake = intake;
     this.sources = sources;
     this.parallelism = parallelism;
+    allOrders.putAll(scenario.orders);
+    allOrders.putAll(intake.orders());
+  }
+
+  /**
+   * Reads the payment provider's ledger over its API: every capture it executed.
+   *
+   * @throws IllegalStateException if the provider does not answer 200 with a JSON array
+   */
+  static JsonNode ledger(URI baseUrl, String apiKey) throws InterruptedException {
+    try {
+      HttpResponse<String> response =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(baseUrl + "/v1/captures"))
+                      .header("Authorization", "Bearer " + apiKey)
+                      .timeout(Duration.ofSeconds(30))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      JsonNode body = JSON.readTree(response.body());
+      if (response.statusCode() != 200 || !body.isArray()) {
+        throw new IllegalStateException(
+            "the provider's ledger answered " + response.statusCode() + ": " + response.body());
+      }
+      return body;
+    } catch (IOException e) {
+      throw new IllegalStateException("the provider's ledger could not be read: " + e, e);
+    }
+  }
+
+  /**
+   * An audit of some of the scenario's orders alone, for a run that sent nothing else (the bench):
+   * {@link #runOrders} reads only the orders container.
+   *
+   * @param sent the ids of the orders sent; the scenario's others are not expected
+   */
+  static StateAudit ofOrders(
+      DemoScenario scenario, Collection<String> sent, CosmosContainer orders, int parallelism) {
+    StateAudit audit =
+        new StateAudit(
+            scenario,
+            new Sources(
+                orders,
+                orders,
+                List.of(),
+                List.of(),
+                JSON.createArrayNode(),
+                Map.of(),
+                Optional.empty()),
+            parallelism);
+    audit.allOrders.keySet().retainAll(Set.copyOf(sent));
+    return audit;
+  }
+
+  /**
+   * Only the orders check: every order once with its customer, exact total, lines and OrderAccepted
+   * event; none overwritten.
+   */
+  Result runOrders() throws InterruptedException {
+    readPartitions();
+    List<Check> checks = List.of(orders());
+    return new Result(checks, lost, doubled, wrongDeadLetters);
   }
 
   Result run() throws InterruptedException {
@@ -95,8 +192,19 @@ final class StateAudit {
     checks.add(statuses());
     checks.add(payments());
     checks.add(deadLetters());
-    checks.add(relay());
-    checks.add(consumers());
+    ProjectionAudit projections =
+        new ProjectionAudit(
+            allOrders, scenario.payments, this::doc, sources.eventsReceived(), sources.customers());
+    checks.add(projections.relay());
+    checks.add(projections.consumers());
+    lost += projections.lost;
+    doubled += projections.doubled;
+    if (sources.webhooks().isPresent()) {
+      WebhookAudit.Result webhooks = WebhookAudit.run(sources.orders(), sources.webhooks().get());
+      checks.add(webhooks.check());
+      lost += webhooks.lost();
+      doubled += webhooks.doubled();
+    }
     return new Result(checks, lost, doubled, wrongDeadLetters);
   }
 
@@ -104,7 +212,8 @@ final class StateAudit {
    * Every document of every order partition the scenario touches, read with bounded parallelism.
    */
   private void readPartitions() throws InterruptedException {
-    Set<String> ids = new LinkedHashSet<>(scenario.orders.keySet());
+    Set<String> ids = new LinkedHashSet<>(allOrders.keySet());
+    ids.addAll(intake.refused());
     scenario.poisons.forEach(p -> ids.add(p.orderId()));
     ids.add(scenario.lifecycle.neverPlaced);
     ExecutorService pool = Executors.newFixedThreadPool(parallelism);
@@ -141,7 +250,7 @@ final class StateAudit {
 
   private Check orders() {
     List<String> problems = new ArrayList<>();
-    for (Map.Entry<String, String> sent : scenario.orders.entrySet()) {
+    for (Map.Entry<String, String> sent : allOrders.entrySet()) {
       String orderId = sent.getKey();
       JsonNode body = parse(sent.getValue());
       Optional<JsonNode> order = doc(orderId, orderId);
@@ -169,6 +278,16 @@ final class StateAudit {
         doubled++;
         problems.add(orderId + " has a line " + (lines + 1));
       }
+      if (doc(orderId, OrderDocumentIds.outboxEvent(new IdempotencyKey(orderId))).isEmpty()) {
+        lost++;
+        problems.add(orderId + " has no OrderAccepted outbox event");
+      }
+    }
+    for (String refused : intake.refused()) {
+      if (!partitions.getOrDefault(refused, Map.of()).isEmpty()) {
+        doubled++;
+        problems.add(refused + " (its key reused with another body, refused) was written");
+      }
     }
     for (DemoScenario.Poison poison : scenario.poisons) {
       if (!partitions.getOrDefault(poison.orderId(), Map.of()).isEmpty()) {
@@ -182,8 +301,11 @@ final class StateAudit {
     }
     return check(
         "every order ("
-            + scenario.orders.size()
-            + ") read back once with its customer, exact total and lines; none overwritten by a reused id; no poison written",
+            + allOrders.size()
+            + (intake.orders().isEmpty()
+                ? ""
+                : ", " + intake.orders().size() + " of them over HTTP")
+            + ") read back once with its customer, exact total, lines and OrderAccepted outbox event; none overwritten by a reused id or key; no poison written",
         problems);
   }
 
@@ -220,9 +342,12 @@ final class StateAudit {
                 + expectedUnits);
       }
       for (DemoLifecycle.Credit c : entry.getValue()) {
-        if (doc(orderId, c.markerId()).isEmpty()) {
+        Optional<JsonNode> marker = doc(orderId, c.markerId());
+        if (marker.isEmpty()) {
           lost++;
           problems.add(c.creditId() + " has no inbox marker");
+        } else if (!describes(marker.get(), c)) {
+          problems.add(c.markerId() + " is not its credit's marker with ttl " + MARKER_TTL);
         }
       }
     }
@@ -237,8 +362,20 @@ final class StateAudit {
             + scenario.lifecycle.credits.size()
             + " credits on "
             + byOrder.size()
-            + " orders), exactly; no wrong-currency credit applied",
+            + " orders), exactly; each credit's inbox marker names it and carries the TTL ("
+            + MARKER_TTL.toDays()
+            + " days); no wrong-currency credit applied",
         problems);
+  }
+
+  /** Whether a marker is the inbox marker of that credit, with the configured TTL. */
+  private static boolean describes(JsonNode marker, DemoLifecycle.Credit credit) {
+    return marker.path("ttl").isIntegralNumber()
+        && marker.path("ttl").asLong() == MARKER_TTL.getSeconds()
+        && "inbox".equals(marker.path("type").asText())
+        && credit.creditId().equals(marker.path("creditId").asText())
+        && marker.path("amount").isNumber()
+        && marker.path("amount").decimalValue().compareTo(credit.amount()) == 0;
   }
 
   private Check statuses() {
@@ -292,9 +429,24 @@ final class StateAudit {
         doubled++;
         problems.add(r.paymentRequestId() + " executed as " + capture);
       }
-      if (doc(r.orderId(), r.eventId()).isEmpty()) {
+      String eventType = r.declines() ? "PaymentDeclined" : "PaymentCaptured";
+      if (!doc(r.orderId(), r.eventId())
+          .filter(e -> eventType.equals(e.path("eventType").asText()))
+          .isPresent()) {
         lost++;
-        problems.add(r.paymentRequestId() + " has no payment event");
+        problems.add(r.paymentRequestId() + " has no " + eventType + " event");
+      }
+      Optional<JsonNode> record = doc(r.orderId(), r.recordId());
+      if (record.isEmpty() || !completedWith(record.get(), r, capture)) {
+        lost++;
+        problems.add(r.recordId() + " is not Completed with the provider's answer: " + record);
+      }
+    }
+    for (DemoPayments.Request r : scenario.payments.reusedKeys) {
+      Optional<JsonNode> record = doc(r.orderId(), r.recordId());
+      if (record.isPresent() && decimal(record.get().path("amount")).compareTo(r.amount()) == 0) {
+        doubled++;
+        problems.add(r.recordId() + " overwritten by its reused key's amount " + r.amount());
       }
     }
     ledger.keySet().stream()
@@ -319,12 +471,35 @@ final class StateAudit {
         lost++;
         problems.add(e.getKey() + " amountPaidUnits " + paid + ", captured " + expected);
       }
+      // The status is the last result's: known when every request of the order had the same one.
+      long declines = e.getValue().stream().filter(DemoPayments.Request::declines).count();
+      String status =
+          doc(e.getKey(), e.getKey()).map(o -> o.path("paymentStatus").asText("")).orElse("");
+      if ((declines == e.getValue().size() && !status.equals("declined"))
+          || (declines == 0 && !status.equals("captured"))) {
+        lost++;
+        problems.add(e.getKey() + " paymentStatus " + status);
+      }
     }
     return check(
         "one capture per payment request at the provider ("
             + scenario.payments.requests.size()
-            + ", its ledger read over its API) with its amount and result; amount paid per order = the sum of its captures; one payment event each",
+            + ", its ledger read over its API) with its amount and result; its record Completed with that answer, untouched by a reused key; amount paid per order = the sum of its captures, its paymentStatus that of its results; one PaymentCaptured/PaymentDeclined event each",
         problems);
+  }
+
+  /** Whether a payment record holds the provider's answer to its one capture. */
+  private static boolean completedWith(JsonNode record, DemoPayments.Request r, JsonNode capture) {
+    JsonNode result = record.path("result");
+    boolean answered =
+        r.declines()
+            ? "declined".equals(result.path("result").asText())
+                && result.path("declineCode").isTextual()
+            : "captured".equals(result.path("result").asText())
+                && result.path("providerCaptureId").asText().equals(capture.path("id").asText());
+    return "Completed".equals(record.path("status").asText())
+        && decimal(record.path("amount")).compareTo(r.amount()) == 0
+        && answered;
   }
 
   private Check deadLetters() {
@@ -414,131 +589,7 @@ final class StateAudit {
     return OrderReasons.ORDER_NOT_FOUND.code().equals(expected);
   }
 
-  private Check relay() {
-    List<String> problems = new ArrayList<>();
-    Set<String> expected = new LinkedHashSet<>();
-    Map<String, String> orderOf = new HashMap<>();
-    scenario
-        .orders
-        .keySet()
-        .forEach(
-            id -> {
-              String event = OrderDocumentIds.outboxEvent(new IdempotencyKey(id));
-              expected.add(event);
-              orderOf.put(event, id);
-            });
-    scenario.payments.requests.forEach(
-        r -> {
-          expected.add(r.eventId());
-          orderOf.put(r.eventId(), r.orderId());
-        });
-    long copies = 0;
-    for (String event : expected) {
-      int received = sources.eventsReceived().getOrDefault(event, 0);
-      copies += received;
-      Optional<JsonNode> outbox = doc(orderOf.get(event), event);
-      if (outbox.isEmpty()) {
-        continue; // counted by the orders and payments checks
-      }
-      if (received == 0) {
-        lost++;
-        problems.add(event + " never reached the topic");
-      }
-      if (!"published".equals(outbox.get().path("status").asText())) {
-        lost++;
-        problems.add(event + " status " + outbox.get().path("status"));
-      }
-    }
-    sources.eventsReceived().keySet().stream()
-        .filter(id -> !expected.contains(id))
-        .forEach(
-            id -> {
-              doubled++;
-              problems.add(id + " published but not an expected event");
-            });
-    return check(
-        "every outbox event ("
-            + expected.size()
-            + ") reached the topic's audit subscription at least once ("
-            + copies
-            + " copies after duplicate detection) and is marked published",
-        problems);
-  }
-
-  private Check consumers() {
-    Map<String, Long> points = new TreeMap<>();
-    Map<String, long[]> stats = new TreeMap<>();
-    scenario.orders.forEach(
-        (orderId, json) -> {
-          JsonNode body = parse(json);
-          String customer = body.path("customerId").asText();
-          BigDecimal total = total(body);
-          points.merge(customer, total.setScale(0, RoundingMode.FLOOR).longValueExact(), Long::sum);
-          long[] s =
-              stats.computeIfAbsent(
-                  customer + " " + body.path("currency").asText(), k -> new long[2]);
-          s[0]++;
-          s[1] += total.movePointRight(4).setScale(0, RoundingMode.UNNECESSARY).longValueExact();
-        });
-    List<String> problems = new ArrayList<>();
-    points.forEach(
-        (customer, expected) -> {
-          long got =
-              read(sources.customers(), customer, CustomerDocumentIds.customer(customer))
-                  .map(d -> d.path(CustomerDocumentIds.LOYALTY_POINTS).asLong())
-                  .orElse(0L);
-          if (got != expected) {
-            if (got > expected) {
-              doubled++;
-            } else {
-              lost++;
-            }
-            problems.add(customer + " has " + got + " points, expected " + expected);
-          }
-        });
-    stats.forEach(
-        (key, expected) -> {
-          String[] k = key.split(" ");
-          Optional<JsonNode> d =
-              read(sources.customers(), k[0], CustomerDocumentIds.stats(k[0], k[1]));
-          long count = d.map(x -> x.path(CustomerDocumentIds.ORDER_COUNT).asLong()).orElse(0L);
-          long spent = d.map(x -> x.path(CustomerDocumentIds.SPENT_UNITS).asLong()).orElse(0L);
-          if (count > expected[0] || spent > expected[1]) {
-            doubled += Math.max(1, count - expected[0]);
-            problems.add(
-                key
-                    + ": "
-                    + count
-                    + " orders/"
-                    + spent
-                    + " units, expected "
-                    + expected[0]
-                    + "/"
-                    + expected[1]);
-          } else if (count < expected[0] || spent < expected[1]) {
-            lost += Math.max(1, expected[0] - count);
-            problems.add(
-                key
-                    + ": "
-                    + count
-                    + " orders/"
-                    + spent
-                    + " units, expected "
-                    + expected[0]
-                    + "/"
-                    + expected[1]);
-          }
-        });
-    return check(
-        "loyalty points per customer ("
-            + points.size()
-            + ") and orders and spend per customer and currency ("
-            + stats.size()
-            + ") exact, computed from what the producer sent",
-        problems);
-  }
-
-  private static Optional<JsonNode> read(CosmosContainer container, String pk, String id) {
+  static Optional<JsonNode> read(CosmosContainer container, String pk, String id) {
     try {
       return Optional.of(container.readItem(id, new PartitionKey(pk), JsonNode.class).getItem());
     } catch (CosmosException e) {
@@ -549,7 +600,7 @@ final class StateAudit {
     }
   }
 
-  private static Check check(String claim, List<String> problems) {
+  static Check check(String claim, List<String> problems) {
     return new Check(
         claim,
         problems.isEmpty(),
@@ -572,11 +623,11 @@ final class StateAudit {
     return total;
   }
 
-  private static BigDecimal decimal(JsonNode node) {
+  static BigDecimal decimal(JsonNode node) {
     return node.isNumber() ? node.decimalValue() : new BigDecimal(node.asText("0"));
   }
 
-  private static JsonNode parse(String json) {
+  static JsonNode parse(String json) {
     try {
       return JSON.readTree(json);
     } catch (IOException e) {
