@@ -37,10 +37,14 @@ import picocli.CommandLine.Option;
  *
  * <p>Each cell gets a fresh queue and container, preloaded with every message, and a fresh child
  * JVM running {@code run} (the relay off: this measures the consumer path) against the emulators of
- * this JVM. The rate is taken over a window of settled messages (the outcome lines on the child's
- * stdout) that skips a warm-up and stops before the queue runs dry, so neither the JVM start nor
- * the tail counts. Exits 0 when every cell processed every order exactly once, 1 otherwise; the 85
- * % target is reported, not enforced (it depends on the machine).
+ * this JVM, started as {@code bench process} starts it. The child first settles a cold warm-up with
+ * the latencies off, so that its JIT has compiled the hot path; then the latencies are armed
+ * ({@link BoundPhases}). The rate is taken over a window of settled messages (the outcome lines on
+ * the child's stdout) that skips both warm-ups and stops before the queue runs dry, so neither the
+ * JVM start, nor the cold JIT, nor the tail counts. Beside the bound the table gives the CPU cap
+ * (the cores over the CPU per message measured in the window) and the bound with that CPU on each
+ * call's path, which say why a cell falls short. Exits 0 when every cell processed every order
+ * exactly once, 1 otherwise; the 85 % target is reported, not enforced (it depends on the machine).
  */
 @Command(
     name = "bound",
@@ -48,7 +52,7 @@ import picocli.CommandLine.Option;
     description = {
       "Measures one run process's messages/s against its latency bound.",
       "",
-      "With the emulators adding Azure-like latencies, runs a real 'run' child process for each concurrency × prefetch (0 and factor × concurrency) over new orders and prints msg/s, the bound concurrency / critical path, the share of the bound reached, the child's CPU per message, and whether a cell is CPU-limited. Exits 1 unless every order of every cell was processed exactly once."
+      "With the emulators adding Azure-like latencies, runs a real 'run' child process for each concurrency × prefetch (0 and factor × concurrency): it first settles a warm-up of new orders with no latency (the JIT), then the latencies are armed and a window of new orders is measured. Prints msg/s, the bound concurrency / critical path, the CPU cap (cores / CPU per message), the shares reached, the CPU per message, and what limits each cell. Exits 1 unless every order of every cell was processed exactly once."
     })
 final class BoundBench implements Callable<Integer> {
   static final double TARGET = 0.85;
@@ -203,9 +207,11 @@ final class BoundBench implements Callable<Integer> {
     out.println(
         "  CPU cap: the cores ("
             + cpus
-            + ") / (run + emu CPU per message): the most msg/s the"
-            + " machine can give the cell; others: cores busy with other processes over the"
-            + " window; load: the 1-minute load average after the cell.");
+            + ") / (run + emu ms of CPU per message), the most msg/s the machine can give the"
+            + " cell; % min: of min(bound, CPU cap); % +CPU: of the bound with each message's"
+            + " CPU added to its call's path; run c, emu c: cores busy; others: cores other"
+            + " processes kept busy over the window; load: the 1-minute load average after the"
+            + " cell.");
     out.println();
     out.printf(
         Locale.ROOT,
