@@ -209,13 +209,15 @@ final class BoundBench implements Callable<Integer> {
             + cpus
             + ") / (run + emu ms of CPU per message), the most msg/s the machine can give the"
             + " cell; % min: of min(bound, CPU cap); % +CPU: of the bound with each message's"
-            + " CPU added to its call's path; run c, emu c: cores busy; others: cores other"
+            + " CPU added to its call's path; hdl ms: mean handler time (store + settle + CPU);"
+            + " out ms: concurrency / rate - hdl ms, a call's time per message outside its handler"
+            + " (prefetch 0: the receive); run c, emu c: cores busy; others: cores other"
             + " processes kept busy over the window; load: the 1-minute load average after the"
             + " cell.");
     out.println();
     out.printf(
         Locale.ROOT,
-        "%4s %8s %6s %7s %7s %7s %7s %7s %7s %7s %7s %6s %6s %6s %5s  %s%n",
+        "%4s %8s %6s %7s %7s %7s %7s %7s %7s %7s %7s %6s %6s %6s %6s %6s %5s  %s%n",
         "conc",
         "prefetch",
         "msgs",
@@ -227,6 +229,8 @@ final class BoundBench implements Callable<Integer> {
         "% +CPU",
         "run ms",
         "emu ms",
+        "hdl ms",
+        "out ms",
         "run c",
         "emu c",
         "others",
@@ -335,13 +339,15 @@ final class BoundBench implements Callable<Integer> {
     if (w.isEmpty()) {
       out.printf(
           Locale.ROOT,
-          "%4d %8d %6s %7s %7.0f %7s %7s %7s %7s %7s %7s %6s %6s %6s %5.1f  %s%n",
+          "%4d %8d %6s %7s %7.0f %7s %7s %7s %7s %7s %7s %6s %6s %6s %6s %6s %5.1f  %s%n",
           r.cell().concurrency(),
           r.cell().prefetch(),
           "-",
           "-",
-          "-",
           bound,
+          "-",
+          "-",
+          "-",
           "-",
           "-",
           "-",
@@ -365,8 +371,8 @@ final class BoundBench implements Callable<Integer> {
             Duration.ofNanos(Math.round(cpuMillis * 1e6)));
     out.printf(
         Locale.ROOT,
-        "%4d %8d %6d %7.0f %7.0f %7.0f %6.0f%% %6.0f%% %6.0f%% %7.2f %7.2f %6.2f %6.2f %6.2f %5.1f"
-            + "  %s%s%n",
+        "%4d %8d %6d %7.0f %7.0f %7.0f %6.0f%% %6.0f%% %6.0f%% %7.2f %7.2f %6.1f %6.1f %6.2f %6.2f"
+            + " %6.2f %5.1f  %s%s%n",
         r.cell().concurrency(),
         r.cell().prefetch(),
         win.messages(),
@@ -378,6 +384,8 @@ final class BoundBench implements Callable<Integer> {
         100 * win.perSecond() / withCpu,
         win.childCpuMillisPerMessage(),
         win.emulatorCpuMillisPerMessage(),
+        win.handlerMillisPerMessage(),
+        win.outsideHandlerMillis(r.cell().concurrency()),
         win.childCores(),
         win.emulatorCores(),
         win.otherCores(),

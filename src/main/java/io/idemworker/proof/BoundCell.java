@@ -51,6 +51,8 @@ final class BoundCell {
   private volatile Mark start;
   private volatile Mark end;
   private volatile long armedNanos;
+  // Written by the reader thread only: the handler times of the window's messages.
+  private volatile double windowHandlerMillis;
 
   /**
    * A point of the measured window: wall clock, the child's CPU, this JVM's CPU (the emulators),
@@ -58,8 +60,13 @@ final class BoundCell {
    */
   record Mark(long nanos, long childCpuNanos, long selfCpuNanos, long machineCpuNanos) {}
 
-  /** The measured window of a cell. */
-  record Window(int messages, Mark start, Mark end) {
+  /**
+   * The measured window of a cell.
+   *
+   * @param handlerMillis the sum of the window's messages' handler times (the outcome lines' {@code
+   *     durationMs}: from the handler's start to the end of its settlement)
+   */
+  record Window(int messages, Mark start, Mark end, double handlerMillis) {
     double seconds() {
       return (end.nanos() - start.nanos()) / 1e9;
     }
@@ -78,6 +85,19 @@ final class BoundCell {
 
     double emulatorCores() {
       return (end.selfCpuNanos() - start.selfCpuNanos()) / 1e9 / seconds();
+    }
+
+    /** Mean handler time of a message: store, settle and the CPU between them. */
+    double handlerMillisPerMessage() {
+      return handlerMillis / messages;
+    }
+
+    /**
+     * Mean time a call spends per message outside its handler: concurrency / rate less the handler
+     * time. With prefetch 0 that is the receive (credit, delivery) and the hops around it.
+     */
+    double outsideHandlerMillis(int concurrency) {
+      return concurrency * 1000.0 / perSecond() - handlerMillisPerMessage();
     }
 
     double emulatorCpuMillisPerMessage() {
@@ -213,7 +233,7 @@ final class BoundCell {
     Mark e = end;
     Optional<Window> window =
         s != null && e != null
-            ? Optional.of(new Window(phases.measured(), s, e))
+            ? Optional.of(new Window(phases.measured(), s, e, windowHandlerMillis))
             : Optional.empty();
     long armed = armedNanos;
     Optional<Duration> coldWarmUp =
@@ -275,6 +295,9 @@ final class BoundCell {
         problems.add("processed twice: " + orderId);
       }
       n = processed.size();
+    }
+    if (phases.inWindow(n)) {
+      windowHandlerMillis += line.path("durationMs").asDouble();
     }
     switch (phases.at(n)) {
       case ARM -> {

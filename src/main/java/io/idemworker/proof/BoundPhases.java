@@ -41,6 +41,11 @@ record BoundPhases(int cold, int warm, int measured, int tail) {
     return cold + warm + measured + tail;
   }
 
+  /** Whether the {@code settled}-th order is one of the window's (counted when it was settled). */
+  boolean inWindow(int settled) {
+    return settled > cold + warm && settled <= cold + warm + measured;
+  }
+
   /** Whether the latencies are armed before the child starts (no cold warm-up). */
   boolean armedFromTheStart() {
     return cold == 0;

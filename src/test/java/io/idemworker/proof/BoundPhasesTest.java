@@ -2,6 +2,7 @@ package io.idemworker.proof;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import io.idemworker.proof.BoundPhases.Step;
 import java.util.ArrayList;
@@ -32,6 +33,28 @@ class BoundPhasesTest {
     assertThat(stepsOverEveryCount(phases))
         .containsExactly(
             "20000:ARM", "20100:OPEN_WINDOW", "20555:CLOSE_WINDOW", "20597:ALL_SETTLED");
+  }
+
+  @Test
+  void theWindowsMessages_areThoseSettledAfterItOpensUpToTheOneThatClosesIt() {
+    BoundPhases phases = new BoundPhases(100, 10, 20, 5);
+
+    assertThat(phases.inWindow(110)).isFalse();
+    assertThat(phases.inWindow(111)).isTrue();
+    assertThat(phases.inWindow(130)).isTrue();
+    assertThat(phases.inWindow(131)).isFalse();
+  }
+
+  @Test
+  void aCallsTimeOutsideItsHandler_isConcurrencyOverTheRateLessTheHandlerTime() {
+    // given 100 messages in 1 s whose handlers took 20 ms each, at 4 concurrent calls
+    BoundCell.Mark start = new BoundCell.Mark(0, 0, 0, 0);
+    BoundCell.Mark end = new BoundCell.Mark(1_000_000_000L, 0, 0, 0);
+    BoundCell.Window window = new BoundCell.Window(100, start, end, 100 * 20.0);
+
+    // then each call took 40 ms per message, 20 of them outside the handler
+    assertThat(window.handlerMillisPerMessage()).isEqualTo(20.0);
+    assertThat(window.outsideHandlerMillis(4)).isCloseTo(20.0, within(1e-9));
   }
 
   @Test
