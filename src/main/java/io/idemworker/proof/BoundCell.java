@@ -2,14 +2,12 @@ package io.idemworker.proof;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.idemworker.Main;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +24,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One cell of {@link BoundBench}: a {@code run} child process on a preloaded queue, its settled
- * messages counted from its outcome lines. Not thread-safe; run once.
+ * messages counted from its outcome lines, which also drive the cell's phases ({@link
+ * BoundPhases}): the latencies are armed (the {@code arm} action) when the cold warm-up has been
+ * settled, and the window opens and closes at its counts. Not thread-safe; run once. The arm action
+ * runs on the thread reading the child's output and must return quickly.
  */
 final class BoundCell {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -35,9 +36,8 @@ final class BoundCell {
   private final ServiceBusEmulator serviceBus;
   private final CosmosEmulator cosmos;
   private final BoundBench.Cell cell;
-  private final int warmUp;
-  private final int measured;
-  private final int total;
+  private final BoundPhases phases;
+  private final Runnable arm;
   private final Duration timeout;
   private final Optional<Path> jfrDirectory;
   private final PrintStream out;
@@ -50,13 +50,23 @@ final class BoundCell {
   private final List<String> problems = new ArrayList<>();
   private volatile Mark start;
   private volatile Mark end;
-  private volatile int windowMessages;
+  private volatile long armedNanos;
+  // Written by the reader thread only: the handler times of the window's messages.
+  private volatile double windowHandlerMillis;
 
-  /** A point of the measured window. */
-  record Mark(long nanos, long childCpuNanos, long selfCpuNanos) {}
+  /**
+   * A point of the measured window: wall clock, the child's CPU, this JVM's CPU (the emulators),
+   * and the whole machine's busy CPU time.
+   */
+  record Mark(long nanos, long childCpuNanos, long selfCpuNanos, long machineCpuNanos) {}
 
-  /** The measured window of a cell. */
-  record Window(int messages, Mark start, Mark end, int cpus) {
+  /**
+   * The measured window of a cell.
+   *
+   * @param handlerMillis the sum of the window's messages' handler times (the outcome lines' {@code
+   *     durationMs}: from the handler's start to the end of its settlement)
+   */
+  record Window(int messages, Mark start, Mark end, double handlerMillis) {
     double seconds() {
       return (end.nanos() - start.nanos()) / 1e9;
     }
@@ -76,10 +86,48 @@ final class BoundCell {
     double emulatorCores() {
       return (end.selfCpuNanos() - start.selfCpuNanos()) / 1e9 / seconds();
     }
+
+    /** Mean handler time of a message: store, settle and the CPU between them. */
+    double handlerMillisPerMessage() {
+      return handlerMillis / messages;
+    }
+
+    /**
+     * Mean time a call spends per message outside its handler: concurrency / rate less the handler
+     * time. With prefetch 0 that is the receive (credit, delivery) and the hops around it.
+     */
+    double outsideHandlerMillis(int concurrency) {
+      return concurrency * 1000.0 / perSecond() - handlerMillisPerMessage();
+    }
+
+    double emulatorCpuMillisPerMessage() {
+      return (end.selfCpuNanos() - start.selfCpuNanos()) / 1e6 / messages;
+    }
+
+    /**
+     * Cores that other processes of the machine kept busy over the window (never below 0: the
+     * tick-based figures of /proc may disagree by a tick or two).
+     */
+    double otherCores() {
+      long machine = end.machineCpuNanos() - start.machineCpuNanos();
+      long ours =
+          end.childCpuNanos() - start.childCpuNanos() + end.selfCpuNanos() - start.selfCpuNanos();
+      return machine == 0 ? 0 : Math.max(0, (machine - ours) / 1e9 / seconds());
+    }
   }
 
-  /** What a cell measured; no window when it did not get through it. */
-  record Result(BoundBench.Cell cell, Optional<Window> window, List<String> problems) {
+  /**
+   * What a cell measured; no window when it did not get through it.
+   *
+   * @param coldWarmUp from the child's start until the latencies were armed (empty if never)
+   * @param elapsed the whole cell, from the child's start until it was stopped
+   */
+  record Result(
+      BoundBench.Cell cell,
+      Optional<Window> window,
+      List<String> problems,
+      Optional<Duration> coldWarmUp,
+      Duration elapsed) {
     Result {
       problems = List.copyOf(problems);
     }
@@ -89,38 +137,44 @@ final class BoundCell {
       ServiceBusEmulator serviceBus,
       CosmosEmulator cosmos,
       BoundBench.Cell cell,
-      int warmUp,
-      int measured,
-      int tail,
+      BoundPhases phases,
+      Runnable arm,
       Duration timeout,
       Path jfrDirectory,
       PrintStream out) {
     this.serviceBus = serviceBus;
     this.cosmos = cosmos;
     this.cell = cell;
-    this.warmUp = warmUp;
-    this.measured = measured;
-    this.total = warmUp + measured + tail;
+    this.phases = phases;
+    this.arm = arm;
     this.timeout = timeout;
     this.jfrDirectory = Optional.ofNullable(jfrDirectory);
     this.out = out;
     this.queue = "bound-c" + cell.concurrency() + "-p" + cell.prefetch();
-    this.windowMessages = measured;
   }
 
   String queue() {
     return queue;
   }
 
+  BoundPhases phases() {
+    return phases;
+  }
+
   /**
-   * Runs the child on {@code queue}, preloaded with {@code warmUp + measured + tail} new orders,
-   * until it settled them all or the timeout passed, then stops it with SIGTERM.
+   * Runs the child on {@code queue}, preloaded with {@link BoundPhases#total()} new orders, until
+   * it settled them all or the timeout passed, then stops it with SIGTERM. The latencies must be
+   * off when this is called, unless the phases have no cold warm-up (then this arms them first).
    */
   Result run(String preloadedQueue) throws IOException, InterruptedException {
     if (!preloadedQueue.equals(queue)) {
       throw new IllegalArgumentException("the queue of this cell is " + queue);
     }
     Path stderr = Files.createTempFile("idemworker-bound-", ".log");
+    if (phases.armedFromTheStart()) {
+      arm.run();
+    }
+    long started = System.nanoTime();
     Process child = command().redirectError(ProcessBuilder.Redirect.to(stderr.toFile())).start();
     // A bench stopped with Ctrl+C must not leave its child running against vanished emulators.
     Thread stopChild = new Thread(child::destroyForcibly, "bound-stop-" + queue);
@@ -139,16 +193,17 @@ final class BoundCell {
                   + " after "
                   + processed.size()
                   + " of "
-                  + total
+                  + phases.total()
                   + " settled");
         } else if (!finished) {
           problems.add(
-              "timed out after " + timeout + ": " + processed.size() + " of " + total + " settled");
-          if (start != null && end == null) {
-            // Report what the window saw so far rather than nothing.
-            windowMessages = processed.size() - warmUp;
-            end = mark(child);
-          }
+              "timed out after "
+                  + timeout
+                  + ": "
+                  + processed.size()
+                  + " of "
+                  + phases.total()
+                  + " settled");
         }
       }
     } finally {
@@ -160,6 +215,7 @@ final class BoundCell {
       }
       reader.join(TimeUnit.SECONDS.toMillis(30));
     }
+    Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
     List<String> found;
     synchronized (problems) {
       found = new ArrayList<>(problems);
@@ -177,29 +233,22 @@ final class BoundCell {
     Mark e = end;
     Optional<Window> window =
         s != null && e != null
-            ? Optional.of(new Window(measured, s, e, Runtime.getRuntime().availableProcessors()))
+            ? Optional.of(new Window(phases.measured(), s, e, windowHandlerMillis))
             : Optional.empty();
-    return new Result(cell, window, found);
+    long armed = armedNanos;
+    Optional<Duration> coldWarmUp =
+        armed == 0 ? Optional.empty() : Optional.of(Duration.ofNanos(armed - started));
+    return new Result(cell, window, found, coldWarmUp, elapsed);
   }
 
   private ProcessBuilder command() {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> args = new ArrayList<>();
-    args.add(java);
-    args.add("-Xmx512m");
-    // The shipped configuration (outcome lines on stdout), even where a test one is on the path.
-    args.add("-Dlogback.configurationFile=logback.xml");
-    args.add("-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true");
-    args.add("-DCOSMOS.DISABLE_IMDS_ACCESS=true");
+    List<String> jvmOptions = new ArrayList<>();
     jfrDirectory.ifPresent(
         dir ->
-            args.add(
+            jvmOptions.add(
                 "-XX:StartFlightRecording=settings=profile,filename="
                     + dir.resolve(queue + ".jfr").toAbsolutePath()));
-    args.add("-cp");
-    args.add(System.getProperty("java.class.path"));
-    args.add(Main.class.getName());
-    args.add("run");
+    List<String> args = BenchSupport.runCommand("512m", jvmOptions);
     ProcessBuilder builder = new ProcessBuilder(args);
     Map<String, String> env = builder.environment();
     env.clear();
@@ -247,24 +296,29 @@ final class BoundCell {
       }
       n = processed.size();
     }
-    if (n == warmUp) {
-      start = mark(child);
-    } else if (n == warmUp + measured) {
-      end = mark(child);
+    if (phases.inWindow(n)) {
+      windowHandlerMillis += line.path("durationMs").asDouble();
     }
-    if (n == total) {
-      done.countDown();
+    switch (phases.at(n)) {
+      case ARM -> {
+        arm.run();
+        armedNanos = System.nanoTime();
+      }
+      case OPEN_WINDOW -> start = mark(child);
+      case CLOSE_WINDOW -> end = mark(child);
+      case ALL_SETTLED -> done.countDown();
+      case NOTHING -> {}
     }
   }
 
   private static Mark mark(Process child) {
     long now = System.nanoTime();
-    long childCpu = child.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
-    long selfCpu =
-        ManagementFactory.getOperatingSystemMXBean()
-                instanceof com.sun.management.OperatingSystemMXBean os
-            ? os.getProcessCpuTime()
-            : 0L;
-    return new Mark(now, childCpu, selfCpu);
+    long childCpu;
+    try {
+      childCpu = BenchSupport.processCpuNanos(child.pid());
+    } catch (IOException e) {
+      childCpu = child.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+    }
+    return new Mark(now, childCpu, BenchSupport.processCpuNanos(), BenchSupport.machineBusyNanos());
   }
 }

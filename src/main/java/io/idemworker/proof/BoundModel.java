@@ -39,10 +39,24 @@ record BoundModel(Duration receive, Duration store, Duration settle, int storeTr
    * @param prefetch messages fetched ahead, 0 or more
    */
   double bound(int concurrency, int prefetch) {
-    if (concurrency < 1 || prefetch < 0) {
-      throw new IllegalArgumentException("concurrency >= 1, prefetch >= 0");
+    return bound(concurrency, prefetch, Duration.ZERO);
+  }
+
+  /**
+   * The bound with the CPU a message costs on its call's path: while the cores are not saturated
+   * every message's CPU (the run process's and the emulators', one after the other along the path)
+   * adds to its call's round trips, so at low concurrency {@code concurrency / (round trips + cpu)}
+   * is what the calls can reach. This is not the issue's bound; it explains a gap to it.
+   *
+   * @param concurrency concurrent calls, at least 1
+   * @param prefetch messages fetched ahead, 0 or more
+   * @param cpu CPU per message on the path, not negative
+   */
+  double bound(int concurrency, int prefetch, Duration cpu) {
+    if (concurrency < 1 || prefetch < 0 || cpu.isNegative()) {
+      throw new IllegalArgumentException("concurrency >= 1, prefetch >= 0, cpu >= 0");
     }
-    double work = seconds(store) * storeTrips + seconds(settle);
+    double work = seconds(store) * storeTrips + seconds(settle) + seconds(cpu);
     if (prefetch == 0) {
       return concurrency / (seconds(receive) + work);
     }

@@ -2,7 +2,6 @@ package io.idemworker.proof;
 
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
-import io.idemworker.Main;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
@@ -11,7 +10,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.URL;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -351,36 +349,10 @@ final class ProcessBench implements Callable<Integer> {
   }
 
   private Process start(Map<String, String> env, Path log) throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command = new ArrayList<>();
-    command.add(java);
-    command.add("-Xmx" + heap);
-    command.addAll(collector(jvmOptions));
-    command.add("-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true");
-    command.add("-DCOSMOS.DISABLE_IMDS_ACCESS=true");
-    // The shipped logging configuration even where a logback-test.xml comes first on the class
-    // path (the test build): the outcome lines are part of what a run process costs.
-    URL logback = ProcessBench.class.getResource("/logback.xml");
-    if (logback != null && logback.getProtocol().equals("file")) {
-      command.add("-Dlogback.configurationFile=" + logback.getPath());
-    }
-    command.addAll(jvmOptions);
-    command.addAll(
-        List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "run"));
-    ProcessBuilder builder = new ProcessBuilder(command);
+    ProcessBuilder builder = new ProcessBuilder(BenchSupport.runCommand(heap, jvmOptions));
     builder.environment().clear();
     builder.environment().putAll(env);
     return builder.redirectErrorStream(true).redirectOutput(log.toFile()).start();
-  }
-
-  /**
-   * The child's garbage collector option: the deployed one (the Dockerfile's parallel collector)
-   * unless {@code jvmOptions} pick a collector themselves, as two would stop the JVM from starting.
-   */
-  static List<String> collector(List<String> jvmOptions) {
-    return jvmOptions.stream().anyMatch(o -> o.matches("-XX:\\+Use[A-Za-z0-9]+GC"))
-        ? List.of()
-        : List.of("-XX:+UseParallelGC");
   }
 
   private void awaitReady(Process child, int port) throws IOException, InterruptedException {
@@ -447,21 +419,7 @@ final class ProcessBench implements Callable<Integer> {
 
   /** User plus system CPU time of the child, from {@code /proc/<pid>/stat} (clock ticks). */
   static long childCpuNanos(Process child) throws IOException {
-    return cpuNanos(Files.readString(Path.of("/proc", Long.toString(child.pid()), "stat")));
-  }
-
-  /**
-   * User plus system time from the text of a {@code /proc/<pid>/stat} file, at 100 ticks per second
-   * (the Linux USER_HZ on every mainstream architecture).
-   *
-   * @param stat the file's text
-   * @return nanoseconds of CPU
-   */
-  static long cpuNanos(String stat) {
-    // The command name (field 2) may contain spaces and parentheses: fields count from its end.
-    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
-    long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-    return ticks * 10_000_000L;
+    return BenchSupport.processCpuNanos(child.pid());
   }
 
   private static String loadAverage() {

@@ -13,7 +13,7 @@ class BoundBenchTest {
   // One child JVM; the default 120 s is short for its start on a machine shared with builds.
   @Test
   @Timeout(value = 300, unit = TimeUnit.SECONDS)
-  void tinySweepAtTheDefaults_runsARunProcess_andProcessesEveryOrderExactlyOnce() {
+  void tinySweepAtTheDefaults_warmsUpWithoutLatency_thenArmsIt_andProcessesEveryOrderOnce() {
     CapturedRun run =
         CapturedRun.of(
             BoundBench::new,
@@ -21,6 +21,8 @@ class BoundBenchTest {
             "16",
             "--prefetch-factor",
             "0",
+            "--warm-up-orders",
+            "30",
             "--min-messages",
             "10",
             "--max-messages",
@@ -30,8 +32,11 @@ class BoundBenchTest {
 
     assertThat(run.exit()).as(run.output()).isZero();
     assertThat(run.output())
-        .contains("Cosmos DB +5.0 ms per request, Service Bus +3.0 ms per delivery")
-        .containsPattern("(?m)^\\s+16\\s+0\\s+20\\s+\\d+\\s+1455 .*<- defaults$")
+        .contains("Cosmos DB +8.0 ms per request, Service Bus +6.0 ms per delivery")
+        .containsPattern("(?m)^\\s+16\\s+0\\s+20\\s+\\d+\\s+800 .*<- defaults$")
+        // the latencies were armed after the 30 cold orders were settled, not before
+        .containsPattern("c16 p0: cold warm-up 30 orders in \\d+\\.\\d s, cell \\d+\\.\\d s")
+        .containsPattern("sweep: 1 cells in \\d+\\.\\d s")
         .containsPattern("target: at the defaults .*: (met|NOT met)")
         .contains("every order of every cell processed exactly once")
         .doesNotContain("PROBLEM")

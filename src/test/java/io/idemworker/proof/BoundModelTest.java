@@ -33,6 +33,15 @@ class BoundModelTest {
   }
 
   @Test
+  void theCpuOfAMessage_lengthensEachCallsPath_butNotThePrefetchLimit() {
+    Duration cpu = Duration.ofMillis(1);
+
+    assertThat(azureLike.bound(1, 0, cpu)).isCloseTo(1 / 0.012, within(1e-6));
+    assertThat(azureLike.bound(4, 8, cpu)).isCloseTo(4 / 0.009, within(1e-6));
+    assertThat(azureLike.bound(16, 1, cpu)).isCloseTo(1 / 0.003, within(1e-6));
+  }
+
+  @Test
   void badArguments_areRefused() {
     assertThatThrownBy(() -> new BoundModel(Duration.ofMillis(-1), Duration.ZERO, Duration.ZERO, 1))
         .isInstanceOf(IllegalArgumentException.class);
@@ -40,10 +49,23 @@ class BoundModelTest {
   }
 
   @Test
-  void aCellBelowTheTarget_isCalledCpuLimitedOnlyWhenTheCoresAreBusy() {
-    assertThat(BoundBench.limit(0.9, 0.2, 2, 0.5)).isEqualTo("latency");
-    assertThat(BoundBench.limit(0.5, 1.8, 2, 0.5)).isEqualTo("CPU");
-    assertThat(BoundBench.limit(0.5, 0.4, 2, 6.0)).isEqualTo("CPU (machine shared)");
-    assertThat(BoundBench.limit(0.5, 0.4, 2, 0.5)).startsWith("neither");
+  void cpuCap_isTheCoresOverTheRunAndEmulatorCpuPerMessage() {
+    // 1.2 ms in the run process + 0.3 ms in the emulators on 2 cores: 2,000 / 1.5 msg/s.
+    assertThat(BoundBench.cpuCap(2, 1.2, 0.3)).isCloseTo(2000 / 1.5, within(1e-6));
+    assertThat(BoundBench.cpuCap(2, 0, 0)).isInfinite();
+  }
+
+  @Test
+  void aCellIsLimitedByTheSmallerOfItsBoundAndItsCpuCap_andSaysWhenTheMachineWasShared() {
+    assertThat(BoundBench.limit(91, 1300, 0.1, 2)).isEqualTo("latency");
+    assertThat(BoundBench.limit(1455, 1300, 0.1, 2)).isEqualTo("CPU");
+    assertThat(BoundBench.limit(1455, 1300, 0.5, 2)).isEqualTo("CPU (machine shared)");
+  }
+
+  @Test
+  void theTarget_isMetAt85PercentOfTheBound_andAMissUnderACpuCapSaysSo() {
+    assertThat(BoundBench.verdict(80, 91, 1300)).isEqualTo("met");
+    assertThat(BoundBench.verdict(70, 91, 1300)).isEqualTo("NOT met");
+    assertThat(BoundBench.verdict(1200, 1455, 1300)).startsWith("NOT met, CPU-limited here");
   }
 }

@@ -45,11 +45,11 @@ class ProcessBenchTest {
 
   @Test
   void childCollector_isTheDeployedOneUnlessAnOptionPicksAnother() {
-    assertThat(ProcessBench.collector(List.of())).containsExactly("-XX:+UseParallelGC");
-    assertThat(ProcessBench.collector(List.of("-XX:TieredStopAtLevel=1")))
+    assertThat(BenchSupport.collector(List.of())).containsExactly("-XX:+UseParallelGC");
+    assertThat(BenchSupport.collector(List.of("-XX:TieredStopAtLevel=1")))
         .containsExactly("-XX:+UseParallelGC");
-    assertThat(ProcessBench.collector(List.of("-XX:+UseG1GC"))).isEmpty();
-    assertThat(ProcessBench.collector(List.of("-XX:+UseSerialGC"))).isEmpty();
+    assertThat(BenchSupport.collector(List.of("-XX:+UseG1GC"))).isEmpty();
+    assertThat(BenchSupport.collector(List.of("-XX:+UseSerialGC"))).isEmpty();
   }
 
   @Test
@@ -65,6 +65,6 @@ class ProcessBenchTest {
     // cmajflt utime stime ...; 150 + 50 ticks at 100 per second are 2 s.
     String stat = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 10 0 0 0 150 50 0 0 20 0 30 0";
 
-    assertThat(ProcessBench.cpuNanos(stat)).isEqualTo(2_000_000_000L);
+    assertThat(BenchSupport.cpuNanos(stat)).isEqualTo(2_000_000_000L);
   }
 }
