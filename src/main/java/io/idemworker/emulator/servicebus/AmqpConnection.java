@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import jdk.net.ExtendedSocketOptions;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedLong;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
@@ -69,6 +70,7 @@ final class AmqpConnection implements Runnable {
   private static final Symbol DEAD_LETTER = Symbol.valueOf("com.microsoft:dead-letter");
   private static final Symbol SESSION_FILTER = Symbol.valueOf("com.microsoft:session-filter");
   private static final Object OVERSIZE = new Object();
+  private static final boolean QUICK_ACK = quickAckSupported();
 
   private enum Node {
     CBS,
@@ -128,6 +130,14 @@ final class AmqpConnection implements Runnable {
     this.faults = faults;
     this.onClosed = onClosed;
     this.selector = Selector.open();
+  }
+
+  private static boolean quickAckSupported() {
+    try (SocketChannel probe = SocketChannel.open()) {
+      return probe.supportedOptions().contains(ExtendedSocketOptions.TCP_QUICKACK);
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** Runs a task on the connection thread. */
@@ -253,6 +263,7 @@ final class AmqpConnection implements Runnable {
       if (n == 0) {
         return true;
       }
+      acknowledgeNow();
       try {
         transport.process();
       } catch (TransportException e) {
@@ -260,6 +271,24 @@ final class AmqpConnection implements Runnable {
         return false;
       }
       processEvents();
+    }
+  }
+
+  /**
+   * Acknowledges what was just read at once instead of after the kernel's delayed-ACK timer or with
+   * the next frame we send. The Azure SDK's sockets keep Nagle's algorithm on (neither proton-j nor
+   * the SDK sets TCP_NODELAY), so a client frame written while an earlier one is unacknowledged is
+   * held until the ACK comes: with a disposition answer delayed by the fault injection, a flow
+   * frame sent meanwhile by another call waited for whatever we sent next. Linux clears the option
+   * after each use, hence after every read; where it is unsupported the kernel's default stays.
+   */
+  private void acknowledgeNow() {
+    if (QUICK_ACK) {
+      try {
+        channel.setOption(ExtendedSocketOptions.TCP_QUICKACK, true);
+      } catch (IOException | UnsupportedOperationException e) {
+        LOG.debug("connection {}: TCP_QUICKACK not set: {}", remote, e.toString());
+      }
     }
   }
 
