@@ -91,7 +91,7 @@ final class BoundBench implements Callable<Integer> {
 
   @Option(
       names = "--warm-up-orders",
-      defaultValue = "20000",
+      defaultValue = "40000",
       description =
           "New orders each cell's run process settles with no latency armed before the latencies"
               + " are armed, so that its JIT has compiled the hot path (0-200000; default"
