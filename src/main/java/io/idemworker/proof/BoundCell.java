@@ -246,7 +246,7 @@ final class BoundCell {
     jfrDirectory.ifPresent(
         dir ->
             jvmOptions.add(
-                "-XX:StartFlightRecording=settings=profile,filename="
+                "-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
                     + dir.resolve(queue + ".jfr").toAbsolutePath()));
     List<String> args = BenchSupport.runCommand("512m", jvmOptions);
     ProcessBuilder builder = new ProcessBuilder(args);
