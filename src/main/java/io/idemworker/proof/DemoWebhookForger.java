@@ -1,20 +1,17 @@
 package io.idemworker.proof;
 
+import io.idemworker.emulator.payments.WebhookSender;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Sends webhook events the receiver must refuse: signed with another secret, signed with the right
@@ -62,7 +59,10 @@ final class DemoWebhookForger {
               .header("Content-Type", "application/json")
               .POST(HttpRequest.BodyPublishers.ofString(body));
       if (!attempt[0].isEmpty()) {
-        request.header("Webhook-Signature", signature(attempt[0], attempt[1], body));
+        request.header(
+            "Webhook-Signature",
+            WebhookSender.signature(
+                attempt[0], Long.parseLong(attempt[1]), body.getBytes(StandardCharsets.UTF_8)));
       }
       try {
         statuses.add(
@@ -72,16 +72,5 @@ final class DemoWebhookForger {
       }
     }
     return new Result(ids, orderId, statuses);
-  }
-
-  private static String signature(String secret, String timestamp, String body) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.US_ASCII), "HmacSHA256"));
-      byte[] digest = mac.doFinal((timestamp + "." + body).getBytes(StandardCharsets.UTF_8));
-      return "t=" + timestamp + ",v1=" + HexFormat.of().formatHex(digest);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("every JDK has HmacSHA256", e);
-    }
   }
 }

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
+import io.idemworker.emulator.payments.WebhookSender;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.MutableClock;
 import io.idemworker.webhooks.WebhookSecret;
@@ -18,10 +19,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -31,8 +30,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -113,14 +110,7 @@ class ApiWebhookRouteTest {
 
   /** {@code t=...,v1=...}: HMAC-SHA256 over {@code t + "." + body}, as the contract says. */
   private static String signature(String secret, long timestamp, String body) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.US_ASCII), "HmacSHA256"));
-      byte[] digest = mac.doFinal((timestamp + "." + body).getBytes(StandardCharsets.UTF_8));
-      return "t=" + timestamp + ",v1=" + HexFormat.of().formatHex(digest);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException(e);
-    }
+    return WebhookSender.signature(secret, timestamp, body.getBytes(StandardCharsets.UTF_8));
   }
 
   private HttpResponse<String> deliver(

@@ -12,6 +12,7 @@ import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
 import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.emulator.payments.WebhookSender;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
@@ -26,10 +27,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -37,8 +36,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * A {@link PaymentWebhookHandler} on a JDK HTTP server on a free loopback port, writing to the
@@ -164,14 +161,7 @@ final class WebhookFixture implements AutoCloseable {
 
   /** {@code t=...,v1=...} over {@code t + "." + body}. */
   static String signature(String secret, long timestamp, String body) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.US_ASCII), "HmacSHA256"));
-      byte[] digest = mac.doFinal((timestamp + "." + body).getBytes(StandardCharsets.UTF_8));
-      return "t=" + timestamp + ",v1=" + HexFormat.of().formatHex(digest);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException(e);
-    }
+    return WebhookSender.signature(secret, timestamp, body.getBytes(StandardCharsets.UTF_8));
   }
 
   /** Posts a body signed now (by the receiver's clock) with the fixture's secret. */

@@ -373,8 +373,12 @@ public final class WebhookSender {
     schedule(() -> attempt(event, entry, copy, number + 1, done), backoff, done);
   }
 
-  /** {@code t=<timestamp>,v1=<hex HMAC-SHA256 of timestamp + "." + body>}. */
-  static String signature(String secret, long timestamp, byte[] body) {
+  /**
+   * The {@code Webhook-Signature} header the provider puts on a delivery: {@code
+   * t=<timestamp>,v1=<hex HMAC-SHA256 of timestamp + "." + body>}. Public so that clients that
+   * forge or replay a delivery (the demo, tests) sign exactly as the provider does.
+   */
+  public static String signature(String secret, long timestamp, byte[] body) {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");
       mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.US_ASCII), "HmacSHA256"));
