@@ -56,20 +56,25 @@ class ApiWebhookRouteTest {
   @BeforeEach
   void start() {
     server =
-        OrderApi.create(
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-            new CosmosEffectStore(container, StoreCallListener.none()),
-            ApiAuth.apiKey(API_KEY),
-            Duration.ofSeconds(30),
-            Duration.ofHours(24),
-            64 * 1024,
-            clock,
-            IntakeFaults.NONE,
-            executor,
-            Optional::empty,
+        api(
             new OrderApi.Webhooks(
                 Optional.of(new WebhookSecret(SECRET)), Optional.of(Duration.ofDays(14))));
     server.start();
+  }
+
+  private ApiServer api(OrderApi.Webhooks webhooks) {
+    return OrderApi.create(
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+        new CosmosEffectStore(container, StoreCallListener.none()),
+        ApiAuth.apiKey(API_KEY),
+        Duration.ofSeconds(30),
+        Duration.ofHours(24),
+        64 * 1024,
+        clock,
+        IntakeFaults.NONE,
+        executor,
+        Optional::empty,
+        webhooks);
   }
 
   @AfterEach
@@ -237,19 +242,7 @@ class ApiWebhookRouteTest {
   void withoutASecret_theWebhookRouteAnswers503NamingTheVariable_andOrdersStillWork()
       throws Exception {
     server.close();
-    server =
-        OrderApi.create(
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-            new CosmosEffectStore(container, StoreCallListener.none()),
-            ApiAuth.apiKey(API_KEY),
-            Duration.ofSeconds(30),
-            Duration.ofHours(24),
-            64 * 1024,
-            clock,
-            IntakeFaults.NONE,
-            executor,
-            Optional::empty,
-            OrderApi.Webhooks.unconfigured());
+    server = api(OrderApi.Webhooks.unconfigured());
     server.start();
     String orderId = newOrderId();
 
