@@ -76,7 +76,8 @@ final class BoundBench implements Callable<Integer> {
       names = "--cosmos-latency",
       defaultValue = "PT0.008S",
       description =
-          "Added to every Cosmos DB request (default ${DEFAULT-VALUE}: an in-region transactional"
+          "Response time of every Cosmos DB request, the emulator's work included (default"
+              + " ${DEFAULT-VALUE}: an in-region transactional"
               + " batch; with the Service Bus default a 20 ms path, the planning figure of"
               + " docs/deploy.md).")
   Duration cosmosLatency;

@@ -116,8 +116,8 @@ final class EmulatorsCommand implements Callable<Integer> {
       names = "--cosmos-latency",
       defaultValue = "PT0S",
       description =
-          "Latency added to every Cosmos DB request, as a distant account adds (ISO 8601, e.g."
-              + " PT0.005S; default ${DEFAULT-VALUE}).")
+          "Response time of every Cosmos DB request, the emulator's own work included, as a"
+              + " distant account's (ISO 8601, e.g. PT0.005S; default ${DEFAULT-VALUE}).")
   Duration cosmosLatency;
 
   @Option(

@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -24,8 +25,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Serves the Cosmos DB gateway REST API over the {@link Store}. Every request is counted, then
- * authorised, then meets the injected faults, then is served; any failure becomes an error answer
- * in the service's shape, and no input can stop the server.
+ * authorised, then meets the injected faults, then is served, and its answer is held until the
+ * injected latency has passed since it arrived; any failure becomes an error answer in the
+ * service's shape, and no input can stop the server.
  */
 final class CosmosHandler implements Function<HttpRequest, HttpReply> {
   private static final Logger LOG = LoggerFactory.getLogger(CosmosHandler.class);
@@ -71,9 +73,17 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
 
   @Override
   public HttpReply apply(HttpRequest request) {
+    long arrived = System.nanoTime();
+    Duration latency = Duration.ZERO;
     HttpReply reply;
     try {
-      reply = process(request);
+      Operation op = admit(request);
+      Faults.Outcome outcome = faults.onRequest(op);
+      latency = outcome.latency();
+      reply =
+          outcome.failure().isPresent()
+              ? faultReply(outcome.failure().get(), op)
+              : route(request.method(), segments(request.rawPath()), request, request.body());
     } catch (CosmosError e) {
       reply = error(e);
     } catch (RuntimeException e) {
@@ -81,21 +91,18 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
       // The exception goes to the log only: its text is no business of the client's.
       reply = error(new CosmosError(500, "The emulator failed on this request; see its log."));
     }
+    holdUntil(arrived, latency);
     return finish(request, reply);
   }
 
-  private HttpReply process(HttpRequest request) {
+  /** Counts and authorises the request; what it is, for the faults to match. */
+  private Operation admit(HttpRequest request) {
     String method = request.method();
     List<String> segs = segments(request.rawPath());
     Operation op = classify(method, segs, request);
     stats.record(op);
     authorize(method, segs, request);
-    Faults.Outcome outcome = faults.onRequest(op);
-    pause(outcome.latency());
-    if (outcome.failure().isPresent()) {
-      return faultReply(outcome.failure().get(), op);
-    }
-    return route(method, segs, request, request.body());
+    return op;
   }
 
   static Operation classify(String method, List<String> segs, HttpRequest h) {
@@ -583,12 +590,22 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
         idSegment);
   }
 
-  private static void pause(Duration latency) {
+  /**
+   * Holds the answer until {@code latency} has passed since the request arrived. The request is
+   * served first, so the emulator's own work is inside the latency, as a service's is inside the
+   * response time a client measures: a client sees the injected figure, not that figure plus this
+   * process's CPU. The wait runs on the request's own connection thread with no lock held.
+   */
+  private static void holdUntil(long arrivedNanos, Duration latency) {
     if (latency.isZero()) {
       return;
     }
+    long left = arrivedNanos + latency.toNanos() - System.nanoTime();
+    if (left <= 0) {
+      return;
+    }
     try {
-      Thread.sleep(latency.toMillis(), latency.toNanosPart() % 1_000_000);
+      TimeUnit.NANOSECONDS.sleep(left);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -47,7 +47,10 @@ public final class Fault {
         UNLIMITED);
   }
 
-  /** A fault that only delays the answer by {@code latency}; the request then proceeds normally. */
+  /**
+   * A fault that only delays the answer: the request is served normally and its answer held until
+   * {@code latency} after it arrived.
+   */
   public static Fault latency(Duration latency) {
     requireNonNegative(latency, "latency");
     return new Fault(0, 0, null, latency, UNLIMITED);

@@ -38,11 +38,12 @@ public final class Faults {
   }
 
   /**
-   * Arms a latency-only fault on every operation: each later request waits {@code latency} before
-   * it is served, as the round trip to a distant account would add. The wait happens on the
-   * request's own connection thread (one per client connection) with no lock held, so concurrent
-   * requests on other connections wait side by side rather than one after another. Zero arms
-   * nothing.
+   * Arms a latency-only fault on every operation: each later request is answered {@code latency}
+   * after it arrived, as a distant account's response time would be. The request is served at once
+   * and its answer held, so the emulator's own work is inside the latency rather than added to it
+   * (a client measures the injected figure). The hold happens on the request's own connection
+   * thread (one per client connection) with no lock held, so concurrent requests on other
+   * connections wait side by side rather than one after another. Zero arms nothing.
    */
   public Faults injectLatency(Duration latency) {
     Fault fault = Fault.latency(latency);

@@ -12,6 +12,8 @@ import com.azure.cosmos.CosmosException;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -151,6 +153,34 @@ class CosmosEmulatorFaultsTest {
 
     assertThat(read.getStatusCode()).isEqualTo(200);
     assertThat(elapsedMillis).isGreaterThanOrEqualTo(300);
+  }
+
+  @Test
+  void addedLatency_isAResponseTime_theWriteIsServedAtOnceAndItsAnswerHeld() throws Exception {
+    String id = unique();
+    emulator.faults().inject(Operation.CREATE, Fault.latency(Duration.ofSeconds(3)).times(1));
+
+    long start = System.nanoTime();
+    CompletableFuture<Integer> created =
+        CompletableFuture.supplyAsync(() -> container.createItem(order(id, id)).getStatusCode());
+    boolean seen = false;
+    long giveUp = start + Duration.ofSeconds(2).toNanos();
+    while (!seen && System.nanoTime() < giveUp) {
+      try {
+        seen =
+            container.readItem(id, new PartitionKey(id), ObjectNode.class).getStatusCode() == 200;
+      } catch (CosmosException e) {
+        assertThat(e.getStatusCode()).isEqualTo(404);
+      }
+    }
+    boolean answeredWhenSeen = created.isDone();
+    int status = created.get(30, TimeUnit.SECONDS);
+    long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+
+    assertThat(seen).as("the write is visible to another request within 2 s").isTrue();
+    assertThat(answeredWhenSeen).as("its own answer is still held then").isFalse();
+    assertThat(status).isEqualTo(201);
+    assertThat(elapsedMillis).isGreaterThanOrEqualTo(3000);
   }
 
   @Test
