@@ -6,10 +6,12 @@ import io.idemworker.Main;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What the benches share: sending a scenario's orders, the command line of a {@code run} child
@@ -132,5 +134,23 @@ final class BenchSupport {
       busy += Long.parseLong(f[i]);
     }
     return busy * 10_000_000L;
+  }
+
+  /**
+   * Runs {@code jcmd <pid> command...} of this JDK and waits for it (at most 60 s).
+   *
+   * @throws IOException if it could not run, timed out or failed; the message has its output
+   */
+  static void jcmd(long pid, String... command) throws IOException, InterruptedException {
+    List<String> args = new ArrayList<>();
+    args.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
+    args.add(Long.toString(pid));
+    args.addAll(List.of(command));
+    Process p = new ProcessBuilder(args).redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      p.destroyForcibly();
+      throw new IOException(String.join(" ", args) + " failed: " + output.strip());
+    }
   }
 }

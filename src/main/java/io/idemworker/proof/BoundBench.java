@@ -129,7 +129,9 @@ final class BoundBench implements Callable<Integer> {
 
   @Option(
       names = "--jfr",
-      description = "Directory for a Java Flight Recording (profile settings) of each child.")
+      description =
+          "Directory for a Java Flight Recording (profile settings) of each child, from the"
+              + " latencies' arming to the window's end: <dir>/bound-c<C>-p<P>.jfr.")
   Path jfrDirectory;
 
   private final PrintStream out;

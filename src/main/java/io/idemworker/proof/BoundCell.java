@@ -20,6 +20,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -53,6 +55,11 @@ final class BoundCell {
   private volatile long armedNanos;
   // Written by the reader thread only: the handler times of the window's messages.
   private volatile double windowHandlerMillis;
+  // --jfr: jcmd runs one call after the other (the stop after the start), off the reader thread;
+  // drained before the child is stopped. What it could not do is a problem of the cell.
+  private final ExecutorService recorder =
+      Executors.newSingleThreadExecutor(r -> new Thread(r, "bound-jcmd"));
+  private final List<String> recordingProblems = new ArrayList<>();
 
   /**
    * A point of the measured window: wall clock, the child's CPU, this JVM's CPU (the emulators),
@@ -207,6 +214,12 @@ final class BoundCell {
         }
       }
     } finally {
+      recorder.shutdown();
+      if (!recorder.awaitTermination(3, TimeUnit.MINUTES)) {
+        synchronized (problems) {
+          recordingProblems.add("jcmd did not finish within 3 minutes");
+        }
+      }
       Runtime.getRuntime().removeShutdownHook(stopChild);
       child.toHandle().destroy();
       if (!child.waitFor(30, TimeUnit.SECONDS)) {
@@ -222,6 +235,7 @@ final class BoundCell {
       if (!otherOutcomes.isEmpty()) {
         found.add("outcomes other than processed: " + otherOutcomes);
       }
+      recordingProblems.forEach(p -> found.add("flight recording: " + p));
     }
     if (!found.isEmpty()) {
       List<String> log = Files.readAllLines(stderr, StandardCharsets.UTF_8);
@@ -242,13 +256,7 @@ final class BoundCell {
   }
 
   private ProcessBuilder command() {
-    List<String> jvmOptions = new ArrayList<>();
-    jfrDirectory.ifPresent(
-        dir ->
-            jvmOptions.add(
-                "-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
-                    + dir.resolve(queue + ".jfr").toAbsolutePath()));
-    List<String> args = BenchSupport.runCommand("512m", jvmOptions);
+    List<String> args = BenchSupport.runCommand("512m", List.of());
     ProcessBuilder builder = new ProcessBuilder(args);
     Map<String, String> env = builder.environment();
     env.clear();
@@ -303,12 +311,47 @@ final class BoundCell {
       case ARM -> {
         arm.run();
         armedNanos = System.nanoTime();
+        record(child, "JFR.start", "name=bound", "settings=profile");
       }
       case OPEN_WINDOW -> start = mark(child);
-      case CLOSE_WINDOW -> end = mark(child);
+      case CLOSE_WINDOW -> {
+        end = mark(child);
+        recording().ifPresent(file -> record(child, "JFR.stop", "name=bound", "filename=" + file));
+      }
       case ALL_SETTLED -> done.countDown();
       case NOTHING -> {}
     }
+  }
+
+  /** Where the child's flight recording goes, with {@code --jfr}. */
+  Optional<Path> recording() {
+    return jfrDirectory.map(dir -> dir.resolve(queue + ".jfr").toAbsolutePath());
+  }
+
+  /**
+   * With {@code --jfr}, starts or stops the child's flight recording with {@code jcmd} on a thread
+   * of its own, one call after the other: the reader must go on draining the child's output
+   * meanwhile, or the child would block on a full pipe. The recording thus covers the latency
+   * phases only (from the arming to the window's end), not the cold warm-up. (A recording started
+   * with the JVM and written on exit stays empty: {@code run}'s shutdown hook halts the JVM before
+   * JFR's own hook writes it.)
+   */
+  private void record(Process child, String... command) {
+    if (jfrDirectory.isEmpty()) {
+      return;
+    }
+    recorder.execute(
+        () -> {
+          try {
+            BenchSupport.jcmd(child.pid(), command);
+          } catch (IOException e) {
+            synchronized (problems) {
+              recordingProblems.add(e.getMessage());
+            }
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
   }
 
   private static Mark mark(Process child) {

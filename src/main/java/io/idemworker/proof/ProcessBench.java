@@ -401,12 +401,9 @@ final class ProcessBench implements Callable<Integer> {
     run("kill", "-" + signal, Long.toString(child.pid()));
   }
 
-  private void jcmd(Process child, String... command) throws IOException, InterruptedException {
-    List<String> args = new ArrayList<>();
-    args.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
-    args.add(Long.toString(child.pid()));
-    args.addAll(List.of(command));
-    run(args.toArray(String[]::new));
+  private static void jcmd(Process child, String... command)
+      throws IOException, InterruptedException {
+    BenchSupport.jcmd(child.pid(), command);
   }
 
   private static void run(String... command) throws IOException, InterruptedException {

@@ -2,9 +2,13 @@ package io.idemworker.proof;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** The sweep with tiny numbers: it runs real 'run' processes and counts every order once. */
@@ -13,7 +17,8 @@ class BoundBenchTest {
   // One child JVM; the default 120 s is short for its start on a machine shared with builds.
   @Test
   @Timeout(value = 300, unit = TimeUnit.SECONDS)
-  void tinySweepAtTheDefaults_warmsUpWithoutLatency_thenArmsIt_andProcessesEveryOrderOnce() {
+  void tinySweepAtTheDefaults_warmsUpWithoutLatency_thenArmsIt_andProcessesEveryOrderOnce(
+      @TempDir Path jfr) throws IOException {
     CapturedRun run =
         CapturedRun.of(
             BoundBench::new,
@@ -28,7 +33,9 @@ class BoundBenchTest {
             "--max-messages",
             "20",
             "--timeout",
-            "PT120S");
+            "PT120S",
+            "--jfr",
+            jfr.toString());
 
     assertThat(run.exit()).as(run.output()).isZero();
     assertThat(run.output())
@@ -41,6 +48,11 @@ class BoundBenchTest {
         .contains("every order of every cell processed exactly once")
         .doesNotContain("PROBLEM")
         .doesNotContain("FAILED");
+    // the child's recording of the latency phases was written (the run's shutdown hook halts the
+    // JVM, so one written on exit would be empty)
+    Path recording = jfr.resolve("bound-c16-p0.jfr");
+    assertThat(recording).exists();
+    assertThat(Files.size(recording)).isPositive();
   }
 
   @Test
