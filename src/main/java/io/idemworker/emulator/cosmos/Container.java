@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -40,6 +41,18 @@ final class Container {
   private final ConcurrentHashMap<String, Partition> partitions = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, ItemKey> itemsByRid = new ConcurrentHashMap<>();
   private final ChangeFeedIndex feed = new ChangeFeedIndex();
+  // When stored items may expire, soonest first, so that a purge visits only what is due instead
+  // of every item (a container of a long run holds hundreds of thousands that never expire). An
+  // entry may be stale (the item since rewritten or deleted): the purge checks the item itself.
+  private final ConcurrentSkipListSet<Expiry> expiries = new ConcurrentSkipListSet<>(EXPIRY_ORDER);
+
+  /** A stored item's expiry time (epoch seconds) as of its write. */
+  private record Expiry(long at, String partitionKey, String id) {}
+
+  private static final Comparator<Expiry> EXPIRY_ORDER =
+      Comparator.comparingLong(Expiry::at)
+          .thenComparing(Expiry::partitionKey)
+          .thenComparing(Expiry::id);
 
   Container(
       ObjectMapper mapper,
@@ -69,6 +82,25 @@ final class Container {
   void replaceProperties(ObjectNode properties, Integer defaultTtl) {
     this.properties = properties;
     this.defaultTtl = defaultTtl;
+    // The container's TTL decides when items without one of their own expire: index them anew.
+    synchronized (feed) {
+      expiries.clear();
+      for (Partition p : partitions.values()) {
+        p.items.values().forEach(item -> indexExpiry(p.key, item));
+      }
+    }
+  }
+
+  /** Adds the item's expiry to the index, if it can expire under the container's TTL now. */
+  private void indexExpiry(String partitionKey, StoredItem item) {
+    Integer containerTtl = defaultTtl;
+    if (containerTtl == null) {
+      return; // TTL off: nothing expires (a later change of the setting indexes anew)
+    }
+    int effective = item.ttl() != null ? item.ttl() : containerTtl;
+    if (effective > 0) {
+      expiries.add(new Expiry(item.ts() + effective, partitionKey, item.id()));
+    }
   }
 
   Integer defaultTtl() {
@@ -224,28 +256,36 @@ final class Container {
     }
   }
 
-  /** Removes every expired item; safe to call concurrently with requests. */
+  /**
+   * Removes every expired item; safe to call concurrently with requests. Visits only the items
+   * whose indexed expiry is due, so its cost follows what expires, not what is stored.
+   */
   int purgeExpired() {
     if (defaultTtl == null) {
-      // Without a container TTL nothing can expire: skip the scan.
+      // Without a container TTL nothing can expire.
       return 0;
     }
     long now = now();
     int purged = 0;
-    for (Partition p : partitions.values()) {
+    for (Expiry due = expiries.pollFirst(); due != null; due = expiries.pollFirst()) {
+      if (due.at() > now) {
+        expiries.add(due);
+        break;
+      }
+      Partition p = partitions.get(due.partitionKey());
+      if (p == null) {
+        continue;
+      }
       p.lock.lock();
       try {
-        var it = p.items.values().iterator();
-        while (it.hasNext()) {
-          StoredItem item = it.next();
-          if (isExpired(item, now)) {
-            synchronized (feed) {
-              it.remove();
-              itemsByRid.remove(item.rid());
-              feed.forget(item);
-            }
-            purged++;
+        StoredItem item = p.items.get(due.id());
+        if (item != null && isExpired(item, now)) {
+          synchronized (feed) {
+            p.items.remove(item.id());
+            itemsByRid.remove(item.rid());
+            feed.forget(item);
           }
+          purged++;
         }
       } finally {
         p.lock.unlock();
@@ -537,6 +577,7 @@ final class Container {
           itemsByRid.put(item.rid(), key);
           feed.forget(old);
           feed.record(committed, key);
+          indexExpiry(partition.key, item);
         }
         return committed;
       }

@@ -168,6 +168,45 @@ class CosmosEmulatorTtlTest {
   }
 
   @Test
+  void purge_removesItemsWrittenBeforeTtlWasSwitchedOn() {
+    var db = client.getDatabase("db");
+    db.createContainerIfNotExists(Clients.containerProps("switched", null));
+    CosmosContainer switched = db.getContainer("switched");
+    String id = unique();
+    switched.createItem(order(id, id));
+    emulator.purgeExpiredNow();
+    var props = switched.read().getProperties();
+    props.setDefaultTimeToLiveInSeconds(20);
+    switched.replace(props);
+    clock.advance(Duration.ofSeconds(21));
+
+    emulator.purgeExpiredNow();
+
+    Store store = emulator.store();
+    assertThat(store.container(store.database("db"), "switched").storedItemCount()).isZero();
+  }
+
+  @Test
+  void purge_keepsAnItemRewrittenAfterItsFirstExpiry_untilTheNewOneIsDue() {
+    String id = unique();
+    tenSeconds.createItem(order(id, id));
+    clock.advance(Duration.ofSeconds(5));
+    tenSeconds.upsertItem(order(id, id).put("note", "rewritten"));
+    clock.advance(Duration.ofSeconds(6));
+
+    emulator.purgeExpiredNow();
+
+    ObjectNode kept = tenSeconds.readItem(id, new PartitionKey(id), ObjectNode.class).getItem();
+    assertThat(kept.path("note").asText()).isEqualTo("rewritten");
+    clock.advance(Duration.ofSeconds(5));
+    assertThat(emulator.purgeExpiredNow()).isPositive();
+    assertThat(
+            cosmosError(() -> tenSeconds.readItem(id, new PartitionKey(id), ObjectNode.class))
+                .getStatusCode())
+        .isEqualTo(404);
+  }
+
+  @Test
   void invalidItemTtl_is400() {
     String id = unique();
 
