@@ -284,8 +284,8 @@ final class ChaosCommand implements Callable<Integer> {
       List<String> problems = given.problems(cosmosClient);
       if (!problems.isEmpty()) {
         err.println(
-            "idemworker chaos: the endpoints given are not ready for a run (create the"
-                + " entities, empty them; nothing is created or purged here):");
+            "idemworker chaos: the endpoints given are not ready for a run (nothing is"
+                + " purged here, nor created but containers with --create-containers):");
         problems.forEach(p -> err.println("  " + p));
         return 2;
       }
