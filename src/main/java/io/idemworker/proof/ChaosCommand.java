@@ -267,13 +267,26 @@ final class ChaosCommand implements Callable<Integer> {
     if (!given.trustOptions().isEmpty()) {
       System.setProperty("COSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED", "true");
     }
-    try (CosmosClient cosmosClient =
-            new CosmosClientBuilder()
-                .endpoint(given.cosmosEndpoint().toString())
-                .key(given.cosmosKey())
-                .gatewayMode()
-                .contentResponseOnWriteEnabled(false)
-                .buildClient();
+    CosmosClient cosmosClient;
+    try {
+      cosmosClient =
+          new CosmosClientBuilder()
+              .endpoint(given.cosmosEndpoint().toString())
+              .key(given.cosmosKey())
+              .gatewayMode()
+              .contentResponseOnWriteEnabled(false)
+              .buildClient();
+    } catch (RuntimeException e) {
+      // The client reads the account when it is built: a wrong endpoint or key fails here.
+      String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+      err.println(
+          "idemworker chaos: the Cosmos DB account at "
+              + given.cosmosEndpoint()
+              + " cannot be reached: "
+              + why.substring(0, Math.min(300, why.length())));
+      return 2;
+    }
+    try (cosmosClient;
         ChaosBroker broker =
             ChaosBroker.external(
                 given.serviceBusConnectionString(), given.duplicateWindow(), plan.log())) {

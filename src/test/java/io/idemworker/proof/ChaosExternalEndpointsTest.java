@@ -184,6 +184,24 @@ class ChaosExternalEndpointsTest {
 
   @Test
   @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void unreachableCosmosAccount_exitsTwoNamingTheEndpoint_withoutAStackTrace() {
+    Run run =
+        chaos(
+            "--messages", "200",
+            "--log-dir", dir.resolve("logs").toString(),
+            "--servicebus-connection-string",
+                "Endpoint=sb://localhost:1;SharedAccessKeyName=a;SharedAccessKey=b;UseDevelopmentEmulator=true;",
+            "--cosmos-endpoint", "https://localhost:1/",
+            "--cosmos-key", "a2V5");
+
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.err())
+        .contains("the Cosmos DB account at https://localhost:1/ cannot be reached")
+        .doesNotContain("\tat ");
+  }
+
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
   void missingEntities_stopStartUpNamingEach() throws Exception {
     // Given the stand-alone emulators with the default local entities: no audit subscription, and
     // no Cosmos DB database
