@@ -100,7 +100,8 @@ record ChaosReport(
     if (external) {
       out.printf(
           "  %d copies meant to arrive past the duplicate-detection window held back and sent"
-              + " together after the drain and the window%n",
+              + " together after the drain and the window (so the CONCURRENT copies were not"
+              + " concurrent)%n",
           heldBack);
     }
     out.printf(
