@@ -337,7 +337,12 @@ final class BenchCommand implements Callable<Integer> {
     ScheduledExecutorService faultExecutor = Executors.newSingleThreadScheduledExecutor();
     FaultInjector injector =
         new FaultInjector(
-            Optional.empty(), serviceBus, cosmos, Optional.empty(), List.of(name), faultExecutor);
+            Optional.empty(),
+            Optional.of(serviceBus),
+            Optional.of(cosmos),
+            Optional.empty(),
+            List.of(name),
+            faultExecutor);
     long cpuStart = BenchSupport.processCpuNanos();
     long start = System.nanoTime();
     boolean finished = false;

@@ -1,36 +1,22 @@
 package io.idemworker.proof;
 
 import com.azure.cosmos.CosmosClient;
+import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.CosmosContainer;
-import com.azure.messaging.servicebus.ServiceBusClientBuilder;
-import com.azure.messaging.servicebus.ServiceBusSenderClient;
-import com.fasterxml.jackson.databind.JsonNode;
 import io.idemworker.app.ConsumerWorkers;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
-import io.idemworker.emulator.payments.PaymentProviderEmulator;
-import io.idemworker.emulator.payments.WebhookDelivery;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
-import io.idemworker.servicebus.DeadLetterReader;
-import io.idemworker.servicebus.ServiceBusConnection;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -45,7 +31,7 @@ import picocli.CommandLine.Option;
     description = {
       "Runs worker processes under faults at volume and audits the result.",
       "",
-      "Starts the in-process Service Bus and Cosmos DB emulators and the payment provider double, N worker processes (`run`, orders role, outbox relay on) and one process per topic consumer (loyalty, customer-stats), and a seeded producer of every message type with duplicates from every source, poison and key reuse. While it sends, a seeded fault plan kills workers (SIGKILL and SIGTERM, then restarts them), drops Service Bus connections, loses locks, delays dispositions, makes Cosmos DB answer 429/503/408 or late and the payment provider fail ambiguously. Once drained, an audit that trusts no worker counter reads Cosmos DB, the dead-letter queues, the provider's ledger and the topic back and counts lost effects, double effects and wrong dead-letters. Exits 0 when all are zero, 1 otherwise (with the command that replays the run)."
+      "Starts the in-process Service Bus and Cosmos DB emulators (or, with --servicebus-connection-string, --cosmos-endpoint and --cosmos-key, uses the namespace and account given, whose entities must exist and be empty; their faults are then not injected) and the payment provider double, N worker processes (`run`, orders role, outbox relay on) and one process per topic consumer (loyalty, customer-stats), and a seeded producer of every message type with duplicates from every source, poison and key reuse. While it sends, a seeded fault plan kills workers (SIGKILL and SIGTERM, then restarts them), drops Service Bus connections, loses locks, delays dispositions, makes Cosmos DB answer 429/503/408 or late and the payment provider fail ambiguously. Once drained, an audit that trusts no worker counter reads Cosmos DB, the dead-letter queues, the provider's ledger and the topic back and counts lost effects, double effects and wrong dead-letters. Exits 0 when all are zero, 1 otherwise (with the command that replays the run)."
     })
 final class ChaosCommand implements Callable<Integer> {
   static final String QUEUE = "orders";
@@ -94,6 +80,55 @@ final class ChaosCommand implements Callable<Integer> {
       description = "Where the worker processes' logs go (default: a new temporary directory).")
   Path logDir;
 
+  @Option(
+      names = "--servicebus-connection-string",
+      description =
+          "Run against this Service Bus namespace instead of an emulator (Send and Listen on queue"
+              + " 'orders' and topic 'order-events'); with --cosmos-endpoint and --cosmos-key.")
+  String serviceBusConnectionString;
+
+  @Option(
+      names = "--cosmos-endpoint",
+      description =
+          "Run against this Cosmos DB account instead of an emulator (https URL); with"
+              + " --servicebus-connection-string and --cosmos-key.")
+  String cosmosEndpoint;
+
+  @Option(names = "--cosmos-key", description = "The Cosmos DB account's key (given endpoints).")
+  String cosmosKey;
+
+  @Option(
+      names = "--cosmos-database",
+      defaultValue = DATABASE,
+      description =
+          "Database holding the containers 'orders' and 'customers' (given endpoints; default"
+              + " ${DEFAULT-VALUE}).")
+  String cosmosDatabase;
+
+  @Option(
+      names = "--duplicate-detection-window",
+      defaultValue = "PT10M",
+      description =
+          "The queue's duplicate-detection window, waited out before the copies meant to arrive"
+              + " past it are sent (given endpoints; must not be shorter than the queue's; default"
+              + " ${DEFAULT-VALUE}, the Bicep templates' value).")
+  Duration duplicateWindow;
+
+  @Option(
+      names = "--cosmos-emulator",
+      description =
+          "The Cosmos DB endpoint given is an emulator's, with a self-signed certificate: skip"
+              + " certificate checks for its host only (a loopback endpoint is treated so anyway).")
+  boolean cosmosEmulator;
+
+  @Option(
+      names = "--create-containers",
+      description =
+          "Create the Cosmos DB database and the containers 'orders' and 'customers' when missing"
+              + " (given endpoints; an emulator, or an account that allows key-based metadata"
+              + " writes). Service Bus entities are never created.")
+  boolean createContainers;
+
   /** For the tests: runs between the drain and the audit, on the stores the audit reads. */
   Consumer<Stores> tamper = stores -> {};
 
@@ -101,14 +136,28 @@ final class ChaosCommand implements Callable<Integer> {
   record Stores(DemoScenario scenario, CosmosContainer orders, CosmosContainer customers) {}
 
   private final PrintStream out;
+  private final PrintStream err;
 
   ChaosCommand() {
-    this(System.out);
+    this(System.out, System.err);
   }
 
   ChaosCommand(PrintStream out) {
-    this.out = out;
+    this(out, System.err);
   }
+
+  /**
+   * @param out the report (and the progress, without {@code --json})
+   * @param err refusals, and the progress with {@code --json}
+   */
+  ChaosCommand(PrintStream out, PrintStream err) {
+    this.out = out;
+    this.err = err;
+  }
+
+  /** The emulator's flag the worker processes get for its self-signed certificate (loopback). */
+  private static final List<String> EMULATOR_TRUST =
+      List.of("-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true");
 
   @Override
   public Integer call() throws Exception {
@@ -120,23 +169,63 @@ final class ChaosCommand implements Callable<Integer> {
         || kills > 1000
         || timeout.isNegative()
         || timeout.isZero()) {
-      System.err.println(
+      err.println(
           "idemworker chaos: --messages must be 200-1000000, --workers 1-8, --kills 0-1000, --timeout positive");
       return 2;
+    }
+    List<String> missing =
+        ChaosEndpoints.missing(serviceBusConnectionString, cosmosEndpoint, cosmosKey);
+    if (!missing.isEmpty()) {
+      err.println(
+          "idemworker chaos: given endpoints need "
+              + String.join(", ", ChaosEndpoints.OPTIONS)
+              + " together; missing: "
+              + String.join(", ", missing));
+      return 2;
+    }
+    Optional<ChaosEndpoints> given = Optional.empty();
+    if (serviceBusConnectionString != null) {
+      try {
+        given =
+            Optional.of(
+                new ChaosEndpoints(
+                    serviceBusConnectionString,
+                    URI.create(cosmosEndpoint),
+                    cosmosKey,
+                    cosmosDatabase,
+                    duplicateWindow,
+                    cosmosEmulator));
+      } catch (IllegalArgumentException e) {
+        err.println("idemworker chaos: " + e.getMessage());
+        return 2;
+      }
     }
     // About 2.4 messages per order the scenario is asked for (it adds concurrent pairs): its mix
     // of repeats, credits, statuses and payments, as measured.
     DemoScenario scenario = DemoScenario.generate(messages * 100 / 242, seed, MAX_BODY_BYTES);
     int waves = Math.max(6, scenario.orders.size() / 300);
-    ChaosProducer producer = new ChaosProducer(scenario, waves);
-    FaultPlan plan =
-        FaultPlan.generate(
-            seed, kills, workers, CONSUMERS.size(), 3, FaultPlan.OPERATIONS.size(), true);
-    PrintStream log = json ? System.err : out;
+    PrintStream log = json ? err : out;
     Path logs =
         logDir != null
             ? Files.createDirectories(logDir)
             : Files.createTempDirectory("idemworker-chaos-");
+    ChaosRun.Plan plan =
+        new ChaosRun.Plan(
+            scenario,
+            new ChaosProducer(scenario, waves),
+            waves,
+            log,
+            logs,
+            seed,
+            workers,
+            kills,
+            timeout,
+            replay(given.isPresent()));
+    return given.isPresent() ? external(plan, given.get()) : emulated(plan);
+  }
+
+  /** Against the run's own emulators, whose faults it injects and whose clock it moves. */
+  private int emulated(ChaosRun.Plan plan) throws Exception {
     AdjustableClock brokerClock = new AdjustableClock();
     try (ServiceBusEmulator serviceBus =
             ServiceBusEmulator.builder()
@@ -151,302 +240,97 @@ final class ChaosCommand implements Callable<Integer> {
                 .start();
         CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start();
         CosmosClient cosmosClient = LocalClients.cosmos(cosmos);
-        ChaosWebhooks webhooks =
-            new ChaosWebhooks(CosmosContainers.ensureExists(cosmosClient, DATABASE, QUEUE));
-        PaymentProviderEmulator provider =
-            PaymentProviderEmulator.builder().port(0).webhooks(webhooks.settings()).start()) {
-      ChaosWebhooks.storms(
-          provider.webhooks(), Math.max(2, scenario.payments.requests.size() / 20));
-      CosmosContainer orders = CosmosContainers.ensureExists(cosmosClient, DATABASE, QUEUE);
-      CosmosContainer customers = ConsumerWorkers.customers(cosmosClient, DATABASE);
-      Map<String, String> base = baseEnvironment(serviceBus, cosmos);
-      log.printf(
-          "idemworker chaos: seed %d, %d orders in %d waves, %d workers + %d consumers, %d kills, logs in %s%n",
-          seed, scenario.orders.size(), waves, workers, CONSUMERS.size(), kills, logs);
-      List<String> names = new ArrayList<>();
-      for (int i = 1; i <= workers; i++) {
-        names.add("worker-" + i);
-      }
-      names.addAll(CONSUMERS);
-      List<String> entities =
-          List.of(
-              QUEUE,
-              DemoRelayPhase.TOPIC + "/Subscriptions/" + CONSUMERS.get(0),
-              DemoRelayPhase.TOPIC + "/Subscriptions/" + CONSUMERS.get(1));
-      List<String> operationNames = FaultPlan.OPERATIONS.stream().map(Enum::name).toList();
-      log.println("fault plan (point of the traffic, delay, fault):");
-      plan.events.forEach(e -> log.println("  " + e.describe(names, entities, operationNames)));
-
-      boolean settled;
-      long started;
-      double produceSeconds;
-      double totalSeconds;
-      Map<String, Integer> killCounts;
-      List<String> httpFailures;
-      boolean webhooksIdle;
-      boolean resubmitted;
-      Map<String, Long> httpCounts;
-      Map<String, Integer> eventsReceived;
-      List<String> pacing = new ArrayList<>();
-      DeadLetterReader reader =
-          new DeadLetterReader(
-              new ServiceBusConnection.ConnectionString(serviceBus.connectionString()));
-      ScheduledExecutorService faults = Executors.newScheduledThreadPool(4);
-      try (WorkerFleet fleet = new WorkerFleet(logs, Duration.ofSeconds(20));
-          EventTap events =
-              new EventTap(
+        ChaosBroker broker = ChaosBroker.emulated(serviceBus, brokerClock, WINDOW, plan.log())) {
+      CosmosContainers.ensureExists(cosmosClient, DATABASE, QUEUE);
+      ConsumerWorkers.customers(cosmosClient, DATABASE);
+      return new ChaosRun(plan, out, json, tamper)
+          .against(
+              broker,
+              Optional.of(cosmos),
+              cosmosClient,
+              DATABASE,
+              ChaosEnvironment.base(
                   serviceBus.connectionString(),
-                  DemoRelayPhase.TOPIC,
-                  DemoRelayPhase.AUDIT_SUBSCRIPTION);
-          ServiceBusSenderClient sender =
-              new ServiceBusClientBuilder()
-                  .connectionString(serviceBus.connectionString())
-                  .sender()
-                  .queueName(QUEUE)
-                  .buildClient();
-          ChaosHttp http =
-              new ChaosHttp(orders, "chaos-" + seed + "-", HTTP_RETRY_FOR, producer.httpOrders())) {
-        ChaosDrain waits = new ChaosDrain(serviceBus, fleet, scenario, log);
-        for (int i = 1; i <= workers; i++) {
-          fleet.start("worker-" + i, ordersEnvironment(base, provider));
-        }
-        for (String role : CONSUMERS) {
-          fleet.start(role, consumerEnvironment(base, role));
-        }
-        FaultInjector injector =
-            new FaultInjector(
-                Optional.of(fleet), serviceBus, cosmos, Optional.of(provider), entities, faults);
-        started = System.nanoTime();
-        long deadline = started + timeout.toNanos();
-        List<Future<?>> fired = new ArrayList<>();
-        int next = 0;
-        settled = true;
-        int steps = producer.steps();
-        for (int s = 0; s < steps && settled; s++) {
-          settled = waits.awaitBacklog(300, deadline);
-          ChaosProducer.Step step = producer.step(s);
-          // An order's dependents go only once its post has been answered; bounded by the
-          // client's own retry budget, past which the order is reported, not waited for.
-          for (String late :
-              http.awaitAnswered(
-                  step.httpAnsweredFirst(),
-                  min(HTTP_RETRY_FOR.plusSeconds(30), deadline - System.nanoTime()))) {
-            pacing.add(late + ": its dependents were sent before its post was answered");
-          }
-          step.http().forEach(http::post);
-          producer.send(sender, step.beforeAdvance(), Duration.ofMinutes(2));
-          brokerClock.advance(WINDOW.plusSeconds(1));
-          producer.send(sender, step.afterAdvance(), Duration.ofMinutes(2));
-          double progress = (s + 1.0) / steps;
-          while (next < plan.events.size() && plan.events.get(next).at() <= progress) {
-            fired.add(injector.fire(plan.events.get(next++)));
-          }
-          if (s % Math.max(1, steps / 10) == 0) {
-            log.printf(
-                "  [%5.1f s] step %d/%d, sent %d, queue %d, kills %d%n",
-                seconds(started),
-                s + 1,
-                steps,
-                producer.sent(),
-                serviceBus.unsettledCount(QUEUE),
-                fleet.kills());
-          }
-        }
-        while (next < plan.events.size()) {
-          fired.add(injector.fire(plan.events.get(next++)));
-        }
-        for (Future<?> f : fired) {
-          f.get();
-        }
-        httpFailures = http.await(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-        httpCounts = http.counts();
-        produceSeconds = seconds(started);
-        log.printf("  [%5.1f s] sent %d; draining%n", produceSeconds, producer.sent());
-        Supplier<List<DeadLetterReader.DeadLetter>> deadLetters =
-            () -> reader.peek(new DeadLetterReader.Queue(QUEUE), 1_000_000).messages();
-        settled &= waits.drain(events, deadLetters, deadline);
-        resubmitted = settled;
-        if (settled) {
-          long copies = ChaosResubmit.run(serviceBus.connectionString(), brokerClock);
-          producer.count(ChaosProducer.Source.DLQ_RESUBMIT, copies);
-          log.printf(
-              "  [%5.1f s] drained; resubmitted %d dead-lettered copies, draining again%n",
-              seconds(started), copies);
-          settled = waits.drain(events, deadLetters, deadline);
-        }
-        eventsReceived = events.received();
-        // No capture comes any more: events still held to be reversed (a batch that never filled)
-        // go now, in order. Waited for even when the drain failed, so that the check says what the
-        // sender did.
-        provider.webhooks().faults().clear();
-        webhooksIdle =
-            provider.webhooks().awaitIdle(min(Duration.ofMinutes(2), deadline - System.nanoTime()));
-        if (!waits.released().isEmpty()) {
-          log.printf(
-              "  the drain did not wait for %d events whose message was dead-lettered (the audit"
-                  + " reads those messages' effects)%n",
-              waits.released().size());
-        }
-        totalSeconds = seconds(started);
-        killCounts = fleet.counts();
-        events.stop();
-      } finally {
-        faults.shutdownNow();
-      }
-      serviceBus.faults().clear();
-      cosmos.faults().clear();
-      provider.faults().clear();
-      DeadLetters deadLetters = DeadLetters.peek(serviceBus.connectionString(), QUEUE, 1_000_000);
-      JsonNode ledger = StateAudit.ledger(provider.baseUrl(), provider.apiKey());
-      tamper.accept(new Stores(scenario, orders, customers));
-      List<WebhookDelivery> webhookLog = provider.webhooks().deliveries();
-      StateAudit.Result audit =
-          new StateAudit(
-                  scenario,
-                  new StateAudit.Sources(
-                      orders,
-                      customers,
-                      deadLetters.queue(),
-                      deadLetters.subscriptions(),
-                      ledger,
-                      eventsReceived,
-                      Optional.of(
-                          new WebhookAudit.Log(webhookLog, webhooksIdle, Optional.empty()))),
-                  8)
-              .run();
-      List<String> httpProblems = new ArrayList<>(pacing);
-      httpProblems.addAll(httpFailures);
-      audit =
-          withHttpAndResubmission(
-              audit,
-              httpCounts,
-              httpProblems,
-              ChaosResubmit.check(scenario, producer.bySource().get("DLQ_RESUBMIT"), resubmitted));
-      Map<String, Integer> faultCounts = new LinkedHashMap<>();
-      plan.countByKind()
-          .forEach(
-              (k, v) -> {
-                if (!k.isKill()) {
-                  faultCounts.put(k.name(), v);
-                }
-              });
-      ChaosReport report =
-          new ChaosReport(
-              seed,
-              String.format(
-                  "idemworker chaos --seed %d --messages %d --workers %d --kills %d",
-                  seed, messages, workers, kills),
-              workers,
-              CONSUMERS.size(),
-              producer.sent(),
-              producer.byKind(),
-              producer.bySource(),
-              httpCounts,
-              WebhookAudit.counts(webhookLog),
-              killCounts,
-              faultCounts,
-              settled,
-              audit,
-              produceSeconds,
-              totalSeconds,
-              ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-      if (json) {
-        out.println(report.json());
-      } else {
-        report.printText(out);
-      }
-      return report.pass() ? 0 : 1;
+                  URI.create(cosmos.endpoint()),
+                  cosmos.key(),
+                  DATABASE),
+              EMULATOR_TRUST);
     }
   }
 
   /**
-   * The audit plus the HTTP clients' side (every order posted got 201 under its key, before its
-   * dependents were sent; its effect is checked with the scenario's other orders: once, with its
-   * exact body) and the dead-letter resubmission's (every refused copy was sent back once).
+   * Against the endpoints given: nothing is started but the workers, the payment double and the
+   * HTTP intake; the entities must exist and be empty.
    */
-  private static StateAudit.Result withHttpAndResubmission(
-      StateAudit.Result audit,
-      Map<String, Long> counts,
-      List<String> failures,
-      DemoAudit.Check resubmission) {
-    List<DemoAudit.Check> checks = new ArrayList<>(audit.checks());
-    checks.add(resubmission);
-    checks.add(
-        new DemoAudit.Check(
-            "HTTP intake: every order posted ("
-                + counts.get(ChaosHttp.Count.ORDERS.name())
-                + ", "
-                + counts.get(ChaosHttp.Count.REQUESTS.name())
-                + " requests with retries and racers) answered 201 under its Idempotency-Key,"
-                + " each before its dependents were sent",
-            failures.isEmpty(),
-            String.join("; ", failures.stream().limit(20).toList())));
-    return new StateAudit.Result(checks, audit.lost(), audit.doubled(), audit.wrongDeadLetters());
+  private int external(ChaosRun.Plan plan, ChaosEndpoints given) throws Exception {
+    given.emulatorHost().ifPresent(h -> System.setProperty("COSMOS.EMULATOR_HOST", h));
+    if (!given.trustOptions().isEmpty()) {
+      System.setProperty("COSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED", "true");
+    }
+    CosmosClient cosmosClient;
+    try {
+      cosmosClient =
+          new CosmosClientBuilder()
+              .endpoint(given.cosmosEndpoint().toString())
+              .key(given.cosmosKey())
+              .gatewayMode()
+              .contentResponseOnWriteEnabled(false)
+              .buildClient();
+    } catch (RuntimeException e) {
+      // The client reads the account when it is built: a wrong endpoint or key fails here.
+      String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+      err.println(
+          "idemworker chaos: the Cosmos DB account at "
+              + given.cosmosEndpoint()
+              + " cannot be reached: "
+              + why.substring(0, Math.min(300, why.length())));
+      return 2;
+    }
+    try (cosmosClient;
+        ChaosBroker broker =
+            ChaosBroker.external(
+                given.serviceBusConnectionString(), given.duplicateWindow(), plan.log())) {
+      if (createContainers) {
+        CosmosContainers.ensureExists(cosmosClient, given.cosmosDatabase(), QUEUE);
+        ConsumerWorkers.customers(cosmosClient, given.cosmosDatabase());
+      }
+      List<String> problems = given.problems(cosmosClient);
+      if (!problems.isEmpty()) {
+        err.println(
+            "idemworker chaos: the endpoints given are not ready for a run (nothing is"
+                + " purged here, nor created but containers with --create-containers):");
+        problems.forEach(p -> err.println("  " + p));
+        return 2;
+      }
+      return new ChaosRun(plan, out, json, tamper)
+          .against(
+              broker,
+              Optional.empty(),
+              cosmosClient,
+              given.cosmosDatabase(),
+              ChaosEnvironment.base(
+                  given.serviceBusConnectionString(),
+                  given.cosmosEndpoint(),
+                  given.cosmosKey(),
+                  given.cosmosDatabase()),
+              given.trustOptions());
+    }
   }
 
-  /** How long one HTTP order's client retries before it gives up. */
-  static final Duration HTTP_RETRY_FOR = Duration.ofMinutes(2);
-
-  private static Duration min(Duration bound, long nanosLeft) {
-    Duration left = Duration.ofNanos(Math.max(1, nanosLeft));
-    return left.compareTo(bound) < 0 ? left : bound;
-  }
-
-  private static double seconds(long since) {
-    return (System.nanoTime() - since) / 1e9;
-  }
-
-  private static Map<String, String> baseEnvironment(
-      ServiceBusEmulator serviceBus, CosmosEmulator cosmos) {
-    Map<String, String> env = new HashMap<>();
-    env.put("SERVICEBUS_CONNECTION_STRING", serviceBus.connectionString());
-    env.put("COSMOS_ENDPOINT", cosmos.endpoint().toString());
-    env.put("COSMOS_KEY", cosmos.key());
-    env.put("COSMOS_DATABASE", DATABASE);
-    env.put("COSMOS_CONNECTION_MODE", "gateway");
-    env.put("COSMOS_CREATE_CONTAINER", "false");
-    env.put("WORKER_MAX_CONCURRENT_CALLS", "16");
-    env.put("WORKER_PREFETCH_COUNT", "0");
-    env.put("WORKER_MAX_LOCK_RENEWAL", "PT5M");
-    env.put("WORKER_KEY_STRATEGY", "message-id");
-    env.put("WORKER_MAX_BODY_BYTES", String.valueOf(MAX_BODY_BYTES));
-    env.put("WORKER_SHUTDOWN_TIMEOUT", "PT10S");
-    env.put("HEALTH_PORT", "0");
-    env.put("WORKER_INBOX_TTL", "P14D");
-    env.put("WORKER_RESUBMIT_WINDOW", "P7D");
-    env.put("SERVICEBUS_LOCK_DURATION", "PT1M");
-    env.put("SERVICEBUS_MAX_DELIVERY_COUNT", "10");
-    env.put("SERVICEBUS_MESSAGE_TTL", "P1D");
-    env.put("OTEL_SERVICE_NAME", "idemworker-chaos");
-    return env;
-  }
-
-  private static Map<String, String> ordersEnvironment(
-      Map<String, String> base, PaymentProviderEmulator provider) {
-    Map<String, String> env = new HashMap<>(base);
-    env.put("WORKER_ROLE", "orders");
-    env.put("SERVICEBUS_QUEUE_NAME", QUEUE);
-    env.put("COSMOS_CONTAINER", QUEUE);
-    env.put("RELAY_ENABLED", "true");
-    env.put("RELAY_TOPIC_NAME", DemoRelayPhase.TOPIC);
-    env.put("RELAY_LEASE_DURATION", "PT5S");
-    env.put("RELAY_POLL_INTERVAL", "PT0.2S");
-    env.put("RELAY_BATCH_SIZE", "100");
-    env.put("RELAY_PUBLISHED_TTL", "P7D");
-    env.put("PAYMENTS_BASE_URL", provider.baseUrl().toString());
-    env.put("PAYMENTS_API_KEY", provider.apiKey());
-    env.put("PAYMENTS_TIMEOUT", "PT2S");
-    env.put("PAYMENTS_LEASE", "PT3S");
-    return env;
-  }
-
-  private static Map<String, String> consumerEnvironment(Map<String, String> base, String role) {
-    Map<String, String> env = new HashMap<>(base);
-    env.put("WORKER_ROLE", role);
-    env.put("SERVICEBUS_TOPIC_NAME", DemoRelayPhase.TOPIC);
-    env.put("SERVICEBUS_SUBSCRIPTION_NAME", role);
-    env.put("COSMOS_CONTAINER", "customers");
-    env.put("RELAY_ENABLED", "false");
-    return env;
+  /** The command that replays the run; the secrets of given endpoints are left out. */
+  private String replay(boolean external) {
+    String replay =
+        String.format(
+            "idemworker chaos --seed %d --messages %d --workers %d --kills %d",
+            seed, messages, workers, kills);
+    return external
+        ? replay
+            + " --servicebus-connection-string <…> --cosmos-endpoint "
+            + cosmosEndpoint
+            + " --cosmos-key <…> --cosmos-database "
+            + cosmosDatabase
+            + " --duplicate-detection-window "
+            + duplicateWindow
+        : replay;
   }
 }

@@ -1,7 +1,6 @@
 package io.idemworker.proof;
 
 import io.idemworker.core.IdempotencyKey;
-import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.servicebus.DeadLetterReader;
 import java.io.PrintStream;
@@ -28,10 +27,13 @@ import java.util.function.Supplier;
  * <p>Not thread-safe: the chaos loop's thread drives it.
  */
 final class ChaosDrain {
+  /** How far a peek counts for the progress line (the emulator's count is exact). */
+  private static final int PRINTED = 1000;
+
   /** Between two reads of the dead-letter queue while only dead-lettered events are missing. */
   private static final long DLQ_READ_NANOS = 5_000_000_000L;
 
-  private final ServiceBusEmulator serviceBus;
+  private final ChaosBroker broker;
   private final WorkerFleet fleet;
   private final PrintStream log;
   private final Map<String, String> eventOfMessage;
@@ -40,14 +42,13 @@ final class ChaosDrain {
   /**
    * Waits on the run's broker and workers for what {@code scenario} expects.
    *
-   * @param serviceBus the run's broker (its own unsettled counts)
+   * @param broker the run's broker (the emulator's unsettled counts, or peeks)
    * @param fleet the worker processes (one that exits by itself ends a wait)
    * @param scenario what the producer sends: the expected events
    * @param log where progress goes
    */
-  ChaosDrain(
-      ServiceBusEmulator serviceBus, WorkerFleet fleet, DemoScenario scenario, PrintStream log) {
-    this.serviceBus = serviceBus;
+  ChaosDrain(ChaosBroker broker, WorkerFleet fleet, DemoScenario scenario, PrintStream log) {
+    this.broker = broker;
     this.fleet = fleet;
     this.log = log;
     this.eventOfMessage = eventOfMessage(scenario);
@@ -76,11 +77,11 @@ final class ChaosDrain {
    * @return false when the deadline passed or a worker exited by itself
    */
   boolean awaitBacklog(int limit, long deadline) throws InterruptedException {
-    while (serviceBus.unsettledCount(ChaosCommand.QUEUE) > limit) {
+    while (broker.unsettled(ChaosCommand.QUEUE, limit) > limit) {
       if (System.nanoTime() > deadline || !alive()) {
         return false;
       }
-      Thread.sleep(50);
+      Thread.sleep(broker.pollMillis());
     }
     return true;
   }
@@ -105,10 +106,13 @@ final class ChaosDrain {
       if (System.nanoTime() > deadline || !alive()) {
         return false;
       }
-      int queue = serviceBus.unsettledCount(ChaosCommand.QUEUE);
-      int consumers = 0;
+      boolean print = System.nanoTime() - lastPrint > 5_000_000_000L;
+      // A peek counts only as far as asked: whether anything is left, or the printed figure.
+      int bound = print ? PRINTED : 0;
+      long queue = broker.unsettled(ChaosCommand.QUEUE, bound);
+      long consumers = 0;
       for (String role : ChaosCommand.CONSUMERS) {
-        consumers += serviceBus.unsettledCount(DemoRelayPhase.TOPIC + "/Subscriptions/" + role);
+        consumers += broker.unsettled(DemoRelayPhase.TOPIC + "/Subscriptions/" + role, bound);
       }
       long missing = events.missing(expected);
       if (queue == 0
@@ -121,7 +125,7 @@ final class ChaosDrain {
         }
       }
       quiet = queue == 0 && consumers == 0 && missing == 0 ? quiet + 1 : 0;
-      if (System.nanoTime() - lastPrint > 5_000_000_000L) {
+      if (print) {
         lastPrint = System.nanoTime();
         log.printf(
             "  draining: queue %d, consumer subscriptions %d, events not yet on the topic %d%s%n",
@@ -132,7 +136,7 @@ final class ChaosDrain {
                 ? ""
                 : " (" + released.size() + " no longer awaited: their message was dead-lettered)");
       }
-      Thread.sleep(300);
+      Thread.sleep(Math.max(300, broker.pollMillis()));
     }
     return true;
   }

@@ -25,6 +25,11 @@ import java.util.Map;
  * @param webhooks the payment webhooks the double sent (events, copies, attempts, duplicates)
  * @param kills process kills executed, by signal, and restarts
  * @param faults faults injected, by kind
+ * @param notInjected faults of the plan not injected, by kind (against given endpoints: the
+ *     broker's and the database's, which only the emulators' fault APIs inject); empty otherwise
+ * @param external whether the run was given its endpoints rather than starting emulators
+ * @param heldBack copies meant to arrive past the duplicate-detection window that were held back
+ *     and sent together after the drain and the window (given endpoints; 0 otherwise)
  * @param settled whether the system drained within the timeout
  * @param audit what the audit found
  * @param produceSeconds time from the first send to the last
@@ -43,11 +48,23 @@ record ChaosReport(
     Map<String, Long> webhooks,
     Map<String, Integer> kills,
     Map<String, Integer> faults,
+    Map<String, Integer> notInjected,
+    boolean external,
+    long heldBack,
     boolean settled,
     StateAudit.Result audit,
     double produceSeconds,
     double totalSeconds,
     double loadAverage) {
+
+  /** Why {@link #notInjected}'s kinds were not injected. */
+  static final String NOT_INJECTED_REASON =
+      "given endpoints: broker and database faults are injected only through the in-process"
+          + " emulators' fault APIs";
+
+  ChaosReport {
+    notInjected = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(notInjected));
+  }
 
   boolean pass() {
     return settled && audit.pass();
@@ -58,6 +75,9 @@ record ChaosReport(
     out.printf(
         "  %d worker processes (run, orders role, relay on) + %d consumer processes%n",
         workers, consumers);
+    out.printf(
+        "  against %s%n",
+        external ? "the endpoints given (no emulator started)" : "its own in-process emulators");
     out.printf("  sent %d messages%n", sent);
     byKind.forEach((k, v) -> out.printf("    %-26s %8d%n", k, v));
     out.println("  by duplicate source");
@@ -72,6 +92,18 @@ record ChaosReport(
     kills.forEach((k, v) -> out.printf("    %-26s %8d%n", k, v));
     faults.forEach(
         (k, v) -> out.printf("    %-26s %8d  %s%n", k, v, FaultPlan.Kind.valueOf(k).label));
+    if (!notInjected.isEmpty()) {
+      out.printf("  faults NOT injected (%s), planned%n", NOT_INJECTED_REASON);
+      notInjected.forEach(
+          (k, v) -> out.printf("    %-26s %8d  %s%n", k, v, FaultPlan.Kind.valueOf(k).label));
+    }
+    if (external) {
+      out.printf(
+          "  %d copies meant to arrive past the duplicate-detection window held back and sent"
+              + " together after the drain and the window (so the CONCURRENT copies were not"
+              + " concurrent)%n",
+          heldBack);
+    }
     out.printf(
         "%naudit (reads Cosmos DB, the dead-letter queues, the provider's ledger and the topic; no worker counter)%n");
     if (!settled) {
@@ -111,6 +143,12 @@ record ChaosReport(
     root.set("webhooks", mapper.valueToTree(webhooks));
     root.set("kills", mapper.valueToTree(kills));
     root.set("faults", mapper.valueToTree(faults));
+    root.put("endpoints", external ? "given" : "emulators");
+    root.set("faultsNotInjected", mapper.valueToTree(notInjected));
+    if (!notInjected.isEmpty()) {
+      root.put("faultsNotInjectedReason", NOT_INJECTED_REASON);
+    }
+    root.put("heldBackPastWindow", heldBack);
     root.put("settled", settled);
     root.put("lost", audit.lost());
     root.put("doubleEffects", audit.doubled());

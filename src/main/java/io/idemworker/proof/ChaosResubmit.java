@@ -26,12 +26,12 @@ final class ChaosResubmit {
   private ChaosResubmit() {}
 
   /**
-   * Moves the broker's clock past the window and resubmits.
+   * Resubmits; the caller has moved past the window since the refused copies were sent ({@link
+   * ChaosBroker#pastWindow}), or the broker would drop them as duplicates.
    *
    * @return how many copies were sent back
    */
-  static long run(String connectionString, AdjustableClock brokerClock) {
-    brokerClock.advance(ChaosCommand.WINDOW.plusSeconds(1));
+  static long run(String connectionString) {
     List<DeadLetterResubmitter.Entry> entries =
         new DeadLetterResubmitter(
                 new ServiceBusConnection.ConnectionString(connectionString), ChaosCommand.QUEUE)

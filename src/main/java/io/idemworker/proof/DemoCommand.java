@@ -210,8 +210,8 @@ final class DemoCommand implements Callable<Integer> {
       FaultInjector faults =
           new FaultInjector(
               Optional.empty(),
-              serviceBus,
-              cosmos,
+              Optional.of(serviceBus),
+              Optional.of(cosmos),
               Optional.of(provider),
               List.of(QUEUE),
               faultExecutor);

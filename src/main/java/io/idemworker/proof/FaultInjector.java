@@ -23,8 +23,10 @@ import java.util.concurrent.TimeUnit;
  *
  * @param fleet the worker processes kills hit; empty where the workers run in this process (a kill
  *     event is then refused)
- * @param serviceBus the broker
- * @param cosmos the database
+ * @param serviceBus the broker's emulator; empty where the run is given a namespace (a broker event
+ *     is then refused)
+ * @param cosmos the database's emulator; empty where the run is given an account (a database event
+ *     is then refused)
  * @param provider the payment provider double; empty where there is none (a payment event is then
  *     refused)
  * @param entities the entities lock loss may hit, by {@link FaultPlan.Event#target}
@@ -32,8 +34,8 @@ import java.util.concurrent.TimeUnit;
  */
 record FaultInjector(
     Optional<WorkerFleet> fleet,
-    ServiceBusEmulator serviceBus,
-    CosmosEmulator cosmos,
+    Optional<ServiceBusEmulator> serviceBus,
+    Optional<CosmosEmulator> cosmos,
     Optional<PaymentProviderEmulator> provider,
     List<String> entities,
     ScheduledExecutorService executor) {
@@ -49,7 +51,8 @@ record FaultInjector(
    * Schedules one event after its delay.
    *
    * @return completes when the fault is in place (a kill: once the process is restarted); fails
-   *     with {@link IllegalStateException} when the event needs a fleet or a provider there is not
+   *     with {@link IllegalStateException} when the event needs a fleet, a provider or an emulator
+   *     there is not
    */
   Future<?> fire(FaultPlan.Event e) {
     return executor.schedule(
@@ -81,8 +84,8 @@ record FaultInjector(
 
   /** Lifts every emulator fault still armed (counted faults not yet used up, delays). */
   void clear() {
-    serviceBus.faults().clear();
-    cosmos.faults().clear();
+    serviceBus.ifPresent(s -> s.faults().clear());
+    cosmos.ifPresent(c -> c.faults().clear());
     provider.ifPresent(p -> p.faults().clear());
   }
 
@@ -90,12 +93,13 @@ record FaultInjector(
     switch (e.kind()) {
       case SIGKILL -> processes().kill(e.target(), false);
       case SIGTERM -> processes().kill(e.target(), true);
-      case DROP_CONNECTIONS -> serviceBus.faults().dropConnections();
-      case LOSE_LOCKS -> serviceBus.faults().loseLocks(entities.get(e.target()));
+      case DROP_CONNECTIONS -> broker(e).faults().dropConnections();
+      case LOSE_LOCKS -> broker(e).faults().loseLocks(entities.get(e.target()));
       case DELAY_DISPOSITIONS -> {
-        serviceBus.faults().delayDispositions(DISPOSITION_DELAY);
+        ServiceBusEmulator broker = broker(e);
+        broker.faults().delayDispositions(DISPOSITION_DELAY);
         executor.schedule(
-            () -> serviceBus.faults().delayDispositions(Duration.ZERO), 2, TimeUnit.SECONDS);
+            () -> broker.faults().delayDispositions(Duration.ZERO), 2, TimeUnit.SECONDS);
       }
       case COSMOS_THROTTLE -> cosmos(e, Fault.status(429));
       case COSMOS_UNAVAILABLE -> cosmos(e, Fault.status(503));
@@ -110,7 +114,15 @@ record FaultInjector(
   }
 
   private void cosmos(FaultPlan.Event e, Fault fault) {
-    cosmos.faults().inject(FaultPlan.OPERATIONS.get(e.target()), fault.times(e.count()));
+    cosmos
+        .orElseThrow(() -> new IllegalStateException("no Cosmos DB emulator for " + e))
+        .faults()
+        .inject(FaultPlan.OPERATIONS.get(e.target()), fault.times(e.count()));
+  }
+
+  private ServiceBusEmulator broker(FaultPlan.Event e) {
+    return serviceBus.orElseThrow(
+        () -> new IllegalStateException("no Service Bus emulator for " + e));
   }
 
   private WorkerFleet processes() {

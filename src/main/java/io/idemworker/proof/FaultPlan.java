@@ -51,6 +51,14 @@ final class FaultPlan {
     boolean isKill() {
       return this == SIGKILL || this == SIGTERM;
     }
+
+    /**
+     * Whether only an emulator's fault API can inject it: the broker's and the database's faults.
+     * Against endpoints the run is given (a namespace, an account), those are not injected.
+     */
+    boolean needsEmulator() {
+      return this != SIGKILL && this != SIGTERM && this != PAYMENT_AMBIGUOUS;
+    }
   }
 
   /**
@@ -222,6 +230,14 @@ final class FaultPlan {
     }
     events.forEach(e -> counts.merge(e.kind(), 1, Integer::sum));
     return counts;
+  }
+
+  /**
+   * This plan without the events only an emulator can inject ({@link Kind#needsEmulator}): what a
+   * run against given endpoints fires. The seed, and so the kills' places, stay the same.
+   */
+  FaultPlan withoutEmulatorFaults() {
+    return new FaultPlan(seed, events.stream().filter(e -> !e.kind().needsEmulator()).toList());
   }
 
   long kills() {

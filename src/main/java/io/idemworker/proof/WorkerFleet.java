@@ -38,6 +38,7 @@ final class WorkerFleet implements AutoCloseable {
   private final List<Slot> slots = new ArrayList<>();
   private final Path logDir;
   private final Duration gracePeriod;
+  private final List<String> trustOptions;
   private final AtomicInteger sigkills = new AtomicInteger();
   private final AtomicInteger sigterms = new AtomicInteger();
   private final AtomicInteger restarts = new AtomicInteger();
@@ -46,10 +47,13 @@ final class WorkerFleet implements AutoCloseable {
   /**
    * @param logDir where each process writes {@code <name>-<generation>.log}
    * @param gracePeriod how long a SIGTERMed process may take to drain before it is killed
+   * @param trustOptions JVM options each process gets for TLS trust (an emulator's self-signed
+   *     certificate); empty when its endpoints have certificates the JVM trusts
    */
-  WorkerFleet(Path logDir, Duration gracePeriod) {
+  WorkerFleet(Path logDir, Duration gracePeriod, List<String> trustOptions) {
     this.logDir = logDir;
     this.gracePeriod = gracePeriod;
+    this.trustOptions = List.copyOf(trustOptions);
   }
 
   /** Adds and starts a process. */
@@ -101,18 +105,16 @@ final class WorkerFleet implements AutoCloseable {
   private void launch(Slot slot) {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> command =
+        new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    command.addAll(trustOptions);
+    command.addAll(
         List.of(
-            java,
-            "-Xmx384m",
-            "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1",
-            "-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true",
             "-DCOSMOS.DISABLE_IMDS_ACCESS=true",
             "-Dsun.net.httpserver.nodelay=true",
             "-cp",
             System.getProperty("java.class.path"),
             Main.class.getName(),
-            "run");
+            "run"));
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().clear();
     builder.environment().putAll(slot.env);
