@@ -95,6 +95,30 @@ final class BenchSupport {
   }
 
   /**
+   * User plus system CPU time of a process's JIT compiler threads ({@code C1 CompilerThread*},
+   * {@code C2 CompilerThread*}), from {@code /proc/<pid>/task/*\/stat}; threads that end while they
+   * are read are skipped.
+   */
+  static long compilerCpuNanos(long pid) throws IOException {
+    long total = 0;
+    try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        String stat;
+        try {
+          stat = Files.readString(task.resolve("stat"));
+        } catch (IOException e) {
+          continue;
+        }
+        String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
+          total += cpuNanos(stat);
+        }
+      }
+    }
+    return total;
+  }
+
+  /**
    * User plus system time from the text of a {@code /proc/<pid>/stat} file, at 100 ticks per second
    * (the Linux USER_HZ on every mainstream architecture).
    *

@@ -56,6 +56,7 @@ import picocli.CommandLine.Option;
     })
 final class BoundBench implements Callable<Integer> {
   static final double TARGET = 0.85;
+  private static final int MAX_SETTLE_MESSAGES = 30_000;
 
   @Option(
       names = "--concurrency",
@@ -98,6 +99,16 @@ final class BoundBench implements Callable<Integer> {
               + " are armed, so that its JIT has compiled the hot path (0-200000; default"
               + " ${DEFAULT-VALUE}).")
   int warmUpOrders;
+
+  @Option(
+      names = "--settle-seconds",
+      defaultValue = "30",
+      description =
+          "Length of each cell's warm-up under latency, at the bound's rate (at least half the"
+              + " measured count, at most 30,000 messages): the latencies make other code hot"
+              + " (waits, pools, timers), which the JIT recompiles for 20-30 s on this machine"
+              + " after they are armed (0-300; default ${DEFAULT-VALUE}).")
+  int settleSeconds;
 
   @Option(
       names = "--seconds",
@@ -163,6 +174,8 @@ final class BoundBench implements Callable<Integer> {
         || serviceBusLatency.isNegative()
         || warmUpOrders < 0
         || warmUpOrders > 200_000
+        || settleSeconds < 0
+        || settleSeconds > 300
         || seconds < 1
         || seconds > 120
         || minMessages < 10
@@ -173,7 +186,7 @@ final class BoundBench implements Callable<Integer> {
         || timeout.isZero()) {
       System.err.println(
           "idemworker bench bound: --concurrency 1-256 each, --prefetch-factor 0-20, latencies not"
-              + " negative, --warm-up-orders 0-200000, --seconds 1-120, --min-messages 10 to --max-messages, --max-messages"
+              + " negative, --warm-up-orders 0-200000, --settle-seconds 0-300, --seconds 1-120, --min-messages 10 to --max-messages, --max-messages"
               + " 20-100000, --timeout positive");
       return 2;
     }
@@ -205,8 +218,10 @@ final class BoundBench implements Callable<Integer> {
     out.printf(
         Locale.ROOT,
         "  each cell: %d new orders with no latency (JIT warm-up), then the latencies armed, a"
-            + " short warm-up under latency, the measured window of settled orders, a tail%n",
-        warmUpOrders);
+            + " warm-up under latency of about %d s at the bound (the JIT recompiles what the"
+            + " latencies make hot), the measured window of settled orders, a tail%n",
+        warmUpOrders,
+        settleSeconds);
     out.println(
         "  CPU cap: the cores ("
             + cpus
@@ -214,13 +229,15 @@ final class BoundBench implements Callable<Integer> {
             + " cell; % min: of min(bound, CPU cap); % +CPU: of the bound with each message's"
             + " CPU added to its call's path; hdl ms: mean handler time (store + settle + CPU);"
             + " out ms: concurrency / rate - hdl ms, a call's time per message outside its handler"
-            + " (prefetch 0: the receive); run c, emu c: cores busy; others: cores other"
+            + " (prefetch 0: the receive); run c, emu c: cores busy; jit c: of run c, the run"
+            + " process's JIT compiler threads (near 0: the window measured compiled code); others:"
+            + " cores other"
             + " processes kept busy over the window; load: the 1-minute load average after the"
             + " cell.");
     out.println();
     out.printf(
         Locale.ROOT,
-        "%4s %8s %6s %7s %7s %7s %7s %7s %7s %7s %7s %6s %6s %6s %6s %6s %5s  %s%n",
+        "%4s %8s %6s %7s %7s %7s %7s %7s %7s %7s %7s %6s %6s %6s %6s %6s %6s %5s  %s%n",
         "conc",
         "prefetch",
         "msgs",
@@ -235,6 +252,7 @@ final class BoundBench implements Callable<Integer> {
         "hdl ms",
         "out ms",
         "run c",
+        "jit c",
         "emu c",
         "others",
         "load",
@@ -283,14 +301,18 @@ final class BoundBench implements Callable<Integer> {
   }
 
   /**
-   * A cell's phases: the cold warm-up of {@code --warm-up-orders}, a warm-up under latency of half
-   * the measured count (100 to 2,000), the measured count (the bound's rate over {@code --seconds},
-   * within the message limits), and a tail that keeps every call and every prefetched message busy
-   * until the window has closed.
+   * A cell's phases: the cold warm-up of {@code --warm-up-orders}, a warm-up under latency of the
+   * bound's rate over {@code --settle-seconds} (at least half the measured count, at most 30,000),
+   * the measured count (the bound's rate over {@code --seconds}, within the message limits), and a
+   * tail that keeps every call and every prefetched message busy until the window has closed.
    */
   BoundPhases phases(Cell cell, double bound) {
     int measured = (int) Math.max(minMessages, Math.min(maxMessages, bound * seconds));
-    int warm = Math.min(2000, Math.max(measured / 2, Math.min(100, minMessages)));
+    int settle = (int) Math.min(MAX_SETTLE_MESSAGES, Math.round(bound * settleSeconds));
+    int warm =
+        Math.min(
+            MAX_SETTLE_MESSAGES,
+            Math.max(Math.max(measured / 2, settle), Math.min(100, minMessages)));
     int tail = 2 * (cell.concurrency() + cell.prefetch()) + 20;
     return new BoundPhases(warmUpOrders, warm, measured, tail);
   }
@@ -342,12 +364,13 @@ final class BoundBench implements Callable<Integer> {
     if (w.isEmpty()) {
       out.printf(
           Locale.ROOT,
-          "%4d %8d %6s %7s %7.0f %7s %7s %7s %7s %7s %7s %6s %6s %6s %6s %6s %5.1f  %s%n",
+          "%4d %8d %6s %7s %7.0f %7s %7s %7s %7s %7s %7s %6s %6s %6s %6s %6s %6s %5.1f  %s%n",
           r.cell().concurrency(),
           r.cell().prefetch(),
           "-",
           "-",
           bound,
+          "-",
           "-",
           "-",
           "-",
@@ -375,7 +398,7 @@ final class BoundBench implements Callable<Integer> {
     out.printf(
         Locale.ROOT,
         "%4d %8d %6d %7.0f %7.0f %7.0f %6.0f%% %6.0f%% %6.0f%% %7.2f %7.2f %6.1f %6.1f %6.2f %6.2f"
-            + " %6.2f %5.1f  %s%s%n",
+            + " %6.2f %6.2f %5.1f  %s%s%n",
         r.cell().concurrency(),
         r.cell().prefetch(),
         win.messages(),
@@ -390,6 +413,7 @@ final class BoundBench implements Callable<Integer> {
         win.handlerMillisPerMessage(),
         win.outsideHandlerMillis(r.cell().concurrency()),
         win.childCores(),
+        win.compilerCores(),
         win.emulatorCores(),
         win.otherCores(),
         loadAverage,

@@ -65,7 +65,12 @@ final class BoundCell {
    * A point of the measured window: wall clock, the child's CPU, this JVM's CPU (the emulators),
    * and the whole machine's busy CPU time.
    */
-  record Mark(long nanos, long childCpuNanos, long selfCpuNanos, long machineCpuNanos) {}
+  record Mark(
+      long nanos,
+      long childCpuNanos,
+      long childCompilerCpuNanos,
+      long selfCpuNanos,
+      long machineCpuNanos) {}
 
   /**
    * The measured window of a cell.
@@ -88,6 +93,14 @@ final class BoundCell {
 
     double childCores() {
       return (end.childCpuNanos() - start.childCpuNanos()) / 1e9 / seconds();
+    }
+
+    /**
+     * Cores the child's JIT compiler threads kept busy over the window (part of {@link
+     * #childCores()}): near 0 when the window measures compiled code, not the compiler at work.
+     */
+    double compilerCores() {
+      return (end.childCompilerCpuNanos() - start.childCompilerCpuNanos()) / 1e9 / seconds();
     }
 
     double emulatorCores() {
@@ -357,11 +370,19 @@ final class BoundCell {
   private static Mark mark(Process child) {
     long now = System.nanoTime();
     long childCpu;
+    long compilerCpu;
     try {
       childCpu = BenchSupport.processCpuNanos(child.pid());
+      compilerCpu = BenchSupport.compilerCpuNanos(child.pid());
     } catch (IOException e) {
       childCpu = child.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+      compilerCpu = 0;
     }
-    return new Mark(now, childCpu, BenchSupport.processCpuNanos(), BenchSupport.machineBusyNanos());
+    return new Mark(
+        now,
+        childCpu,
+        compilerCpu,
+        BenchSupport.processCpuNanos(),
+        BenchSupport.machineBusyNanos());
   }
 }

@@ -28,6 +28,8 @@ class BoundBenchTest {
             "0",
             "--warm-up-orders",
             "30",
+            "--settle-seconds",
+            "0",
             "--min-messages",
             "10",
             "--max-messages",
@@ -53,6 +55,29 @@ class BoundBenchTest {
     Path recording = jfr.resolve("bound-c16-p0.jfr");
     assertThat(recording).exists();
     assertThat(Files.size(recording)).isPositive();
+  }
+
+  @Test
+  void warmUpUnderLatency_lastsAboutTheSettleSecondsAtTheBound_withinItsLimits() {
+    BoundBench bench = new BoundBench();
+    new CommandLine(bench).parseArgs("--settle-seconds", "30");
+
+    // 1 call at 20 ms: 50 msg/s, 30 s of it; 64 calls: capped at 30,000 messages
+    assertThat(bench.phases(new BoundBench.Cell(1, 0), 50).warm()).isEqualTo(1500);
+    assertThat(bench.phases(new BoundBench.Cell(64, 0), 3200).warm()).isEqualTo(30_000);
+    new CommandLine(bench).parseArgs("--settle-seconds", "0");
+    // without settling, half the measured count (250 messages at 50 msg/s over 5 s)
+    assertThat(bench.phases(new BoundBench.Cell(1, 0), 50).warm()).isEqualTo(125);
+  }
+
+  @Test
+  void compilerCpu_isTheJitThreadsShareOfTheProcess() throws IOException {
+    long pid = ProcessHandle.current().pid();
+
+    long compiler = BenchSupport.compilerCpuNanos(pid);
+
+    // this JVM has compiled the test framework's code by now, and that is part of its CPU
+    assertThat(compiler).isPositive().isLessThanOrEqualTo(BenchSupport.processCpuNanos(pid));
   }
 
   @Test

@@ -48,13 +48,24 @@ class BoundPhasesTest {
   @Test
   void aCallsTimeOutsideItsHandler_isConcurrencyOverTheRateLessTheHandlerTime() {
     // given 100 messages in 1 s whose handlers took 20 ms each, at 4 concurrent calls
-    BoundCell.Mark start = new BoundCell.Mark(0, 0, 0, 0);
-    BoundCell.Mark end = new BoundCell.Mark(1_000_000_000L, 0, 0, 0);
+    BoundCell.Mark start = new BoundCell.Mark(0, 0, 0, 0, 0);
+    BoundCell.Mark end = new BoundCell.Mark(1_000_000_000L, 0, 0, 0, 0);
     BoundCell.Window window = new BoundCell.Window(100, start, end, 100 * 20.0);
 
     // then each call took 40 ms per message, 20 of them outside the handler
     assertThat(window.handlerMillisPerMessage()).isEqualTo(20.0);
     assertThat(window.outsideHandlerMillis(4)).isCloseTo(20.0, within(1e-9));
+  }
+
+  @Test
+  void theCompilersCores_areTheirCpuOverTheWindow() {
+    // given a 2 s window in which the child's JIT threads used 0.5 s of its 2 s of CPU
+    BoundCell.Mark start = new BoundCell.Mark(0, 1_000_000_000L, 300_000_000L, 0, 0);
+    BoundCell.Mark end = new BoundCell.Mark(2_000_000_000L, 3_000_000_000L, 800_000_000L, 0, 0);
+    BoundCell.Window window = new BoundCell.Window(100, start, end, 0);
+
+    assertThat(window.childCores()).isCloseTo(1.0, within(1e-9));
+    assertThat(window.compilerCores()).isCloseTo(0.25, within(1e-9));
   }
 
   @Test
