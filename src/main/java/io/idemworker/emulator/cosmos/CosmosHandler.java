@@ -73,7 +73,6 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
 
   @Override
   public HttpReply apply(HttpRequest request) {
-    long arrived = System.nanoTime();
     Duration latency = Duration.ZERO;
     HttpReply reply;
     try {
@@ -91,7 +90,7 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
       // The exception goes to the log only: its text is no business of the client's.
       reply = error(new CosmosError(500, "The emulator failed on this request; see its log."));
     }
-    holdUntil(arrived, latency);
+    holdUntil(request.arrivedNanos(), latency);
     return finish(request, reply);
   }
 
@@ -591,10 +590,11 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
   }
 
   /**
-   * Holds the answer until {@code latency} has passed since the request arrived. The request is
-   * served first, so the emulator's own work is inside the latency, as a service's is inside the
-   * response time a client measures: a client sees the injected figure, not that figure plus this
-   * process's CPU. The wait runs on the request's own connection thread with no lock held.
+   * Holds the answer until {@code latency} has passed since the request's first line arrived, so
+   * that reading, parsing and serving it are inside the latency too. The request is served first,
+   * so the emulator's own work is inside the latency, as a service's is inside the response time a
+   * client measures: a client sees the injected figure, not that figure plus this process's CPU.
+   * The wait runs on the request's own connection thread with no lock held.
    */
   private static void holdUntil(long arrivedNanos, Duration latency) {
     if (latency.isZero()) {

@@ -185,6 +185,7 @@ final class HttpsListener implements AutoCloseable {
     if (line == null) {
       return null;
     }
+    long arrived = System.nanoTime();
     String[] parts = line.split(" ");
     if (parts.length != 3 || !parts[2].startsWith("HTTP/1.")) {
       throw new BadRequest("Malformed request line");
@@ -236,7 +237,7 @@ final class HttpsListener implements AutoCloseable {
     }
     int query = target.indexOf('?');
     String path = query < 0 ? target : target.substring(0, query);
-    return new HttpRequest(parts[0].toUpperCase(Locale.ROOT), path, headers, body);
+    return new HttpRequest(parts[0].toUpperCase(Locale.ROOT), path, headers, body, arrived);
   }
 
   private byte[] readChunked(Input in) throws IOException {
