@@ -202,8 +202,8 @@ final class BoundBench implements Callable<Integer> {
     long sweepStarted = System.nanoTime();
     out.printf(
         Locale.ROOT,
-        "idemworker bench bound: one 'run' process per cell; Cosmos DB +%s per request, Service Bus"
-            + " +%s per delivery and per settlement%n",
+        "idemworker bench bound: one 'run' process per cell; Cosmos DB %s per request (its"
+            + " response time), Service Bus +%s per delivery and per settlement%n",
         millis(cosmosLatency),
         millis(serviceBusLatency));
     out.printf(

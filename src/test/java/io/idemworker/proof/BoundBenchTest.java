@@ -41,7 +41,8 @@ class BoundBenchTest {
 
     assertThat(run.exit()).as(run.output()).isZero();
     assertThat(run.output())
-        .contains("Cosmos DB +8.0 ms per request, Service Bus +6.0 ms per delivery")
+        .contains(
+            "Cosmos DB 8.0 ms per request (its response time), Service Bus +6.0 ms per delivery")
         .containsPattern("(?m)^\\s+16\\s+0\\s+20\\s+\\d+\\s+800 .*<- defaults$")
         // the latencies were armed after the 30 cold orders were settled, not before
         .containsPattern("c16 p0: cold warm-up 30 orders in \\d+\\.\\d s, cell \\d+\\.\\d s")
