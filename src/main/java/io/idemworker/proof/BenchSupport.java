@@ -170,11 +170,20 @@ final class BenchSupport {
     args.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
     args.add(Long.toString(pid));
     args.addAll(List.of(command));
-    Process p = new ProcessBuilder(args).redirectErrorStream(true).start();
+    runTool(args.toArray(String[]::new));
+  }
+
+  /**
+   * Runs a command-line tool and waits for it (at most 60 s).
+   *
+   * @throws IOException if it could not run, timed out or failed; the message has its output
+   */
+  static void runTool(String... command) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
       p.destroyForcibly();
-      throw new IOException(String.join(" ", args) + " failed: " + output.strip());
+      throw new IOException(String.join(" ", command) + " failed: " + output.strip());
     }
   }
 }

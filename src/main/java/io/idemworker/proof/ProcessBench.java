@@ -225,7 +225,7 @@ final class ProcessBench implements Callable<Integer> {
               (System.nanoTime() - warmStart) / 1e9);
         }
         if (jfr != null) {
-          jcmd(child, "JFR.start", "name=bench", "settings=default");
+          BenchSupport.jcmd(child.pid(), "JFR.start", "name=bench", "settings=default");
         }
         out.printf(
             Locale.ROOT,
@@ -257,7 +257,8 @@ final class ProcessBench implements Callable<Integer> {
               loadAverage());
         }
         if (jfr != null) {
-          jcmd(child, "JFR.stop", "name=bench", "filename=" + jfr.toAbsolutePath());
+          BenchSupport.jcmd(
+              child.pid(), "JFR.stop", "name=bench", "filename=" + jfr.toAbsolutePath());
           out.println("  flight recording of the measured rounds: " + jfr.toAbsolutePath());
         }
       }
@@ -398,20 +399,7 @@ final class ProcessBench implements Callable<Integer> {
 
   private static void signal(Process child, String signal)
       throws IOException, InterruptedException {
-    run("kill", "-" + signal, Long.toString(child.pid()));
-  }
-
-  private static void jcmd(Process child, String... command)
-      throws IOException, InterruptedException {
-    BenchSupport.jcmd(child.pid(), command);
-  }
-
-  private static void run(String... command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IOException(String.join(" ", command) + " failed: " + output.strip());
-    }
+    BenchSupport.runTool("kill", "-" + signal, Long.toString(child.pid()));
   }
 
   /** User plus system CPU time of the child, from {@code /proc/<pid>/stat} (clock ticks). */

@@ -76,13 +76,14 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     Duration latency = Duration.ZERO;
     HttpReply reply;
     try {
-      Operation op = admit(request);
+      List<String> segs = segments(request.rawPath());
+      Operation op = admit(request, segs);
       Faults.Outcome outcome = faults.onRequest(op);
       latency = outcome.latency();
       reply =
           outcome.failure().isPresent()
               ? faultReply(outcome.failure().get(), op)
-              : route(request.method(), segments(request.rawPath()), request, request.body());
+              : route(request.method(), segs, request, request.body());
     } catch (CosmosError e) {
       reply = error(e);
     } catch (RuntimeException e) {
@@ -95,9 +96,8 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
   }
 
   /** Counts and authorises the request; what it is, for the faults to match. */
-  private Operation admit(HttpRequest request) {
+  private Operation admit(HttpRequest request, List<String> segs) {
     String method = request.method();
-    List<String> segs = segments(request.rawPath());
     Operation op = classify(method, segs, request);
     stats.record(op);
     authorize(method, segs, request);
