@@ -92,6 +92,16 @@ final class BoundBench implements Callable<Integer> {
   Duration serviceBusLatency;
 
   @Option(
+      names = "--latency-spread",
+      defaultValue = "0.5",
+      description =
+          "Each request's latency is drawn uniformly between mean × (1 - spread) and mean × (1 +"
+              + " spread), so the means (and the bound) stay the given latencies; 0 makes every"
+              + " latency constant, which keeps concurrent calls in step (0-1; default"
+              + " ${DEFAULT-VALUE}).")
+  double latencySpread;
+
+  @Option(
       names = "--warm-up-orders",
       defaultValue = "40000",
       description =
@@ -172,6 +182,7 @@ final class BoundBench implements Callable<Integer> {
         || prefetchFactor > 20
         || cosmosLatency.isNegative()
         || serviceBusLatency.isNegative()
+        || !(latencySpread >= 0 && latencySpread <= 1)
         || warmUpOrders < 0
         || warmUpOrders > 200_000
         || settleSeconds < 0
@@ -186,7 +197,7 @@ final class BoundBench implements Callable<Integer> {
         || timeout.isZero()) {
       System.err.println(
           "idemworker bench bound: --concurrency 1-256 each, --prefetch-factor 0-20, latencies not"
-              + " negative, --warm-up-orders 0-200000, --settle-seconds 0-300, --seconds 1-120, --min-messages 10 to --max-messages, --max-messages"
+              + " negative, --latency-spread 0-1, --warm-up-orders 0-200000, --settle-seconds 0-300, --seconds 1-120, --min-messages 10 to --max-messages, --max-messages"
               + " 20-100000, --timeout positive");
       return 2;
     }
@@ -203,9 +214,15 @@ final class BoundBench implements Callable<Integer> {
     out.printf(
         Locale.ROOT,
         "idemworker bench bound: one 'run' process per cell; Cosmos DB %s per request (its"
-            + " response time), Service Bus +%s per delivery and per settlement%n",
+            + " response time), Service Bus +%s per delivery and per settlement; %s%n",
         millis(cosmosLatency),
-        millis(serviceBusLatency));
+        millis(serviceBusLatency),
+        latencySpread == 0
+            ? "every latency constant"
+            : String.format(
+                Locale.ROOT,
+                "each latency drawn uniformly within ±%.0f %% of its mean",
+                latencySpread * 100));
     out.printf(
         Locale.ROOT,
         "  %s UTC; %d CPUs, %s %s; load average %.2f at start%n",
@@ -262,9 +279,9 @@ final class BoundBench implements Callable<Integer> {
         CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start()) {
       Runnable arm =
           () -> {
-            serviceBus.faults().delayDeliveries(serviceBusLatency);
-            serviceBus.faults().delayDispositions(serviceBusLatency);
-            cosmos.faults().injectLatency(cosmosLatency);
+            serviceBus.faults().delayDeliveries(serviceBusLatency, latencySpread);
+            serviceBus.faults().delayDispositions(serviceBusLatency, latencySpread);
+            cosmos.faults().injectLatency(cosmosLatency, latencySpread);
           };
       for (Cell cell : cells) {
         // Off for the preload and the cold warm-up; the cell arms them when that is settled.

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -128,6 +129,14 @@ final class EmulatorsCommand implements Callable<Integer> {
               + " e.g. PT0.003S; default ${DEFAULT-VALUE}).")
   Duration serviceBusLatency;
 
+  @Option(
+      names = "--latency-spread",
+      defaultValue = "0",
+      description =
+          "Draw each latency uniformly between mean × (1 - spread) and mean × (1 + spread); 0"
+              + " keeps them constant (0-1; default ${DEFAULT-VALUE}; bench bound uses 0.5).")
+  double latencySpread;
+
   private final PrintStream out;
   private final CountDownLatch stop;
 
@@ -176,6 +185,12 @@ final class EmulatorsCommand implements Callable<Integer> {
               + " be negative");
       return 2;
     }
+    if (!(latencySpread >= 0 && latencySpread <= 1)) {
+      System.err.println(
+          "idemworker emulators: --latency-spread must be between 0 and 1 but was "
+              + latencySpread);
+      return 2;
+    }
     ServiceBusEmulatorConfig.Entities entities;
     try {
       entities = entities();
@@ -196,9 +211,9 @@ final class EmulatorsCommand implements Callable<Integer> {
         CosmosEmulator cosmos = cosmosBuilder.start();
         PaymentProviderEmulator payments = paymentsBuilder.start()) {
       Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "emulators-stop"));
-      serviceBus.faults().delayDeliveries(serviceBusLatency);
-      serviceBus.faults().delayDispositions(serviceBusLatency);
-      cosmos.faults().injectLatency(cosmosLatency);
+      serviceBus.faults().delayDeliveries(serviceBusLatency, latencySpread);
+      serviceBus.faults().delayDispositions(serviceBusLatency, latencySpread);
+      cosmos.faults().injectLatency(cosmosLatency, latencySpread);
       out.println("Service Bus emulator (AMQP on 127.0.0.1:" + serviceBus.port() + ")");
       out.println("  SERVICEBUS_CONNECTION_STRING=\"" + serviceBus.connectionString() + "\"");
       queues.forEach(q -> out.println("  queue " + q.name() + describe(q)));
@@ -213,11 +228,12 @@ final class EmulatorsCommand implements Callable<Integer> {
                           + t.subscriptions().stream().map(s -> s.name()).toList()
                           + ")"));
       if (!serviceBusLatency.isZero()) {
-        out.println("  " + serviceBusLatency + " added to every delivery and settlement");
+        out.println(
+            "  " + serviceBusLatency + spread() + " added to every delivery and settlement");
       }
       out.println("Cosmos DB emulator (HTTPS gateway on 127.0.0.1:" + cosmos.port() + ")");
       if (!cosmosLatency.isZero()) {
-        out.println("  " + cosmosLatency + " added to every request");
+        out.println("  " + cosmosLatency + spread() + " response time of every request");
       }
       out.println("  COSMOS_ENDPOINT=" + cosmos.endpoint());
       out.println("  COSMOS_KEY=\"" + cosmos.key() + "\"");
@@ -293,5 +309,11 @@ final class EmulatorsCommand implements Callable<Integer> {
             ? ", duplicate detection " + q.duplicateDetectionHistoryTimeWindow()
             : ", no duplicate detection")
         + ")";
+  }
+
+  private String spread() {
+    return latencySpread == 0
+        ? ""
+        : String.format(Locale.ROOT, " (mean; ±%.0f %%)", latencySpread * 100);
   }
 }

@@ -30,7 +30,7 @@ class EmulatorsLatencyOptionsTest {
     String output = emulators.awaitOutput("Running;");
     assertThat(output)
         .contains("PT0.2S added to every delivery and settlement")
-        .contains("PT0.2S added to every request");
+        .contains("PT0.2S response time of every request");
     String connectionString = group(output, "SERVICEBUS_CONNECTION_STRING=\"([^\"]+)\"");
     String queue = group(output, "  queue (\\S+) \\(");
     try (ServiceBusSenderClient sender =
@@ -82,5 +82,14 @@ class EmulatorsLatencyOptionsTest {
 
     assertThat(cli.execute("--cosmos-latency", "PT-0.1S")).isEqualTo(2);
     assertThat(cli.execute("--servicebus-latency", "PT-0.1S")).isEqualTo(2);
+  }
+
+  @Test
+  void latencySpreadOutsideZeroToOne_exitsTwoBeforeStartingAnything() {
+    CommandLine cli = EmulatorsRun.cli();
+
+    assertThat(cli.execute("--latency-spread", "1.5")).isEqualTo(2);
+    assertThat(cli.execute("--latency-spread", "-0.1")).isEqualTo(2);
+    assertThat(cli.execute("--latency-spread", "NaN")).isEqualTo(2);
   }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.emulator.Latencies;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +18,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -600,12 +600,8 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     if (latency.isZero()) {
       return;
     }
-    long left = arrivedNanos + latency.toNanos() - System.nanoTime();
-    if (left <= 0) {
-      return;
-    }
     try {
-      TimeUnit.NANOSECONDS.sleep(left);
+      Latencies.awaitNanoTime(arrivedNanos + latency.toNanos());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

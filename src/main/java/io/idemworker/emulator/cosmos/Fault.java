@@ -1,5 +1,6 @@
 package io.idemworker.emulator.cosmos;
 
+import io.idemworker.emulator.Latencies;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -18,13 +19,20 @@ public final class Fault {
   private final int subStatus;
   private final Duration retryAfter;
   private final Duration latency;
+  private final double spread;
   private final int times;
 
   private Fault(int status, int subStatus, Duration retryAfter, Duration latency, int times) {
+    this(status, subStatus, retryAfter, latency, 0, times);
+  }
+
+  private Fault(
+      int status, int subStatus, Duration retryAfter, Duration latency, double spread, int times) {
     this.status = status;
     this.subStatus = subStatus;
     this.retryAfter = retryAfter;
     this.latency = latency;
+    this.spread = spread;
     this.times = times;
   }
 
@@ -52,21 +60,34 @@ public final class Fault {
    * {@code latency} after it arrived.
    */
   public static Fault latency(Duration latency) {
-    requireNonNegative(latency, "latency");
-    return new Fault(0, 0, null, latency, UNLIMITED);
+    return latency(latency, 0);
+  }
+
+  /**
+   * A fault that only delays the answer, by a latency drawn for each request uniformly between
+   * {@code mean × (1 − spread)} and {@code mean × (1 + spread)} ({@link Latencies}): the request is
+   * served normally and its answer held until that long after it arrived.
+   *
+   * @param mean the mean latency, zero or positive
+   * @param spread 0 (constant) to 1
+   * @throws IllegalArgumentException if the mean is negative or the spread outside 0 to 1
+   */
+  public static Fault latency(Duration mean, double spread) {
+    requireNonNegative(mean, "latency");
+    return new Fault(0, 0, null, mean, Latencies.requireSpread(spread), UNLIMITED);
   }
 
   /** This fault with {@code x-ms-substatus} set to {@code subStatus}. */
   public Fault subStatus(int subStatus) {
     requireStatus("subStatus");
-    return new Fault(status, subStatus, retryAfter, latency, times);
+    return new Fault(status, subStatus, retryAfter, latency, spread, times);
   }
 
   /** This fault with {@code x-ms-retry-after-ms} set (meaningful for 429 and 449). */
   public Fault retryAfter(Duration retryAfter) {
     requireStatus("retryAfter");
     requireNonNegative(retryAfter, "retryAfter");
-    return new Fault(status, subStatus, retryAfter, latency, times);
+    return new Fault(status, subStatus, retryAfter, latency, spread, times);
   }
 
   /** This fault with {@code latency} added before the answer. */
@@ -82,7 +103,7 @@ public final class Fault {
     if (n < 1) {
       throw new IllegalArgumentException("times must be >= 1, got " + n);
     }
-    return new Fault(status, subStatus, retryAfter, latency, n);
+    return new Fault(status, subStatus, retryAfter, latency, spread, n);
   }
 
   int statusCode() {
@@ -97,8 +118,9 @@ public final class Fault {
     return retryAfter;
   }
 
+  /** The latency this occurrence adds: the mean, or a draw around it when there is a spread. */
   Duration addedLatency() {
-    return latency;
+    return spread == 0 ? latency : Duration.ofNanos(Latencies.drawNanos(latency, spread));
   }
 
   int occurrences() {
@@ -132,6 +154,7 @@ public final class Fault {
         + retryAfter
         + ", latency="
         + latency
+        + (spread == 0 ? "" : " ± " + Math.round(spread * 100) + " %")
         + ", times="
         + (times == UNLIMITED ? "unlimited" : times)
         + "]";

@@ -46,8 +46,22 @@ public final class Faults {
    * connections wait side by side rather than one after another. Zero arms nothing.
    */
   public Faults injectLatency(Duration latency) {
-    Fault fault = Fault.latency(latency);
-    if (!latency.isZero()) {
+    return injectLatency(latency, 0);
+  }
+
+  /**
+   * As {@link #injectLatency(Duration)}, with each request's latency drawn uniformly between {@code
+   * mean × (1 − spread)} and {@code mean × (1 + spread)} ({@link
+   * io.idemworker.emulator.Latencies}): the mean response time is {@code mean}, and concurrent
+   * requests come back at different times, as a service's do. Zero arms nothing.
+   *
+   * @param mean the mean latency, zero or positive
+   * @param spread 0 (constant) to 1
+   * @throws IllegalArgumentException if the mean is negative or the spread outside 0 to 1
+   */
+  public Faults injectLatency(Duration mean, double spread) {
+    Fault fault = Fault.latency(mean, spread);
+    if (!mean.isZero()) {
       for (Operation op : Operation.values()) {
         inject(op, fault);
       }

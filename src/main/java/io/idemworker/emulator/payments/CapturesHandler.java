@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import io.idemworker.emulator.Latencies;
 import io.idemworker.emulator.payments.IdempotencyKeys.Claim;
 import io.idemworker.emulator.payments.IdempotencyKeys.InFlight;
 import io.idemworker.emulator.payments.IdempotencyKeys.Mismatch;
@@ -26,7 +27,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -238,9 +238,7 @@ final class CapturesHandler implements HttpHandler {
     boolean settled = false;
     try {
       Plan plan = faults.onExecution();
-      if (!plan.latency().isZero()) {
-        TimeUnit.NANOSECONDS.sleep(plan.latency().toNanos());
-      }
+      Latencies.await(plan.latency());
       for (Pause pause : plan.pauses()) {
         pause.hold();
       }

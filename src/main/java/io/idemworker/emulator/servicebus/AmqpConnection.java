@@ -8,7 +8,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -534,8 +533,8 @@ final class AmqpConnection implements Runnable {
     if (credit > 0) {
       int max = (int) Math.min(credit, Integer.MAX_VALUE);
       List<Snapshot> messages = c.store.take(max, c, c.receiveAndDelete);
-      Duration delay = faults.deliveryDelay();
-      if (messages.isEmpty() || delay.isZero()) {
+      long delay = messages.isEmpty() ? 0 : faults.nextDeliveryDelayNanos();
+      if (delay <= 0) {
         messages.forEach(m -> send(c, m));
       } else {
         // Locked now (the lock runs from the take, as on the service), sent after the delay.
@@ -543,8 +542,7 @@ final class AmqpConnection implements Runnable {
           messages.forEach(m -> c.tokens.add(m.lockToken()));
         }
         c.inTransit += messages.size();
-        timer.schedule(
-            () -> execute(() -> deliverLate(c, messages)), delay.toNanos(), TimeUnit.NANOSECONDS);
+        timer.schedule(() -> execute(() -> deliverLate(c, messages)), delay, TimeUnit.NANOSECONDS);
       }
     }
     // A drain waits for the messages in transit: they are sent on the credit they hold.
@@ -605,12 +603,11 @@ final class AmqpConnection implements Runnable {
     if (state == null) {
       return;
     }
-    Duration delay = faults.dispositionDelay();
-    if (delay.isZero() || delay.isNegative()) {
+    long delay = faults.nextDispositionDelayNanos();
+    if (delay <= 0) {
       settle(c, d, token, state);
     } else {
-      timer.schedule(
-          () -> execute(() -> settle(c, d, token, state)), delay.toNanos(), TimeUnit.NANOSECONDS);
+      timer.schedule(() -> execute(() -> settle(c, d, token, state)), delay, TimeUnit.NANOSECONDS);
     }
   }
 

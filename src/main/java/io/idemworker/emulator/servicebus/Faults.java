@@ -1,5 +1,6 @@
 package io.idemworker.emulator.servicebus;
 
+import io.idemworker.emulator.Latencies;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -10,8 +11,8 @@ import java.util.Objects;
  */
 public final class Faults {
   private final ServiceBusEmulator emulator;
-  private volatile Duration dispositionDelay = Duration.ZERO;
-  private volatile Duration deliveryDelay = Duration.ZERO;
+  private volatile Delay dispositionDelay = Delay.NONE;
+  private volatile Delay deliveryDelay = Delay.NONE;
 
   Faults(ServiceBusEmulator emulator) {
     this.emulator = emulator;
@@ -49,11 +50,18 @@ public final class Faults {
    * @param delay the delay, zero or positive
    */
   public void delayDispositions(Duration delay) {
-    Objects.requireNonNull(delay, "delay");
-    if (delay.isNegative()) {
-      throw new IllegalArgumentException("delay must not be negative but was " + delay);
-    }
-    dispositionDelay = delay;
+    delayDispositions(delay, 0);
+  }
+
+  /**
+   * As {@link #delayDispositions(Duration)}, with each answer's delay drawn uniformly between
+   * {@code mean × (1 − spread)} and {@code mean × (1 + spread)} ({@link Latencies}).
+   *
+   * @param mean the mean delay, zero or positive
+   * @param spread 0 (constant) to 1
+   */
+  public void delayDispositions(Duration mean, double spread) {
+    dispositionDelay = Delay.of(mean, spread);
   }
 
   /**
@@ -71,24 +79,50 @@ public final class Faults {
    * @param delay the delay, zero or positive
    */
   public void delayDeliveries(Duration delay) {
-    Objects.requireNonNull(delay, "delay");
-    if (delay.isNegative()) {
-      throw new IllegalArgumentException("delay must not be negative but was " + delay);
-    }
-    deliveryDelay = delay;
+    delayDeliveries(delay, 0);
+  }
+
+  /**
+   * As {@link #delayDeliveries(Duration)}, with the delay of each take of messages (the messages a
+   * credit allows at once) drawn uniformly between {@code mean × (1 − spread)} and {@code mean × (1
+   * + spread)} ({@link Latencies}).
+   *
+   * @param mean the mean delay, zero or positive
+   * @param spread 0 (constant) to 1
+   */
+  public void delayDeliveries(Duration mean, double spread) {
+    deliveryDelay = Delay.of(mean, spread);
   }
 
   /** Removes every fault that is still in effect (the disposition and delivery delays). */
   public void clear() {
-    dispositionDelay = Duration.ZERO;
-    deliveryDelay = Duration.ZERO;
+    dispositionDelay = Delay.NONE;
+    deliveryDelay = Delay.NONE;
   }
 
-  Duration dispositionDelay() {
-    return dispositionDelay;
+  /** The next disposition answer's delay in nanoseconds; 0 for none. */
+  long nextDispositionDelayNanos() {
+    return dispositionDelay.drawNanos();
   }
 
-  Duration deliveryDelay() {
-    return deliveryDelay;
+  /** The next delivery's delay in nanoseconds; 0 for none. */
+  long nextDeliveryDelayNanos() {
+    return deliveryDelay.drawNanos();
+  }
+
+  private record Delay(Duration mean, double spread) {
+    static final Delay NONE = new Delay(Duration.ZERO, 0);
+
+    static Delay of(Duration mean, double spread) {
+      Objects.requireNonNull(mean, "delay");
+      if (mean.isNegative()) {
+        throw new IllegalArgumentException("delay must not be negative but was " + mean);
+      }
+      return new Delay(mean, Latencies.requireSpread(spread));
+    }
+
+    long drawNanos() {
+      return Latencies.drawNanos(mean, spread);
+    }
   }
 }

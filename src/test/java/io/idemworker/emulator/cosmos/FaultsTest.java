@@ -69,4 +69,40 @@ class FaultsTest {
     assertThat(f.subStatusCode()).isEqualTo(3200);
     assertThat(f.retryAfterDelay()).isPositive();
   }
+
+  @Test
+  void latencyWithSpread_isDrawnPerRequestAroundItsMean() {
+    faults.injectLatency(Duration.ofMillis(10), 0.5);
+
+    List<Long> nanos = new ArrayList<>();
+    for (int i = 0; i < 2_000; i++) {
+      nanos.add(faults.onRequest(Operation.BATCH).latency().toNanos());
+    }
+
+    assertThat(nanos).allSatisfy(n -> assertThat(n).isBetween(5_000_000L, 15_000_000L));
+    assertThat(nanos.stream().mapToLong(Long::longValue).average().orElseThrow())
+        .isCloseTo(10_000_000, org.assertj.core.data.Offset.offset(500_000.0));
+    assertThat(nanos.stream().mapToLong(Long::longValue).min().orElseThrow()).isLessThan(6_000_000);
+    assertThat(nanos.stream().mapToLong(Long::longValue).max().orElseThrow())
+        .isGreaterThan(14_000_000);
+  }
+
+  @Test
+  void latencyWithoutSpread_isExactlyTheMean() {
+    faults.injectLatency(Duration.ofMillis(10), 0);
+
+    assertThat(faults.onRequest(Operation.BATCH).latency()).isEqualTo(Duration.ofMillis(10));
+    assertThat(faults.onRequest(Operation.READ).latency()).isEqualTo(Duration.ofMillis(10));
+  }
+
+  @Test
+  void latencySpreadOutsideZeroToOne_isRejected() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> Fault.latency(Duration.ofMillis(1), 1.01))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("spread");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> faults.injectLatency(Duration.ofMillis(1), Double.NaN))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
 }

@@ -127,4 +127,53 @@ class ServiceBusEmulatorLatencyTest {
     assertThatThrownBy(() -> fx.emulator.faults().delayDeliveries(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void delaysWithSpread_areDrawnForEachDeliveryAndAnswerAroundTheirMeans() {
+    Faults faults = fx.emulator.faults();
+    faults.delayDeliveries(Duration.ofMillis(10), 0.5);
+    faults.delayDispositions(Duration.ofMillis(20), 0.25);
+
+    long[] deliveries = new long[2_000];
+    long[] answers = new long[2_000];
+    for (int i = 0; i < deliveries.length; i++) {
+      deliveries[i] = faults.nextDeliveryDelayNanos();
+      answers[i] = faults.nextDispositionDelayNanos();
+    }
+
+    assertThat(java.util.Arrays.stream(deliveries).boxed())
+        .allSatisfy(n -> assertThat(n).isBetween(5_000_000L, 15_000_000L));
+    assertThat(java.util.Arrays.stream(answers).boxed())
+        .allSatisfy(n -> assertThat(n).isBetween(15_000_000L, 25_000_000L));
+    assertThat(java.util.Arrays.stream(deliveries).average().orElseThrow())
+        .isCloseTo(10_000_000, org.assertj.core.data.Offset.offset(500_000.0));
+    assertThat(java.util.Arrays.stream(deliveries).min().orElseThrow()).isLessThan(6_000_000);
+    assertThat(java.util.Arrays.stream(deliveries).max().orElseThrow()).isGreaterThan(14_000_000);
+    faults.clear();
+    assertThat(faults.nextDeliveryDelayNanos()).isZero();
+    assertThat(faults.nextDispositionDelayNanos()).isZero();
+  }
+
+  @Test
+  void deliveryDelayWithSpread_holdsEachReceiveBackAtLeastItsShortestDraw() {
+    fx.sender("orders").sendMessage(new ServiceBusMessage("m-1").setMessageId("id-1"));
+    ServiceBusReceiverClient receiver = fx.receiver("orders");
+    fx.emulator.faults().delayDeliveries(Duration.ofMillis(300), 0.5);
+
+    long start = System.nanoTime();
+    ServiceBusReceivedMessage received = EmulatorFixture.receive(receiver, 1).get(0);
+    long took = System.nanoTime() - start;
+
+    assertThat(received.getMessageId()).isEqualTo("id-1");
+    assertThat(took).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(150));
+  }
+
+  @Test
+  void spreadOutsideZeroToOne_isRefused() {
+    assertThatThrownBy(() -> fx.emulator.faults().delayDeliveries(Duration.ofMillis(1), 1.5))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("spread");
+    assertThatThrownBy(() -> fx.emulator.faults().delayDispositions(Duration.ofMillis(1), -0.5))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
 }
