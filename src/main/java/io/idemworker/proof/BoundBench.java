@@ -122,7 +122,7 @@ final class BoundBench implements Callable<Integer> {
 
   @Option(
       names = "--seconds",
-      defaultValue = "5",
+      defaultValue = "20",
       description =
           "Aimed length of each cell's measured window at the bound's rate; a CPU-limited cell"
               + " takes longer (1-120; default ${DEFAULT-VALUE}).")
@@ -130,7 +130,7 @@ final class BoundBench implements Callable<Integer> {
 
   @Option(
       names = "--max-messages",
-      defaultValue = "4000",
+      defaultValue = "16000",
       description = "Most measured messages per cell (20-100000; default ${DEFAULT-VALUE}).")
   int maxMessages;
 

@@ -66,9 +66,12 @@ class BoundBenchTest {
     // 1 call at 20 ms: 50 msg/s, 30 s of it; 64 calls: capped at 30,000 messages
     assertThat(bench.phases(new BoundBench.Cell(1, 0), 50).warm()).isEqualTo(1500);
     assertThat(bench.phases(new BoundBench.Cell(64, 0), 3200).warm()).isEqualTo(30_000);
-    new CommandLine(bench).parseArgs("--settle-seconds", "0");
+    new CommandLine(bench).parseArgs("--settle-seconds", "0", "--seconds", "5");
     // without settling, half the measured count (250 messages at 50 msg/s over 5 s)
     assertThat(bench.phases(new BoundBench.Cell(1, 0), 50).warm()).isEqualTo(125);
+    new CommandLine(bench).parseArgs("--settle-seconds", "0");
+    // the default window: 20 s, 1,000 messages at 50 msg/s
+    assertThat(bench.phases(new BoundBench.Cell(1, 0), 50).warm()).isEqualTo(500);
   }
 
   @Test
