@@ -11,10 +11,13 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p><b>Spread.</b> A latency with mean {@code m} and spread {@code s} (0 to 1) lasts a time drawn
  * uniformly between {@code m × (1 − s)} and {@code m × (1 + s)} for each request, so its mean stays
- * {@code m} and a rate bound computed from the means holds. Spread 0 is a constant latency. A
- * service's response times vary from request to request; a constant one does not, and it keeps
- * concurrent callers in step: calls that start together wait exactly as long, come back together
- * and queue for the same cores again, which a varying latency breaks up (docs/benchmarks.md §6).
+ * {@code m} and a rate bound computed from the means holds (as long as the draws exceed the
+ * emulator's own time to serve a request, which a Cosmos DB answer cannot beat: with a spread near
+ * 1 the shortest draws are cut up to it and the real mean is slightly higher). Spread 0 is a
+ * constant latency. A service's response times vary from request to request; a constant one does
+ * not, and it keeps concurrent callers in step: calls that start together wait exactly as long,
+ * come back together and queue for the same cores again, which a varying latency breaks up
+ * (docs/benchmarks.md §6). A uniform draw has no slow tail, unlike a service's latencies.
  *
  * <p><b>Waits.</b> {@code Thread.sleep(millis, nanos)} and {@code TimeUnit.NANOSECONDS.sleep} on
  * JDK 17 round a wait with a sub-millisecond part <em>up</em> to the next whole millisecond: a 7.3
@@ -47,9 +50,14 @@ public final class Latencies {
    * @param mean the mean, zero or positive
    * @param spread 0 to 1 (see {@link #requireSpread})
    * @return the latency in nanoseconds; exactly the mean when the spread is 0
+   * @throws IllegalArgumentException if the mean is negative or the spread outside 0 to 1
    */
   public static long drawNanos(Duration mean, double spread) {
     Objects.requireNonNull(mean, "mean");
+    if (mean.isNegative()) {
+      throw new IllegalArgumentException("mean must not be negative but was " + mean);
+    }
+    requireSpread(spread);
     long m = mean.toNanos();
     if (spread == 0 || m == 0) {
       return m;

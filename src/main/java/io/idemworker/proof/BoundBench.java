@@ -217,12 +217,7 @@ final class BoundBench implements Callable<Integer> {
             + " response time), Service Bus +%s per delivery and per settlement; %s%n",
         millis(cosmosLatency),
         millis(serviceBusLatency),
-        latencySpread == 0
-            ? "every latency constant"
-            : String.format(
-                Locale.ROOT,
-                "each latency drawn uniformly within ±%.0f %% of its mean",
-                latencySpread * 100));
+        latencyShape());
     out.printf(
         Locale.ROOT,
         "  %s UTC; %d CPUs, %s %s; load average %.2f at start%n",
@@ -473,11 +468,12 @@ final class BoundBench implements Callable<Integer> {
                   cpuCap(cpus, w.childCpuMillisPerMessage(), w.emulatorCpuMillisPerMessage());
               out.printf(
                   Locale.ROOT,
-                  "target: at the defaults (concurrency %d, prefetch %d) %.0f msg/s = %.0f%% of the"
-                      + " bound %.0f (%.0f%% of min(bound, CPU cap %.0f)); target %.0f%% of the"
+                  "target: at the defaults (concurrency %d, prefetch %d; %s) %.0f msg/s = %.0f%% of"
+                      + " the bound %.0f (%.0f%% of min(bound, CPU cap %.0f)); target %.0f%% of the"
                       + " bound: %s%n",
                   defaultCell.concurrency(),
                   defaultCell.prefetch(),
+                  latencyShape(),
                   w.perSecond(),
                   100 * w.perSecond() / bound,
                   bound,
@@ -509,5 +505,15 @@ final class BoundBench implements Callable<Integer> {
 
   private static String millis(Duration d) {
     return String.format(Locale.ROOT, "%.1f ms", d.toNanos() / 1e6);
+  }
+
+  /** How the latencies were drawn, for the header and the verdict. */
+  String latencyShape() {
+    return latencySpread == 0
+        ? "every latency constant"
+        : String.format(
+            Locale.ROOT,
+            "each latency drawn uniformly within ±%.0f %% of its mean",
+            latencySpread * 100);
   }
 }

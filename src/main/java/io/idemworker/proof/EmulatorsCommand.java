@@ -133,8 +133,9 @@ final class EmulatorsCommand implements Callable<Integer> {
       names = "--latency-spread",
       defaultValue = "0",
       description =
-          "Draw each latency uniformly between mean × (1 - spread) and mean × (1 + spread); 0"
-              + " keeps them constant (0-1; default ${DEFAULT-VALUE}; bench bound uses 0.5).")
+          "Draw each Cosmos DB and Service Bus latency uniformly between mean × (1 - spread) and"
+              + " mean × (1 + spread); 0 keeps them constant, as this command always did (0-1;"
+              + " default ${DEFAULT-VALUE}; bench bound uses 0.5).")
   double latencySpread;
 
   private final PrintStream out;
@@ -153,6 +154,18 @@ final class EmulatorsCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     if (only != null && !only.equals("payments")) {
       System.err.println("idemworker emulators: --only accepts 'payments', got '" + only + "'");
+      return 2;
+    }
+    if (cosmosLatency.isNegative() || serviceBusLatency.isNegative()) {
+      System.err.println(
+          "idemworker emulators: --cosmos-latency and --servicebus-latency must not"
+              + " be negative");
+      return 2;
+    }
+    if (!(latencySpread >= 0 && latencySpread <= 1)) {
+      System.err.println(
+          "idemworker emulators: --latency-spread must be between 0 and 1 but was "
+              + latencySpread);
       return 2;
     }
     PaymentProviderEmulator.Builder paymentsBuilder;
@@ -178,18 +191,6 @@ final class EmulatorsCommand implements Callable<Integer> {
         stop.await();
       }
       return 0;
-    }
-    if (cosmosLatency.isNegative() || serviceBusLatency.isNegative()) {
-      System.err.println(
-          "idemworker emulators: --cosmos-latency and --servicebus-latency must not"
-              + " be negative");
-      return 2;
-    }
-    if (!(latencySpread >= 0 && latencySpread <= 1)) {
-      System.err.println(
-          "idemworker emulators: --latency-spread must be between 0 and 1 but was "
-              + latencySpread);
-      return 2;
     }
     ServiceBusEmulatorConfig.Entities entities;
     try {

@@ -43,11 +43,14 @@ class BoundBenchTest {
     assertThat(run.output())
         .contains(
             "Cosmos DB 8.0 ms per request (its response time), Service Bus +6.0 ms per delivery")
+        .contains("each latency drawn uniformly within ±50 % of its mean")
         .containsPattern("(?m)^\\s+16\\s+0\\s+20\\s+\\d+\\s+800 .*<- defaults$")
         // the latencies were armed after the 30 cold orders were settled, not before
         .containsPattern("c16 p0: cold warm-up 30 orders in \\d+\\.\\d s, cell \\d+\\.\\d s")
         .containsPattern("sweep: 1 cells in \\d+\\.\\d s")
-        .containsPattern("target: at the defaults .*: (met|NOT met)")
+        .containsPattern(
+            "target: at the defaults \\(concurrency 16, prefetch 0; each latency drawn uniformly"
+                + " within ±50 % of its mean\\) .*: (met|NOT met)")
         .contains("every order of every cell processed exactly once")
         .doesNotContain("PROBLEM")
         .doesNotContain("FAILED");
@@ -89,6 +92,18 @@ class BoundBenchTest {
     CapturedRun run = CapturedRun.of(BoundBench::new, "--concurrency", "0,4");
 
     assertThat(run.exit()).isEqualTo(2);
+    assertThat(CapturedRun.of(BoundBench::new, "--latency-spread", "1.5").exit()).isEqualTo(2);
+    assertThat(CapturedRun.of(BoundBench::new, "--latency-spread", "NaN").exit()).isEqualTo(2);
+  }
+
+  @Test
+  void latencyShape_saysWhetherTheLatenciesAreConstantOrDrawn() {
+    BoundBench bench = new BoundBench();
+    new CommandLine(bench).parseArgs("--latency-spread", "0");
+    assertThat(bench.latencyShape()).isEqualTo("every latency constant");
+    new CommandLine(bench).parseArgs("--latency-spread", "0.25");
+    assertThat(bench.latencyShape())
+        .isEqualTo("each latency drawn uniformly within ±25 % of its mean");
   }
 
   @Test

@@ -22,10 +22,6 @@ public final class Fault {
   private final double spread;
   private final int times;
 
-  private Fault(int status, int subStatus, Duration retryAfter, Duration latency, int times) {
-    this(status, subStatus, retryAfter, latency, 0, times);
-  }
-
   private Fault(
       int status, int subStatus, Duration retryAfter, Duration latency, double spread, int times) {
     this.status = status;
@@ -52,6 +48,7 @@ public final class Fault {
         throttle ? 3200 : 0,
         throttle ? Duration.ofMillis(10) : null,
         Duration.ZERO,
+        0,
         UNLIMITED);
   }
 
@@ -90,10 +87,13 @@ public final class Fault {
     return new Fault(status, subStatus, retryAfter, latency, spread, times);
   }
 
-  /** This fault with {@code latency} added before the answer. */
+  /**
+   * This fault with its latency replaced by a constant {@code latency} before the answer (any
+   * spread is dropped; {@link #latency(Duration, double)} gives a latency-only fault a spread).
+   */
   public Fault withLatency(Duration latency) {
     requireNonNegative(latency, "latency");
-    return new Fault(status, subStatus, retryAfter, latency, times);
+    return new Fault(status, subStatus, retryAfter, latency, 0, times);
   }
 
   /**

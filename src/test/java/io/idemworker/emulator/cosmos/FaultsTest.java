@@ -105,4 +105,21 @@ class FaultsTest {
             () -> faults.injectLatency(Duration.ofMillis(1), Double.NaN))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void timesKeepsTheSpread_withLatencyReplacesItByAConstant() {
+    faults.inject(Operation.READ, Fault.latency(Duration.ofMillis(10), 1).times(500));
+    long distinct =
+        java.util.stream.IntStream.range(0, 500)
+            .mapToLong(i -> faults.onRequest(Operation.READ).latency().toNanos())
+            .distinct()
+            .count();
+    assertThat(distinct).isGreaterThan(400);
+
+    faults.inject(
+        Operation.CREATE,
+        Fault.latency(Duration.ofMillis(10), 1).withLatency(Duration.ofMillis(3)));
+    assertThat(faults.onRequest(Operation.CREATE).latency()).isEqualTo(Duration.ofMillis(3));
+    assertThat(faults.onRequest(Operation.CREATE).latency()).isEqualTo(Duration.ofMillis(3));
+  }
 }
