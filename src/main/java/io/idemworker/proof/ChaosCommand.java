@@ -84,7 +84,10 @@ final class ChaosCommand implements Callable<Integer> {
       names = "--servicebus-connection-string",
       description =
           "Run against this Service Bus namespace instead of an emulator (Send and Listen on queue"
-              + " 'orders' and topic 'order-events'); with --cosmos-endpoint and --cosmos-key.")
+              + " 'orders' and topic 'order-events'); with --cosmos-endpoint and --cosmos-key. With"
+              + " --cosmos-endpoint given and this option not, read from the environment variable"
+              + " CHAOS_SERVICEBUS_CONNECTION_STRING (a secret on a command line shows in the"
+              + " process list).")
   String serviceBusConnectionString;
 
   @Option(
@@ -94,7 +97,11 @@ final class ChaosCommand implements Callable<Integer> {
               + " --servicebus-connection-string and --cosmos-key.")
   String cosmosEndpoint;
 
-  @Option(names = "--cosmos-key", description = "The Cosmos DB account's key (given endpoints).")
+  @Option(
+      names = "--cosmos-key",
+      description =
+          "The Cosmos DB account's key (given endpoints); with --cosmos-endpoint given and this"
+              + " option not, read from the environment variable CHAOS_COSMOS_KEY.")
   String cosmosKey;
 
   @Option(
@@ -173,13 +180,26 @@ final class ChaosCommand implements Callable<Integer> {
           "idemworker chaos: --messages must be 200-1000000, --workers 1-8, --kills 0-1000, --timeout positive");
       return 2;
     }
+    serviceBusConnectionString =
+        ChaosEndpoints.secret(
+            serviceBusConnectionString,
+            cosmosEndpoint,
+            System.getenv(),
+            ChaosEndpoints.SERVICEBUS_CONNECTION_STRING_ENV);
+    cosmosKey =
+        ChaosEndpoints.secret(
+            cosmosKey, cosmosEndpoint, System.getenv(), ChaosEndpoints.COSMOS_KEY_ENV);
     List<String> missing =
         ChaosEndpoints.missing(serviceBusConnectionString, cosmosEndpoint, cosmosKey);
     if (!missing.isEmpty()) {
       err.println(
           "idemworker chaos: given endpoints need "
               + String.join(", ", ChaosEndpoints.OPTIONS)
-              + " together; missing: "
+              + " together (the two secrets may come from "
+              + ChaosEndpoints.SERVICEBUS_CONNECTION_STRING_ENV
+              + " and "
+              + ChaosEndpoints.COSMOS_KEY_ENV
+              + "); missing: "
               + String.join(", ", missing));
       return 2;
     }

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -68,6 +69,32 @@ record ChaosEndpoints(
     if (duplicateWindow.isNegative() || duplicateWindow.isZero()) {
       throw new IllegalArgumentException("--duplicate-detection-window must be positive");
     }
+  }
+
+  /** Where the two secrets come from when their options are not given. */
+  static final String SERVICEBUS_CONNECTION_STRING_ENV = "CHAOS_SERVICEBUS_CONNECTION_STRING";
+
+  static final String COSMOS_KEY_ENV = "CHAOS_COSMOS_KEY";
+
+  /**
+   * The secret given on the command line, or else, when the endpoints are given at all ({@code
+   * --cosmos-endpoint}), the environment's: a key or a connection string on a command line shows in
+   * the process list and the shell's history. Without {@code --cosmos-endpoint} the environment is
+   * not read, so a shell that has the variables set still runs against the emulators.
+   *
+   * @param option the option's value, null when not given
+   * @param cosmosEndpoint {@code --cosmos-endpoint}, null when not given
+   * @param env the environment
+   * @param variable the variable to read
+   * @return the value to use, null when neither gives one
+   */
+  static String secret(
+      String option, String cosmosEndpoint, Map<String, String> env, String variable) {
+    if (option != null || cosmosEndpoint == null) {
+      return option;
+    }
+    String value = env.get(variable);
+    return value == null || value.isBlank() ? null : value;
   }
 
   /**

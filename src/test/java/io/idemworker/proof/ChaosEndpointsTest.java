@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** What a chaos run against given endpoints makes of its options, without any endpoint. */
@@ -51,6 +52,24 @@ class ChaosEndpointsTest {
         .containsExactly("--cosmos-endpoint", "--cosmos-key");
     assertThat(ChaosEndpoints.missing(null, "https://x/", "k"))
         .containsExactly("--servicebus-connection-string");
+  }
+
+  @Test
+  void secrets_comeFromTheEnvironment_onlyWhenTheEndpointIsGivenAndTheOptionIsNot() {
+    Map<String, String> env = Map.of("CHAOS_COSMOS_KEY", "from-env", "OTHER", "x");
+
+    assertThat(ChaosEndpoints.secret(null, "https://x/", env, "CHAOS_COSMOS_KEY"))
+        .isEqualTo("from-env");
+    assertThat(ChaosEndpoints.secret("from-option", "https://x/", env, "CHAOS_COSMOS_KEY"))
+        .isEqualTo("from-option");
+    // no --cosmos-endpoint: the emulators' run does not read the environment
+    assertThat(ChaosEndpoints.secret(null, null, env, "CHAOS_COSMOS_KEY")).isNull();
+    assertThat(ChaosEndpoints.secret(null, "https://x/", env, "CHAOS_SERVICEBUS_CONNECTION_STRING"))
+        .isNull();
+    assertThat(
+            ChaosEndpoints.secret(
+                null, "https://x/", Map.of("CHAOS_COSMOS_KEY", " "), "CHAOS_COSMOS_KEY"))
+        .isNull();
   }
 
   @Test
