@@ -3,6 +3,7 @@ package io.idemworker.proof;
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
+import io.idemworker.emulator.Latencies;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -169,14 +170,11 @@ final class ChaosBroker implements AutoCloseable {
       return true;
     }
     long until = lastSendNanos + window.plus(CLOCK_MARGIN).toNanos();
-    long wait = until - System.nanoTime();
     if (until - deadline > 0) {
       return false;
     }
-    if (wait > 0) {
-      // Waiting out the broker's window is the point here: nothing signals its end.
-      Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-    }
+    // Waiting out the broker's window is the point here: nothing signals its end.
+    Latencies.awaitNanoTime(until);
     return true;
   }
 

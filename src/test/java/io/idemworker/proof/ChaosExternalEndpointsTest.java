@@ -47,9 +47,7 @@ class ChaosExternalEndpointsTest {
     }
   }
 
-  private record Endpoints(String connectionString, String endpoint, String key) {}
-
-  private Endpoints startEmulators(Path config) throws InterruptedException {
+  private EmulatorsRun.Printed startEmulators(Path config) throws InterruptedException {
     emulators =
         EmulatorsRun.start(
             "--servicebus-port",
@@ -60,11 +58,7 @@ class ChaosExternalEndpointsTest {
             "0",
             "--config",
             config.toString());
-    String output = emulators.awaitOutput("Running;");
-    return new Endpoints(
-        EmulatorsRun.group(output, "SERVICEBUS_CONNECTION_STRING=\"([^\"]+)\""),
-        EmulatorsRun.group(output, "COSMOS_ENDPOINT=(\\S+)"),
-        EmulatorsRun.group(output, "COSMOS_KEY=\"([^\"]+)\""));
+    return EmulatorsRun.Printed.from(emulators.awaitOutput("Running;"));
   }
 
   private record Run(int exit, String out, String err) {}
@@ -92,11 +86,12 @@ class ChaosExternalEndpointsTest {
     String shipped =
         Files.readString(Path.of("local", "servicebus", "Config.chaos.json"))
             .replace("\"PT20S\"", "\"" + WINDOW + "\"");
-    Endpoints given = startEmulators(Files.writeString(dir.resolve("Config.json"), shipped));
+    EmulatorsRun.Printed given =
+        startEmulators(Files.writeString(dir.resolve("Config.json"), shipped));
     try (CosmosClient cosmos =
         new CosmosClientBuilder()
-            .endpoint(given.endpoint())
-            .key(given.key())
+            .endpoint(given.cosmosEndpoint())
+            .key(given.cosmosKey())
             .gatewayMode()
             .buildClient()) {
       CosmosContainers.ensureExists(cosmos, ChaosCommand.DATABASE, ChaosCommand.QUEUE);
@@ -122,9 +117,9 @@ class ChaosExternalEndpointsTest {
             "--servicebus-connection-string",
             given.connectionString(),
             "--cosmos-endpoint",
-            given.endpoint(),
+            given.cosmosEndpoint(),
             "--cosmos-key",
-            given.key(),
+            given.cosmosKey(),
             "--duplicate-detection-window",
             WINDOW);
 
@@ -205,7 +200,7 @@ class ChaosExternalEndpointsTest {
   void missingEntities_stopStartUpNamingEach() throws Exception {
     // Given the stand-alone emulators with the default local entities: no audit subscription, and
     // no Cosmos DB database
-    Endpoints given = startEmulators(Path.of("local", "servicebus", "Config.json"));
+    EmulatorsRun.Printed given = startEmulators(Path.of("local", "servicebus", "Config.json"));
 
     // When chaos is pointed at them
     Run run =
@@ -213,8 +208,8 @@ class ChaosExternalEndpointsTest {
             "--messages", "200",
             "--log-dir", dir.resolve("logs").toString(),
             "--servicebus-connection-string", given.connectionString(),
-            "--cosmos-endpoint", given.endpoint(),
-            "--cosmos-key", given.key());
+            "--cosmos-endpoint", given.cosmosEndpoint(),
+            "--cosmos-key", given.cosmosKey());
 
     // Then it starts nothing and names what is missing
     assertThat(run.exit()).as(run.out() + run.err()).isEqualTo(2);

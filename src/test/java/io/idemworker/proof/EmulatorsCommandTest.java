@@ -40,9 +40,10 @@ class EmulatorsCommandTest {
     String output = emulators.awaitOutput("Running;");
     assertThat(output).contains("topic order-events (subscriptions [loyalty, customer-stats])");
 
-    String connectionString = group(output, "SERVICEBUS_CONNECTION_STRING=\"([^\"]+)\"");
-    String endpoint = group(output, "COSMOS_ENDPOINT=(\\S+)");
-    String key = group(output, "COSMOS_KEY=\"([^\"]+)\"");
+    EmulatorsRun.Printed printed = EmulatorsRun.Printed.from(output);
+    String connectionString = printed.connectionString();
+    String endpoint = printed.cosmosEndpoint();
+    String key = printed.cosmosKey();
     URI paymentsUrl = URI.create(group(output, "PAYMENTS_BASE_URL=(\\S+)"));
     String paymentsKey = group(output, "PAYMENTS_API_KEY=\"([^\"]+)\"");
     try (ServiceBusSenderClient sender =

@@ -31,7 +31,8 @@ class EmulatorsLatencyOptionsTest {
     assertThat(output)
         .contains("PT0.2S added to every delivery and settlement")
         .contains("PT0.2S response time of every request");
-    String connectionString = group(output, "SERVICEBUS_CONNECTION_STRING=\"([^\"]+)\"");
+    EmulatorsRun.Printed printed = EmulatorsRun.Printed.from(output);
+    String connectionString = printed.connectionString();
     String queue = group(output, "  queue (\\S+) \\(");
     try (ServiceBusSenderClient sender =
             new ServiceBusClientBuilder()
@@ -48,8 +49,8 @@ class EmulatorsLatencyOptionsTest {
                 .buildClient();
         CosmosClient cosmos =
             new CosmosClientBuilder()
-                .endpoint(group(output, "COSMOS_ENDPOINT=(\\S+)"))
-                .key(group(output, "COSMOS_KEY=\"([^\"]+)\""))
+                .endpoint(printed.cosmosEndpoint())
+                .key(printed.cosmosKey())
                 .gatewayMode()
                 .buildClient()) {
       sender.sendMessage(new ServiceBusMessage("hello").setMessageId("m-1"));

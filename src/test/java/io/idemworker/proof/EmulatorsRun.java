@@ -65,6 +65,16 @@ final class EmulatorsRun {
     return exit.get(30, TimeUnit.SECONDS);
   }
 
+  /** The settings the command printed for clients; each must be there. */
+  record Printed(String connectionString, String cosmosEndpoint, String cosmosKey) {
+    static Printed from(String output) {
+      return new Printed(
+          group(output, "SERVICEBUS_CONNECTION_STRING=\"([^\"]+)\""),
+          group(output, "COSMOS_ENDPOINT=(\\S+)"),
+          group(output, "COSMOS_KEY=\"([^\"]+)\""));
+    }
+  }
+
   /** The first group of {@code regex}'s first match in {@code text}; fails the test if none. */
   static String group(String text, String regex) {
     Matcher matcher = Pattern.compile(regex).matcher(text);
