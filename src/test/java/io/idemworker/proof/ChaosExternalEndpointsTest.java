@@ -48,16 +48,7 @@ class ChaosExternalEndpointsTest {
   }
 
   private EmulatorsRun.Printed startEmulators(Path config) throws InterruptedException {
-    emulators =
-        EmulatorsRun.start(
-            "--servicebus-port",
-            "0",
-            "--cosmos-port",
-            "0",
-            "--payments-port",
-            "0",
-            "--config",
-            config.toString());
+    emulators = EmulatorsRun.startOnFreePorts("--config", config.toString());
     return EmulatorsRun.Printed.from(emulators.awaitOutput("Running;"));
   }
 

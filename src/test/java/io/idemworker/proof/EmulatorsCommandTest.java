@@ -28,15 +28,8 @@ class EmulatorsCommandTest {
   @Test
   void standAloneEmulators_printSettingsThatRealClientsCanUse() throws Exception {
     EmulatorsRun emulators =
-        EmulatorsRun.start(
-            "--servicebus-port",
-            "0",
-            "--cosmos-port",
-            "0",
-            "--payments-port",
-            "0",
-            "--config",
-            Path.of("local", "servicebus", "Config.json").toString());
+        EmulatorsRun.startOnFreePorts(
+            "--config", Path.of("local", "servicebus", "Config.json").toString());
     String output = emulators.awaitOutput("Running;");
     assertThat(output).contains("topic order-events (subscriptions [loyalty, customer-stats])");
 

@@ -21,10 +21,7 @@ class EmulatorsLatencyOptionsTest {
   @Test
   void latencyOptions_delayCosmosRequestsAndServiceBusDeliveriesAndSettlements() throws Exception {
     EmulatorsRun emulators =
-        EmulatorsRun.start(
-            "--servicebus-port", "0",
-            "--cosmos-port", "0",
-            "--payments-port", "0",
+        EmulatorsRun.startOnFreePorts(
             "--cosmos-latency", "PT0.2S",
             "--servicebus-latency", "PT0.2S");
     String output = emulators.awaitOutput("Running;");

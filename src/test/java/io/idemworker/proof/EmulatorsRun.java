@@ -32,6 +32,19 @@ final class EmulatorsRun {
     return new EmulatorsRun(args);
   }
 
+  /** Starts all three emulators on free ports, with {@code more} arguments. */
+  static EmulatorsRun startOnFreePorts(String... more) {
+    String[] args = new String[6 + more.length];
+    System.arraycopy(
+        new String[] {"--servicebus-port", "0", "--cosmos-port", "0", "--payments-port", "0"},
+        0,
+        args,
+        0,
+        6);
+    System.arraycopy(more, 0, args, 6, more.length);
+    return new EmulatorsRun(args);
+  }
+
   /** A command line for arguments that must be refused before anything starts. */
   static CommandLine cli() {
     return new CommandLine(
