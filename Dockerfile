@@ -3,22 +3,40 @@
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY pom.xml .
+COPY src/core/pom.xml src/core/
+COPY src/emulators/pom.xml src/emulators/
+COPY src/worker/pom.xml src/worker/
+COPY src/proof/pom.xml src/proof/
 # Download dependencies before copying the sources, into a cache mount: ~/.m2 survives between builds
 # on the same builder but is in no image layer (this step's layer is empty), so the package step below
 # reuses it on that builder only, and a fresh builder (CI, a new machine) downloads everything again.
-RUN --mount=type=cache,target=/root/.m2 mvn -B -q -DskipTests dependency:resolve dependency:resolve-plugins
+RUN --mount=type=cache,target=/root/.m2 mvn -B -q -DskipTests dependency:go-offline
 COPY src ./src
 RUN --mount=type=cache,target=/root/.m2 mvn -B -DskipTests package \
-    && test -f target/idemworker.jar && test -d target/lib
+    && test -f src/worker/target/idemworker-worker.jar && test -d src/worker/target/lib \
+    && test -f src/proof/target/idemworker.jar && test -d src/proof/target/lib
 
-# Run: JRE 17 only, as an unprivileged user.
+# The payment provider double (target payments-double): the proof module's jar, which holds the
+# emulators, for a test deployment without a real provider. Never the worker's image.
+FROM eclipse-temurin:17-jre AS payments-double
+RUN groupadd --system --gid 10001 idemworker \
+    && useradd --system --uid 10001 --gid idemworker --no-create-home --shell /usr/sbin/nologin idemworker
+WORKDIR /app
+COPY --from=build --chown=root:root /src/src/proof/target/lib/ /app/lib/
+COPY --from=build --chown=root:root /src/src/proof/target/idemworker.jar /app/idemworker.jar
+USER 10001:10001
+EXPOSE 8082
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-jar", "/app/idemworker.jar", "emulators", "--only", "payments"]
+
+# The worker (the default target, last): the worker module and its runtime dependencies only,
+# no emulator or proof class. JRE 17 only, as an unprivileged user.
 FROM eclipse-temurin:17-jre AS runtime
 RUN groupadd --system --gid 10001 idemworker \
     && useradd --system --uid 10001 --gid idemworker --no-create-home --shell /usr/sbin/nologin idemworker
 WORKDIR /app
 # The jar's manifest puts lib/*.jar on the class path, relative to the jar.
-COPY --from=build --chown=root:root /src/target/lib/ /app/lib/
-COPY --from=build --chown=root:root /src/target/idemworker.jar /app/idemworker.jar
+COPY --from=build --chown=root:root /src/src/worker/target/lib/ /app/lib/
+COPY --from=build --chown=root:root /src/src/worker/target/idemworker-worker.jar /app/idemworker.jar
 USER 10001:10001
 ENV HEALTH_PORT=8080
 # Health endpoints only (GET /health/live, /health/ready); the worker takes no other inbound traffic.
@@ -26,5 +44,5 @@ EXPOSE 8080
 # Size the heap from the container's memory limit, and let the platform restart a replica that runs
 # out of memory instead of limping on. The parallel collector: the worker's live set is small and
 # nearly everything it allocates dies young, so G1's write barriers and concurrent threads cost CPU
-# for nothing; it took about 7 % less CPU per message (docs/benchmarks.md, section 5).
+# for nothing; it took about 7 % less CPU per message (docs/benchmarks.md).
 ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:InitialRAMPercentage=50", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseParallelGC", "-jar", "/app/idemworker.jar", "run"]

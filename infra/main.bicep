@@ -23,6 +23,9 @@ param principalType string = 'User'
 @description('Container image of the worker; azd replaces it on deploy. Empty (or the placeholder) runs a placeholder without probes, so the first provision succeeds before any image exists.')
 param workerImageName string = ''
 
+@description('Container image of the payment provider double (the Dockerfile\'s payments-double target); azd replaces it on deploy. Empty runs a placeholder, as for the worker.')
+param paymentsImageName string = ''
+
 @minValue(0)
 @maxValue(30)
 @description('Fewest worker replicas. 0 lets KEDA scale the worker to zero when the queue is empty.')
@@ -258,8 +261,9 @@ module payments 'modules/payments-app.bicep' = if (deployPaymentsDouble) {
     tags: tags
     name: '${abbrs.appContainerApps}payments-${resourceToken}'
     containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
-    // The worker's image: the jar holds both commands, so azd builds and pushes one image.
-    imageName: workerImageName
+    // Its own image (azure.yaml service `payments`, the Dockerfile's payments-double target): the
+    // worker's image holds no emulator.
+    imageName: paymentsImageName
     registryLoginServer: registry.outputs.loginServer
     paymentsIdentityId: identity.outputs.paymentsId
     // Waits for the vault module, so the secret and its role assignments exist first.
@@ -439,6 +443,7 @@ output AZURE_CONTAINER_APPS_ENVIRONMENT_NAME string = containerAppsEnvironment.o
 output AZURE_CONTAINER_APPS_ENVIRONMENT_ID string = containerAppsEnvironment.outputs.id
 output SERVICE_WORKER_NAME string = worker.outputs.name
 output SERVICE_WORKER_IMAGE_NAME string = worker.outputs.imageName
+output SERVICE_PAYMENTS_IMAGE_NAME string = deployPaymentsDouble ? payments.outputs.imageName : ''
 output WORKER_IDENTITY_CLIENT_ID string = identity.outputs.workerClientId
 output SERVICEBUS_NAMESPACE_NAME string = serviceBus.outputs.namespaceName
 output SERVICEBUS_FULLY_QUALIFIED_NAMESPACE string = serviceBus.outputs.fullyQualifiedNamespace

@@ -1,5 +1,6 @@
-// The payment provider double (io.idemworker.emulator.payments) as its own Container App: the
-// worker's image with another command (`emulators --only payments`), internal ingress only (reachable
+// The payment provider double (io.idemworker.emulator.payments) as its own Container App: its own
+// image (azure.yaml service `payments`, the Dockerfile's payments-double target, which runs the
+// proof jar's `emulators --only payments`; the worker's image holds no emulator), internal ingress only (reachable
 // from apps in the environment, never from the internet), exactly one replica because the double
 // keeps its idempotency keys and ledger in memory, and the API key from Key Vault through its own
 // identity. No KEDA rule: it serves HTTP, it does not pull from a queue.
@@ -8,7 +9,7 @@ param tags object
 param name string
 param containerAppsEnvironmentId string
 
-@description('The worker\'s image (the jar has both commands); empty on the first provision.')
+@description('The double\'s image (the Dockerfile\'s payments-double target); empty on the first provision.')
 param imageName string = ''
 
 param registryLoginServer string
@@ -36,7 +37,8 @@ param memory string = '0.5Gi'
 var placeholderImage = 'mcr.microsoft.com/k8se/quickstart:latest'
 var usePlaceholder = empty(imageName) || imageName == placeholderImage
 var image = usePlaceholder ? placeholderImage : imageName
-// The Dockerfile's ENTRYPOINT ends in `run`; the command replaces it, keeping its JVM options.
+// The command and args restate the payments-double target's ENTRYPOINT with the port and bind
+// address this app listens on.
 var command = [
   'java'
   '-XX:MaxRAMPercentage=75'
@@ -57,7 +59,9 @@ var args = [
 resource app 'Microsoft.App/containerApps@2025-01-01' = {
   name: name
   location: location
-  tags: tags
+  tags: union(tags, {
+    'azd-service-name': 'payments'
+  })
   identity: {
     type: 'UserAssigned'
     userAssignedIdentities: {
@@ -135,5 +139,8 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
 }
 
 output name string = app.name
+
+@description('The image running, empty while the placeholder runs (azd saves it as the service\'s image).')
+output imageName string = usePlaceholder ? '' : imageName
 // The internal FQDN (<app>.internal.<environment default domain>); the ingress terminates TLS.
 output baseUrl string = 'https://${app.properties.configuration.ingress.fqdn}'

@@ -1,0 +1,78 @@
+package io.idemworker.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps the package layering inside the worker module that a module boundary cannot say: the
+ * business is free of Azure and the adapters are independent of each other. That the worker uses
+ * neither the emulators nor the proof tools, and that core is free of Azure, are compile facts of
+ * the modules (the core module's own architecture test holds its allowlist). The rules run from
+ * plain Jupiter tests: Surefire does not run ArchUnit's own engine's field-based tests alongside
+ * Jupiter and jqwik.
+ */
+class ArchitectureTest {
+  private static final JavaClasses PRODUCTION =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("io.idemworker");
+
+  private static final ArchRule ordersIsFreeOfAzure =
+      noClasses()
+          .that()
+          .resideInAPackage("io.idemworker.orders..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "com.azure..", "io.idemworker.cosmos..", "io.idemworker.servicebus..");
+
+  private static final ArchRule customersIsFreeOfAzure =
+      noClasses()
+          .that()
+          .resideInAPackage("io.idemworker.customers..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "com.azure..",
+              "io.idemworker.cosmos..",
+              "io.idemworker.servicebus..",
+              "io.idemworker.app..",
+              "io.idemworker.emulator..");
+
+  private static final ArchRule webhooksIsFreeOfAzure =
+      noClasses()
+          .that()
+          .resideInAPackage("io.idemworker.webhooks..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "com.azure..",
+              "io.idemworker.cosmos..",
+              "io.idemworker.servicebus..",
+              "io.idemworker.app..");
+
+  private static final ArchRule adaptersDoNotDependOnEachOther =
+      noClasses()
+          .that()
+          .resideInAPackage("io.idemworker.cosmos..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage("io.idemworker.servicebus..", "io.idemworker.app..");
+
+  @Test
+  void businessIsFreeOfAzure() {
+    ordersIsFreeOfAzure.check(PRODUCTION);
+    customersIsFreeOfAzure.check(PRODUCTION);
+    webhooksIsFreeOfAzure.check(PRODUCTION);
+  }
+
+  @Test
+  void adaptersStayApart() {
+    adaptersDoNotDependOnEachOther.check(PRODUCTION);
+  }
+}

@@ -1,0 +1,181 @@
+package io.idemworker.infra;
+
+import static io.idemworker.infra.Mutations.replaceOnce;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class LocalSetupTest {
+  private static final WorkerEnv ENV = WorkerEnv.load(Repo.ROOT);
+  private static final String CONFIG = Repo.read("local/servicebus/Config.json");
+  private static final String COMPOSE = Repo.read("local/docker-compose.yml");
+  private static final String WORKER_ENV = Repo.read("local/worker.env");
+
+  @Test
+  void realLocalFiles_passEveryCheck() {
+    assertThat(LocalChecks.serviceBusEmulatorConfig(CONFIG)).isEmpty();
+    assertThat(LocalChecks.compose(COMPOSE)).isEmpty();
+    assertThat(LocalChecks.workerEnv(WORKER_ENV, ENV)).isEmpty();
+    assertThat(LocalChecks.devcontainer(Repo.read(".devcontainer/devcontainer.json"))).isEmpty();
+    assertThat(LocalChecks.azureYaml(Repo.read("azure.yaml"))).isEmpty();
+    assertThat(LocalChecks.dockerfile(Repo.read("Dockerfile"))).isEmpty();
+  }
+
+  @Test
+  void emulatorLimitsExceeded_areReported() {
+    String broken =
+        replaceOnce(
+            replaceOnce(
+                replaceOnce(CONFIG, "\"MaxDeliveryCount\": 10", "\"MaxDeliveryCount\": 11"),
+                "\"LockDuration\": \"PT1M\"",
+                "\"LockDuration\": \"PT6M\""),
+            "\"DefaultMessageTimeToLive\": \"PT1H\"",
+            "\"DefaultMessageTimeToLive\": \"P14D\"");
+
+    assertThat(LocalChecks.serviceBusEmulatorConfig(broken))
+        .anyMatch(p -> p.contains("MaxDeliveryCount"))
+        .anyMatch(p -> p.contains("LockDuration"))
+        .anyMatch(p -> p.contains("DefaultMessageTimeToLive"));
+  }
+
+  @Test
+  void subscriptionLockBelowTheEmulatorsMinuteMinimum_isReported() {
+    String broken =
+        CONFIG.replaceFirst("\"LockDuration\": \"PT2M\"", "\"LockDuration\": \"PT30S\"");
+
+    assertThat(broken).isNotEqualTo(CONFIG);
+    assertThat(LocalChecks.serviceBusEmulatorConfig(broken))
+        .anyMatch(p -> p.contains("order-events/loyalty.LockDuration"));
+  }
+
+  @Test
+  void duplicateWindowBelowEmulatorMinimum_isReported() {
+    String broken =
+        replaceOnce(
+            CONFIG,
+            "\"DuplicateDetectionHistoryTimeWindow\": \"PT5M\"",
+            "\"DuplicateDetectionHistoryTimeWindow\": \"PT1S\"");
+
+    assertThat(LocalChecks.serviceBusEmulatorConfig(broken))
+        .anyMatch(p -> p.contains("DuplicateDetectionHistoryTimeWindow"));
+  }
+
+  @Test
+  void commentsOrWrongNamespaceOrMissingTopics_areReported() {
+    String commented = CONFIG.replaceFirst("\\{", "{ // local settings");
+    String renamed = replaceOnce(CONFIG, "\"sbemulatorns\"", "\"idemworker\"");
+    String noTopics = replaceOnce(CONFIG, "\"Topics\": [", "\"TopicList\": [");
+    String noLogging = replaceOnce(CONFIG, "\"Type\": \"File\"", "\"Kind\": \"File\"");
+
+    assertThat(LocalChecks.serviceBusEmulatorConfig(commented))
+        .singleElement()
+        .asString()
+        .contains("not strict JSON");
+    assertThat(LocalChecks.serviceBusEmulatorConfig(renamed))
+        .anyMatch(p -> p.contains("sbemulatorns"));
+    assertThat(LocalChecks.serviceBusEmulatorConfig(noTopics)).anyMatch(p -> p.contains("Topics"));
+    assertThat(LocalChecks.serviceBusEmulatorConfig(noLogging))
+        .anyMatch(p -> p.contains("Logging.Type"));
+  }
+
+  @Test
+  void invalidYaml_orCosmosOverHttp_areReported() {
+    String invalid = COMPOSE.replace("services:", "services: [");
+    String http = replaceOnce(COMPOSE, "PROTOCOL: https", "PROTOCOL: http");
+
+    assertThat(LocalChecks.compose(invalid)).singleElement().asString().contains("not valid YAML");
+    assertThat(LocalChecks.compose(http)).anyMatch(p -> p.contains("PROTOCOL=https"));
+  }
+
+  @Test
+  void cosmosEmulatorOnThePreviewTag_isReported() {
+    String preview =
+        replaceOnce(
+            COMPOSE, "azure-cosmos-emulator:vnext-latest", "azure-cosmos-emulator:vnext-preview");
+
+    assertThat(LocalChecks.compose(preview))
+        .contains("the Cosmos emulator image is not the documented tag vnext-latest");
+  }
+
+  @Test
+  void dockerfileCallingTheCacheMountALayer_isReported() {
+    String dockerfile = Repo.read("Dockerfile");
+    String before =
+        dockerfile.replaceFirst(
+            "(?s)# Download dependencies before copying the sources.*?\n(RUN --mount)",
+            "# Resolve dependencies in their own layer so source edits do not re-download them.\n$1");
+
+    assertThat(before).isNotEqualTo(dockerfile);
+    assertThat(LocalChecks.dockerfile(before))
+        .anyMatch(p -> p.contains("a cache mount is in no layer"));
+  }
+
+  @Test
+  void workerEnvWithoutCosmosEndpoint_orEmulatorProperties_isReported() {
+    String noEndpoint = replaceOnce(WORKER_ENV, "COSMOS_ENDPOINT=", "#COSMOS_ENDPOINT=");
+    String noProperties = replaceOnce(WORKER_ENV, " -DCOSMOS.DISABLE_IMDS_ACCESS=true", "");
+
+    assertThat(LocalChecks.workerEnv(noEndpoint, ENV))
+        .contains("worker.env does not set COSMOS_ENDPOINT");
+    assertThat(LocalChecks.workerEnv(noProperties, ENV))
+        .contains("JAVA_TOOL_OPTIONS lacks -DCOSMOS.DISABLE_IMDS_ACCESS=true");
+  }
+
+  @Test
+  void workerEnvThatDoesNotCreateTheContainer_isReported() {
+    String broken =
+        replaceOnce(WORKER_ENV, "COSMOS_CREATE_CONTAINER=true", "COSMOS_CREATE_CONTAINER=false");
+
+    assertThat(LocalChecks.workerEnv(broken, ENV))
+        .anyMatch(p -> p.contains("COSMOS_CREATE_CONTAINER must be true"));
+  }
+
+  @Test
+  void devcontainerWithTrailingComma_orWithoutAzd_isReported() {
+    String json = Repo.read(".devcontainer/devcontainer.json");
+    String trailing = json.replaceFirst("\"version\": \"17\",", "\"version\": \"17\",,");
+    String noAzd = replaceOnce(json, "azure-dev/azd:latest", "azure-dev/azd-gone:latest");
+
+    assertThat(LocalChecks.devcontainer(trailing))
+        .singleElement()
+        .asString()
+        .contains("not valid JSON");
+    assertThat(LocalChecks.devcontainer(noAzd)).anyMatch(p -> p.contains("/azd"));
+  }
+
+  @Test
+  void dockerfileRunningAsRoot_orWithoutRunCommand_isReported() {
+    String dockerfile = Repo.read("Dockerfile");
+    int workerUser = dockerfile.lastIndexOf("USER 10001:10001");
+    String root =
+        dockerfile.substring(0, workerUser)
+            + "USER root"
+            + dockerfile.substring(workerUser + "USER 10001:10001".length());
+    String noRun =
+        replaceOnce(dockerfile, "\"/app/idemworker.jar\", \"run\"]", "\"/app/idemworker.jar\"]");
+
+    assertThat(LocalChecks.dockerfile(root)).contains("the image runs as root");
+    assertThat(LocalChecks.dockerfile(noRun)).anyMatch(p -> p.contains("ENTRYPOINT"));
+  }
+
+  @Test
+  void azureYamlWithOtherHost_isReported() {
+    String broken =
+        Repo.read("azure.yaml")
+            .replaceFirst("(?s)(worker:.*?)host: containerapp", "$1host: appservice");
+
+    assertThat(LocalChecks.azureYaml(broken)).contains("services.worker.host must be containerapp");
+  }
+
+  @Test
+  void workerEnvList_isConsistent() {
+    assertThat(ENV.required()).contains("COSMOS_ENDPOINT");
+    assertThat(ENV.oneOf())
+        .containsExactly(
+            java.util.List.of(
+                "SERVICEBUS_FULLY_QUALIFIED_NAMESPACE", "SERVICEBUS_CONNECTION_STRING"));
+    assertThat(ENV.all()).containsAll(ENV.setByInfra()).containsAll(ENV.neverSetByInfra());
+    assertThat(ENV.setByInfra()).doesNotContainAnyElementsOf(ENV.neverSetByInfra());
+    assertThat(ENV.all()).containsAll(ENV.readByLibraries());
+  }
+}

@@ -1,0 +1,60 @@
+package io.idemworker.servicebus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.azure.messaging.servicebus.ServiceBusMessage;
+import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
+import com.azure.messaging.servicebus.ServiceBusReceiverClient;
+import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
+import io.idemworker.emulator.servicebus.ServiceBusEmulator;
+import io.idemworker.testing.Emulators;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The count a benchmark watches from outside: every message until it is settled. */
+class MessageCountTest {
+
+  @Test
+  void countsAvailableAndLockedMessages_untilTheyAreSettled() {
+    String queue = Emulators.newQueue(settings -> settings);
+    ServiceBusEmulator emulator = Emulators.serviceBus();
+    try (ServiceBusSenderClient sender = Emulators.sender(queue)) {
+      sender.sendMessages(
+          List.of(
+              new ServiceBusMessage("a"), new ServiceBusMessage("b"), new ServiceBusMessage("c")));
+    }
+    assertThat(emulator.messageCount(queue)).isEqualTo(3);
+
+    try (ServiceBusReceiverClient receiver =
+        Emulators.serviceBusClient()
+            .receiver()
+            .queueName(queue)
+            .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
+            .disableAutoComplete()
+            .buildClient()) {
+      List<ServiceBusReceivedMessage> received = new ArrayList<>();
+      for (int attempt = 0; attempt < 10 && received.size() < 2; attempt++) {
+        receiver.receiveMessages(2 - received.size(), Duration.ofSeconds(5)).forEach(received::add);
+      }
+      assertThat(received).hasSize(2);
+      assertThat(emulator.messageCount(queue)).as("locked messages still count").isEqualTo(3);
+
+      receiver.complete(received.get(0));
+      receiver.deadLetter(received.get(1));
+    }
+
+    assertThat(emulator.messageCount(queue)).isEqualTo(1);
+    assertThat(emulator.messageCount(queue + "/$deadletterqueue")).isEqualTo(1);
+  }
+
+  @Test
+  void unknownEntity_isRefusedByName() {
+    assertThatThrownBy(() -> Emulators.serviceBus().messageCount("no-such-queue"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no-such-queue");
+  }
+}
