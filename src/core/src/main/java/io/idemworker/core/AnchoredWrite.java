@@ -29,28 +29,32 @@ final class AnchoredWrite {
   static Outcome apply(
       EffectStore store, Change.Anchored change, Fingerprint fingerprint, Attempt attempt) {
     WriteSet writeSet = change.writeSet();
-    EffectStore.WriteResult result = store.apply(writeSet);
-    if (result instanceof EffectStore.TargetMissing missing
-        && change.seedFor(missing.id()).isPresent()) {
-      EffectStore.WriteResult seeded = seed(store, writeSet.partitionKey(), change, missing.id());
-      if (seeded instanceof EffectStore.Failed failed) {
-        return attempt.failed(failed.failure());
-      }
-      result = store.apply(writeSet);
-    }
-    if (result instanceof EffectStore.Applied) {
-      return new Outcome.Processed(attempt.key(), attempt.entityId());
-    }
-    if (result instanceof EffectStore.Failed failed) {
-      return attempt.failed(failed.failure());
-    }
-    if (result instanceof EffectStore.TargetMissing) {
-      return attempt.notYet(change.rules().orElseThrow().ifMissing());
-    }
-    if (result instanceof EffectStore.ConditionFailed) {
-      Change.Rejection rejection = change.rules().orElseThrow().ifConditionFails();
-      return attempt.deadLetter(rejection.reason(), rejection.description());
-    }
+    EffectStore.WriteResult result =
+        store
+            .apply(writeSet)
+            .fold(
+                applied -> applied,
+                exists -> exists,
+                missing ->
+                    change.seedFor(missing.id()).isPresent()
+                        ? seedThenApply(store, change, missing.id())
+                        : missing,
+                refused -> refused,
+                failed -> failed);
+    return result.fold(
+        applied -> new Outcome.Processed(attempt.key(), attempt.entityId()),
+        exists -> duplicateOrConflict(store, writeSet, fingerprint, attempt),
+        missing -> attempt.notYet(change.rules().orElseThrow().ifMissing()),
+        refused -> {
+          Change.Rejection rejection = change.rules().orElseThrow().ifConditionFails();
+          return attempt.deadLetter(rejection.reason(), rejection.description());
+        },
+        failed -> attempt.failed(failed.failure()));
+  }
+
+  /** The anchor exists: one read of it tells a duplicate from a reused key. */
+  private static Outcome duplicateOrConflict(
+      EffectStore store, WriteSet writeSet, Fingerprint fingerprint, Attempt attempt) {
     EffectStore.LookupResult lookup =
         store.findAnchor(writeSet.partitionKey(), writeSet.anchorId());
     if (lookup instanceof EffectStore.Found found) {
@@ -70,6 +74,21 @@ final class AnchoredWrite {
   }
 
   /**
+   * Seeds a missing target, then applies the write set once more; a seed that fails is the answer.
+   */
+  private static EffectStore.WriteResult seedThenApply(
+      EffectStore store, Change.Anchored change, String id) {
+    WriteSet writeSet = change.writeSet();
+    EffectStore.WriteResult seeded = seed(store, writeSet.partitionKey(), change, id);
+    return seeded.fold(
+        applied -> store.apply(writeSet),
+        exists -> store.apply(writeSet),
+        missing -> store.apply(writeSet),
+        refused -> store.apply(writeSet),
+        failed -> failed);
+  }
+
+  /**
    * Creates a seed as a one-document write set (the seed is its own anchor, fingerprinted by its
    * content): {@link EffectStore.AnchorExists} means another message seeded it first, which is
    * success here.
@@ -79,6 +98,11 @@ final class AnchoredWrite {
     ObjectNode seed = change.seedFor(id).orElseThrow();
     WriteSet seedSet = WriteSet.of(partitionKey, Fingerprint.of(seed), seed, List.of());
     EffectStore.WriteResult result = store.apply(seedSet);
-    return result instanceof EffectStore.AnchorExists ? new EffectStore.Applied() : result;
+    return result.fold(
+        applied -> applied,
+        exists -> new EffectStore.Applied(),
+        missing -> missing,
+        refused -> refused,
+        failed -> failed);
   }
 }

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * What a valid message asks of the store, and which protection makes it take effect once. A message
@@ -33,6 +34,21 @@ import java.util.Set;
  * </ul>
  */
 public sealed interface Change {
+
+  /**
+   * Applies the function for this change's protection. The flow dispatches with it, so a new
+   * protection does not compile until the flow (and every other caller) handles it.
+   *
+   * @param <T> what the caller makes of the change
+   * @param anchored create-as-check
+   * @param versioned a version guard
+   * @param twoPhase a two-phase record around an external call
+   * @return the chosen function's value
+   */
+  <T> T fold(
+      Function<Anchored, T> anchored,
+      Function<Versioned, T> versioned,
+      Function<TwoPhase, T> twoPhase);
 
   /**
    * Create-as-check, with optional patches of existing documents in the same atomic write.
@@ -100,6 +116,14 @@ public sealed interface Change {
           .findFirst()
           .map(ObjectNode::deepCopy);
     }
+
+    @Override
+    public <T> T fold(
+        Function<Anchored, T> anchored,
+        Function<Versioned, T> versioned,
+        Function<TwoPhase, T> twoPhase) {
+      return anchored.apply(this);
+    }
   }
 
   /**
@@ -134,6 +158,14 @@ public sealed interface Change {
         throw new IllegalArgumentException("state needs fields other than the version");
       }
       state = Collections.unmodifiableMap(new LinkedHashMap<>(state));
+    }
+
+    @Override
+    public <T> T fold(
+        Function<Anchored, T> anchored,
+        Function<Versioned, T> versioned,
+        Function<TwoPhase, T> twoPhase) {
+      return versioned.apply(this);
     }
   }
 
@@ -174,6 +206,14 @@ public sealed interface Change {
       if (lease.isNegative() || lease.isZero()) {
         throw new IllegalArgumentException("the lease must be positive");
       }
+    }
+
+    @Override
+    public <T> T fold(
+        Function<Anchored, T> anchored,
+        Function<Versioned, T> versioned,
+        Function<TwoPhase, T> twoPhase) {
+      return twoPhase.apply(this);
     }
   }
 

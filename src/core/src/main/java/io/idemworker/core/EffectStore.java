@@ -2,6 +2,7 @@ package io.idemworker.core;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * The port to the database that holds the effects. Three operations, each exactly one round trip:
@@ -74,12 +75,51 @@ public interface EffectStore {
     return (LookupResult) read;
   }
 
-  /** The result of {@link #apply}. */
+  /**
+   * The result of {@link #apply}. Callers dispatch with {@link #fold}, so a new kind of result does
+   * not compile until every caller answers it.
+   */
   sealed interface WriteResult
-      permits Applied, AnchorExists, TargetMissing, ConditionFailed, Failed {}
+      permits Applied, AnchorExists, TargetMissing, ConditionFailed, Failed {
+    /**
+     * Applies the function for this kind of result.
+     *
+     * @param <T> what the caller makes of the result
+     * @param applied every operation was applied
+     * @param anchorExists the anchor already existed; nothing was written
+     * @param targetMissing a patched document does not exist; nothing was written
+     * @param conditionFailed a patched document refused its condition; nothing was written
+     * @param failed the call failed
+     * @return the chosen function's value
+     */
+    <T> T fold(
+        Function<Applied, T> applied,
+        Function<AnchorExists, T> anchorExists,
+        Function<TargetMissing, T> targetMissing,
+        Function<ConditionFailed, T> conditionFailed,
+        Function<Failed, T> failed);
+  }
 
-  /** The result of {@link #update}. */
-  sealed interface UpdateResult permits Applied, TargetMissing, ConditionFailed, Failed {}
+  /**
+   * The result of {@link #update}. Callers dispatch with {@link #fold}, as for {@link WriteResult}.
+   */
+  sealed interface UpdateResult permits Applied, TargetMissing, ConditionFailed, Failed {
+    /**
+     * Applies the function for this kind of result.
+     *
+     * @param <T> what the caller makes of the result
+     * @param applied the patch was applied
+     * @param targetMissing the document does not exist; nothing was written
+     * @param conditionFailed the document refused the patch's condition; nothing was written
+     * @param failed the call failed
+     * @return the chosen function's value
+     */
+    <T> T fold(
+        Function<Applied, T> applied,
+        Function<TargetMissing, T> targetMissing,
+        Function<ConditionFailed, T> conditionFailed,
+        Function<Failed, T> failed);
+  }
 
   /** The result of {@link #read}. */
   sealed interface ReadResult permits Document, Absent, Failed {}
@@ -88,10 +128,39 @@ public interface EffectStore {
   sealed interface LookupResult permits Found, Absent, Failed {}
 
   /** Every operation was applied. */
-  record Applied() implements WriteResult, UpdateResult {}
+  record Applied() implements WriteResult, UpdateResult {
+    @Override
+    public <T> T fold(
+        Function<Applied, T> applied,
+        Function<AnchorExists, T> anchorExists,
+        Function<TargetMissing, T> targetMissing,
+        Function<ConditionFailed, T> conditionFailed,
+        Function<Failed, T> failed) {
+      return applied.apply(this);
+    }
+
+    @Override
+    public <T> T fold(
+        Function<Applied, T> applied,
+        Function<TargetMissing, T> targetMissing,
+        Function<ConditionFailed, T> conditionFailed,
+        Function<Failed, T> failed) {
+      return applied.apply(this);
+    }
+  }
 
   /** The anchor already existed; nothing was written. */
-  record AnchorExists() implements WriteResult {}
+  record AnchorExists() implements WriteResult {
+    @Override
+    public <T> T fold(
+        Function<Applied, T> applied,
+        Function<AnchorExists, T> anchorExists,
+        Function<TargetMissing, T> targetMissing,
+        Function<ConditionFailed, T> conditionFailed,
+        Function<Failed, T> failed) {
+      return anchorExists.apply(this);
+    }
+  }
 
   /**
    * A patched document does not exist; nothing was written.
@@ -102,6 +171,25 @@ public interface EffectStore {
     /** Requires the id. */
     public TargetMissing {
       Objects.requireNonNull(id, "id");
+    }
+
+    @Override
+    public <T> T fold(
+        Function<Applied, T> applied,
+        Function<AnchorExists, T> anchorExists,
+        Function<TargetMissing, T> targetMissing,
+        Function<ConditionFailed, T> conditionFailed,
+        Function<Failed, T> failed) {
+      return targetMissing.apply(this);
+    }
+
+    @Override
+    public <T> T fold(
+        Function<Applied, T> applied,
+        Function<TargetMissing, T> targetMissing,
+        Function<ConditionFailed, T> conditionFailed,
+        Function<Failed, T> failed) {
+      return targetMissing.apply(this);
     }
   }
 
@@ -114,6 +202,25 @@ public interface EffectStore {
     /** Requires the id. */
     public ConditionFailed {
       Objects.requireNonNull(id, "id");
+    }
+
+    @Override
+    public <T> T fold(
+        Function<Applied, T> applied,
+        Function<AnchorExists, T> anchorExists,
+        Function<TargetMissing, T> targetMissing,
+        Function<ConditionFailed, T> conditionFailed,
+        Function<Failed, T> failed) {
+      return conditionFailed.apply(this);
+    }
+
+    @Override
+    public <T> T fold(
+        Function<Applied, T> applied,
+        Function<TargetMissing, T> targetMissing,
+        Function<ConditionFailed, T> conditionFailed,
+        Function<Failed, T> failed) {
+      return conditionFailed.apply(this);
     }
   }
 
@@ -145,5 +252,24 @@ public interface EffectStore {
    * @param failure the classified failure
    */
   record Failed(StoreFailure failure)
-      implements WriteResult, UpdateResult, LookupResult, ReadResult {}
+      implements WriteResult, UpdateResult, LookupResult, ReadResult {
+    @Override
+    public <T> T fold(
+        Function<Applied, T> applied,
+        Function<AnchorExists, T> anchorExists,
+        Function<TargetMissing, T> targetMissing,
+        Function<ConditionFailed, T> conditionFailed,
+        Function<Failed, T> failed) {
+      return failed.apply(this);
+    }
+
+    @Override
+    public <T> T fold(
+        Function<Applied, T> applied,
+        Function<TargetMissing, T> targetMissing,
+        Function<ConditionFailed, T> conditionFailed,
+        Function<Failed, T> failed) {
+      return failed.apply(this);
+    }
+  }
 }

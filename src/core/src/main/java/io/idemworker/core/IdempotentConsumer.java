@@ -121,13 +121,10 @@ public final class IdempotentConsumer {
       Fingerprint fingerprint = Fingerprint.of(valid.immutableFields());
       Change change = valid.change(found, fingerprint, clock.instant());
       Attempt attempt = new Attempt(found, valid.entityId(), isLastDelivery(message));
-      if (change instanceof Change.Anchored anchored) {
-        return AnchoredWrite.apply(store, anchored, fingerprint, attempt);
-      }
-      if (change instanceof Change.TwoPhase twoPhase) {
-        return TwoPhaseCall.apply(store, twoPhase, fingerprint, attempt, clock);
-      }
-      return VersionGuard.apply(store, (Change.Versioned) change, attempt);
+      return change.fold(
+          anchored -> AnchoredWrite.apply(store, anchored, fingerprint, attempt),
+          versioned -> VersionGuard.apply(store, versioned, attempt),
+          twoPhase -> TwoPhaseCall.apply(store, twoPhase, fingerprint, attempt, clock));
     } catch (RuntimeException e) {
       return new Outcome.Retry(
           key,

@@ -109,18 +109,21 @@ public final class RequestRecords {
     record.put("ttl", ttlSeconds());
     EffectStore.WriteResult created =
         store.apply(WriteSet.of(recordId, fingerprint, record, List.of()));
-    if (created instanceof EffectStore.Applied) {
-      return Optional.of(new Claimed(1));
-    }
-    if (created instanceof EffectStore.Failed failed) {
-      return Optional.of(new Failed(failed.failure()));
-    }
-    if (!(created instanceof EffectStore.AnchorExists)) {
-      return Optional.of(
-          new Failed(
-              new StoreFailure(
-                  StoreFailure.Kind.PERMANENT, 500, "a create without patches was refused")));
-    }
+    return created.fold(
+        applied -> Optional.of(new Claimed(1)),
+        exists -> afterCreateConflict(recordId, fingerprint),
+        missing -> Optional.of(refusedCreate()),
+        refused -> Optional.of(refusedCreate()),
+        failed -> Optional.of(new Failed(failed.failure())));
+  }
+
+  private static Claim refusedCreate() {
+    return new Failed(
+        new StoreFailure(StoreFailure.Kind.PERMANENT, 500, "a create without patches was refused"));
+  }
+
+  /** The record exists: one read tells a replay, a reused key, a live lease or a takeover. */
+  private Optional<Claim> afterCreateConflict(String recordId, Fingerprint fingerprint) {
     EffectStore.ReadResult read = store.read(recordId, recordId);
     if (read instanceof EffectStore.Failed failed) {
       return Optional.of(new Failed(failed.failure()));
@@ -197,15 +200,15 @@ public final class RequestRecords {
                 new DocumentPatch.SetField(EXPIRES_AT, JSON.numberNode(0L)),
                 new DocumentPatch.SetField("ttl", JSON.numberNode(ttlSeconds()))),
             Optional.of(unchanged));
-    EffectStore.UpdateResult taken = store.update(recordId, patch);
-    if (taken instanceof EffectStore.Applied) {
-      return new Claimed(seen + 1);
-    }
-    if (taken instanceof EffectStore.Failed failed) {
-      return new Failed(failed.failure());
-    }
-    // Another request took it over first (or the store removed it): that one is now in flight.
-    return new InFlight(lease);
+    // Refused or missing: another request took it over first (or the store removed it), and that
+    // one is now in flight.
+    return store
+        .update(recordId, patch)
+        .fold(
+            applied -> new Claimed(seen + 1),
+            missing -> new InFlight(lease),
+            refused -> new InFlight(lease),
+            failed -> new Failed(failed.failure()));
   }
 
   /**

@@ -62,20 +62,28 @@ final class TwoPhaseCall {
         store.apply(
             WriteSet.of(
                 change.partitionKey(), fingerprint, claim, List.of(), change.claimPatches()));
-    if (claimed instanceof EffectStore.Applied) {
-      return callAndComplete(store, change, fingerprint, attempt, clock, 1);
-    }
-    if (claimed instanceof EffectStore.Failed failed) {
-      return attempt.failed(failed.failure());
-    }
-    if (claimed instanceof EffectStore.TargetMissing) {
-      return attempt.notYet(change.rules().ifMissing());
-    }
-    if (claimed instanceof EffectStore.ConditionFailed) {
-      return attempt.deadLetter(
-          change.rules().ifConditionFails().reason(),
-          change.rules().ifConditionFails().description());
-    }
+    return claimed.fold(
+        applied -> callAndComplete(store, change, fingerprint, attempt, clock, 1),
+        exists -> afterClaimConflict(store, change, fingerprint, attempt, clock),
+        missing -> attempt.notYet(change.rules().ifMissing()),
+        refused ->
+            attempt.deadLetter(
+                change.rules().ifConditionFails().reason(),
+                change.rules().ifConditionFails().description()),
+        failed -> attempt.failed(failed.failure()));
+  }
+
+  /**
+   * The record exists: one read tells a duplicate, a reused key, a live lease or a takeover; a
+   * takeover is one conditional update fenced by the attempt number seen.
+   */
+  private static Outcome afterClaimConflict(
+      EffectStore store,
+      Change.TwoPhase change,
+      Fingerprint fingerprint,
+      Attempt attempt,
+      Clock clock) {
+    String recordId = change.record().get("id").asText();
     EffectStore.ReadResult read = store.read(change.partitionKey(), recordId);
     if (read instanceof EffectStore.Failed failed) {
       return attempt.failed(failed.failure());
@@ -121,13 +129,17 @@ final class TwoPhaseCall {
                         new DocumentPatch.FieldEquals(STATUS, JSON.textNode(IN_PROGRESS)),
                         new DocumentPatch.FieldEquals(ATTEMPT, JSON.numberNode(seen)),
                         new DocumentPatch.AbsentOrBelow(LEASE_UNTIL, now + 1)))));
-    EffectStore.UpdateResult taken = store.update(change.partitionKey(), takeover);
-    if (taken instanceof EffectStore.Applied) {
-      return callAndComplete(store, change, fingerprint, attempt, clock, seen + 1);
-    }
-    if (taken instanceof EffectStore.Failed failed) {
-      return attempt.failed(failed.failure());
-    }
+    return store
+        .update(change.partitionKey(), takeover)
+        .fold(
+            applied -> callAndComplete(store, change, fingerprint, attempt, clock, seen + 1),
+            missing -> tookOverFirst(change, attempt, recordId, seen),
+            refused -> tookOverFirst(change, attempt, recordId, seen),
+            failed -> attempt.failed(failed.failure()));
+  }
+
+  private static Outcome tookOverFirst(
+      Change.TwoPhase change, Attempt attempt, String recordId, long seen) {
     return new Outcome.Retry(
         Optional.of(attempt.key()),
         Optional.of(attempt.entityId()),
@@ -182,17 +194,25 @@ final class TwoPhaseCall {
     EffectStore.WriteResult completed =
         store.apply(
             WriteSet.of(change.partitionKey(), fingerprint, plan.event(), List.of(), patches));
-    if (completed instanceof EffectStore.Applied) {
-      return new Outcome.Processed(attempt.key(), attempt.entityId());
-    }
-    if (completed instanceof EffectStore.AnchorExists) {
-      return new Outcome.Duplicate(attempt.key(), attempt.entityId());
-    }
-    if (completed instanceof EffectStore.Failed failed) {
-      // The call happened; whoever retries must be able to take over at once and replay it.
-      release(store, change, recordId, attemptNumber);
-      return attempt.failed(failed.failure());
-    }
+    return completed.fold(
+        applied -> new Outcome.Processed(attempt.key(), attempt.entityId()),
+        exists -> new Outcome.Duplicate(attempt.key(), attempt.entityId()),
+        missing -> afterRefusedCompletion(store, change, attempt, clock, attemptNumber),
+        refused -> afterRefusedCompletion(store, change, attempt, clock, attemptNumber),
+        failed -> {
+          // The call happened; whoever retries must be able to take over at once and replay it.
+          release(store, change, recordId, attemptNumber);
+          return attempt.failed(failed.failure());
+        });
+  }
+
+  /**
+   * The completion was refused by the fence: another attempt took the record over. One read tells
+   * whether that one already completed (a duplicate) or still holds its lease.
+   */
+  private static Outcome afterRefusedCompletion(
+      EffectStore store, Change.TwoPhase change, Attempt attempt, Clock clock, long attemptNumber) {
+    String recordId = change.record().get("id").asText();
     EffectStore.ReadResult read = store.read(change.partitionKey(), recordId);
     if (read instanceof EffectStore.Document document
         && COMPLETED.equals(document.content().path(STATUS).asText())) {

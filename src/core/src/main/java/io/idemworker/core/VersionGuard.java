@@ -41,17 +41,14 @@ final class VersionGuard {
             change.targetId(),
             operations,
             Optional.of(new DocumentPatch.AbsentOrBelow(change.versionField(), change.version())));
-    EffectStore.UpdateResult result = store.update(change.partitionKey(), patch);
-    if (result instanceof EffectStore.Applied) {
-      return new Outcome.Processed(attempt.key(), attempt.entityId());
-    }
-    if (result instanceof EffectStore.Failed failed) {
-      return attempt.failed(failed.failure());
-    }
-    if (result instanceof EffectStore.TargetMissing) {
-      return attempt.notYet(change.ifMissing());
-    }
-    return classify(store.read(change.partitionKey(), change.targetId()), change, attempt);
+    return store
+        .update(change.partitionKey(), patch)
+        .fold(
+            applied -> new Outcome.Processed(attempt.key(), attempt.entityId()),
+            missing -> attempt.notYet(change.ifMissing()),
+            refused ->
+                classify(store.read(change.partitionKey(), change.targetId()), change, attempt),
+            failed -> attempt.failed(failed.failure()));
   }
 
   private static Outcome classify(

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.servicebus.DeadLetterReader;
 import java.io.PrintStream;
 import java.time.Clock;
@@ -15,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * What {@code explain} found about one message or order, and its two renderings: a short text
@@ -108,28 +110,22 @@ record Explanation(
     return root;
   }
 
+  /** The fields every order has, then those each message type writes, in contract order. */
+  private static final List<String> ORDER_FIELDS =
+      Stream.concat(
+              Stream.of(
+                  "id",
+                  "acceptedAt",
+                  "messageId",
+                  "idempotencyKey",
+                  "correlationId",
+                  "fingerprint"),
+              OrderMessageTypes.TYPES.stream().flatMap(type -> type.orderFields().stream()))
+          .toList();
+
   private ObjectNode orderJson(JsonNode order) {
     ObjectNode node = JSON.objectNode();
-    for (String field :
-        List.of(
-            "id",
-            "acceptedAt",
-            "messageId",
-            "idempotencyKey",
-            "correlationId",
-            "fingerprint",
-            "customerId",
-            "currency",
-            "total",
-            "lineCount",
-            "status",
-            "statusVersion",
-            "statusChangedAt",
-            "creditedUnits",
-            "creditCount",
-            "lastCreditedAt",
-            "amountPaidUnits",
-            "paymentStatus")) {
+    for (String field : ORDER_FIELDS) {
       if (order.has(field)) {
         node.set(field, order.get(field));
       }

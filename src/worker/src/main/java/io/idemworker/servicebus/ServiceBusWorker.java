@@ -17,14 +17,8 @@ import io.idemworker.core.ReadinessProbe;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,14 +27,13 @@ import org.slf4j.LoggerFactory;
  * off, lock auto-renewal) whose every delivery goes through the {@link IdempotentConsumer} and is
  * settled by its {@link Outcome}: processed, duplicate and stale → complete; dead-lettered →
  * dead-letter with the reason code and description; retry → abandon after a back-off inside the
- * lock.
+ * lock. {@link #handle} and {@link #settle} are the whole of it.
  *
- * <p><b>Pausing.</b> A retry caused by misconfiguration, or {@link
- * ProcessorSettings#transientFailuresBeforePause()} transient failures in a row, pause the worker:
- * it lets the deliveries in flight finish, stops taking messages, reports not ready, and probes the
- * store every {@link ProcessorSettings#probeInterval()} until the probe passes, then resumes. Good
- * messages are never dead-lettered for our own mistakes, and a store outage longer than the
- * broker's delivery limit does not burn through their delivery counts.
+ * <p><b>Pausing and draining</b> live in {@link WorkerLifecycle}: a misconfiguration, or {@link
+ * ProcessorSettings#transientFailuresBeforePause()} transient failures in a row, pause the worker
+ * until a probe of the store passes, so good messages are never dead-lettered for our own mistakes
+ * and a store outage longer than the broker's delivery limit does not burn through their delivery
+ * counts; {@link #shutdown} lets the deliveries in flight finish before the connection closes.
  *
  * <p><b>Failures at the edge.</b> A settlement that fails (lock lost, connection dropped) is logged
  * and left to the broker: the redelivery takes the duplicate path. A delivery that cannot even be
@@ -54,25 +47,13 @@ public final class ServiceBusWorker implements AutoCloseable {
   /** Service Bus clients refuse longer dead-letter descriptions; keep well inside. */
   static final int MAX_DESCRIPTION_LENGTH = 4000;
 
-  private static final Duration PAUSE_DRAIN_BOUND = Duration.ofSeconds(30);
-
   private final ProcessorSettings settings;
   private final IdempotentConsumer consumer;
-  private final ReadinessProbe probe;
   private final DeliveryObserver observer;
   private final Clock clock;
   private final ServiceBusProcessorClient processor;
-  private final ScheduledExecutorService supervisor;
+  private final WorkerLifecycle lifecycle;
   private final Sleeper sleeper;
-  private final AtomicReference<WorkerStatus> status =
-      new AtomicReference<>(
-          new WorkerStatus(WorkerStatus.State.CREATED, Optional.of("not started")));
-  private final AtomicInteger transientFailuresInARow = new AtomicInteger();
-  private final Object inFlightLock = new Object();
-  private final CountDownLatch closing = new CountDownLatch(1);
-  private volatile CountDownLatch pauseGate = new CountDownLatch(0);
-  private int inFlight;
-  private boolean draining;
 
   /**
    * Builds the worker; nothing connects until {@link #start}.
@@ -124,10 +105,8 @@ public final class ServiceBusWorker implements AutoCloseable {
       Sleeper sleeper) {
     this.settings = Objects.requireNonNull(settings, "settings");
     this.consumer = Objects.requireNonNull(consumer, "consumer");
-    this.probe = Objects.requireNonNull(probe, "probe");
     this.observer = Objects.requireNonNull(observer, "observer");
     this.clock = Objects.requireNonNull(clock, "clock");
-    this.supervisor = Objects.requireNonNull(supervisor, "supervisor");
     this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
     ServiceBusClientBuilder.ServiceBusProcessorClientBuilder builder =
         connection.builder().processor();
@@ -143,9 +122,35 @@ public final class ServiceBusWorker implements AutoCloseable {
             .maxConcurrentCalls(settings.maxConcurrentCalls())
             .prefetchCount(settings.prefetchCount())
             .maxAutoLockRenewDuration(settings.maxLockRenewal())
-            .processMessage(this::onMessage)
+            .processMessage(context -> lifecycle().onDelivery(context, this::handle))
             .processError(ServiceBusWorker::onError)
             .buildProcessorClient();
+    this.lifecycle =
+        new WorkerLifecycle(
+            settings,
+            probe,
+            supervisor,
+            new WorkerLifecycle.Processor() {
+              @Override
+              public void start() {
+                processor.start();
+              }
+
+              @Override
+              public void stop() {
+                processor.stop();
+              }
+
+              @Override
+              public void close() {
+                processor.close();
+              }
+            });
+  }
+
+  /** The processor calls back only after {@link #start}, when the lifecycle exists. */
+  private WorkerLifecycle lifecycle() {
+    return lifecycle;
   }
 
   /** Waits out a back-off; the production one sleeps. */
@@ -166,13 +171,7 @@ public final class ServiceBusWorker implements AutoCloseable {
    * @throws IllegalStateException when the worker was already started or shut down
    */
   public void start() {
-    WorkerStatus created = status.get();
-    if (created.state() != WorkerStatus.State.CREATED
-        || !status.compareAndSet(
-            created, new WorkerStatus(WorkerStatus.State.RUNNING, Optional.empty()))) {
-      throw new IllegalStateException("the worker can be started once, was " + created.state());
-    }
-    processor.start();
+    lifecycle.start();
     LOG.info("worker started on {}", settings.source().describe());
   }
 
@@ -182,95 +181,25 @@ public final class ServiceBusWorker implements AutoCloseable {
    * @return the status
    */
   public WorkerStatus status() {
-    return status.get();
+    return lifecycle.status();
   }
 
   /**
    * Stops taking messages, waits up to {@code timeout} for the deliveries in flight to be settled,
    * then closes the connection; deliveries still unsettled then are released by the broker and
-   * redelivered (and take the duplicate path if their effect had committed).
-   *
-   * <p>The processor is not stopped first: stopping it interrupts the handlers, which would turn a
-   * graceful drain into a crash between commit and completion. Instead, deliveries that arrive
-   * during the drain are held unsettled (so the processor asks for no more) and released when the
-   * connection closes.
+   * redelivered (and take the duplicate path if their effect had committed). Deliveries that arrive
+   * during the drain are held unsettled and released when the connection closes.
    *
    * @param timeout how long to wait for in-flight deliveries
    * @return true when every in-flight delivery was settled in time
    */
   public boolean shutdown(Duration timeout) {
-    WorkerStatus previous =
-        status.getAndSet(new WorkerStatus(WorkerStatus.State.STOPPED, Optional.of("shut down")));
-    if (previous.state() == WorkerStatus.State.STOPPED) {
-      return true;
-    }
-    supervisor.shutdownNow();
-    try {
-      // A probe that is resuming the processor must finish before the processor closes.
-      supervisor.awaitTermination(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    synchronized (inFlightLock) {
-      draining = true;
-    }
-    boolean drained = awaitIdle(timeout);
-    closing.countDown();
-    processor.close();
-    LOG.info("worker stopped; in-flight deliveries drained: {}", drained);
-    return drained;
+    return lifecycle.shutdown(timeout);
   }
 
   @Override
   public void close() {
     shutdown(Duration.ofSeconds(30));
-  }
-
-  private boolean awaitIdle(Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    synchronized (inFlightLock) {
-      while (inFlight > 0) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return false;
-        }
-        try {
-          TimeUnit.NANOSECONDS.timedWait(inFlightLock, left);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return false;
-        }
-      }
-      return true;
-    }
-  }
-
-  private void onMessage(ServiceBusReceivedMessageContext context) {
-    boolean hold;
-    boolean paused;
-    synchronized (inFlightLock) {
-      hold = draining;
-      paused = !hold && status.get().state() == WorkerStatus.State.PAUSED;
-      if (!hold && !paused) {
-        inFlight++;
-      }
-    }
-    if (hold) {
-      holdUntilClosed();
-      return;
-    }
-    if (paused) {
-      returnUnhandled(context);
-      return;
-    }
-    try {
-      handle(context);
-    } finally {
-      synchronized (inFlightLock) {
-        inFlight--;
-        inFlightLock.notifyAll();
-      }
-    }
   }
 
   private void handle(ServiceBusReceivedMessageContext context) {
@@ -289,33 +218,6 @@ public final class ServiceBusWorker implements AutoCloseable {
     observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
   }
 
-  /**
-   * A delivery that arrived after the worker paused waits until the processor stops (so that it
-   * occupies its slot and no further message is fetched), then goes back to the queue unhandled: at
-   * most one delivery attempt per concurrent call is spent per pause.
-   */
-  private void returnUnhandled(ServiceBusReceivedMessageContext context) {
-    try {
-      pauseGate.await(PAUSE_DRAIN_BOUND.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    try {
-      context.abandon();
-    } catch (RuntimeException e) {
-      // The link is closing; the broker releases the lock either way.
-    }
-  }
-
-  /** A delivery that arrived during the drain stays unsettled; the closing link releases it. */
-  private void holdUntilClosed() {
-    try {
-      closing.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   private boolean settle(
       ServiceBusReceivedMessageContext context,
       ServiceBusReceivedMessage received,
@@ -325,38 +227,8 @@ public final class ServiceBusWorker implements AutoCloseable {
           processed -> complete(context),
           duplicate -> complete(context),
           stale -> complete(context),
-          deadLettered -> {
-            transientFailuresInARow.set(0);
-            context.deadLetter(
-                new DeadLetterOptions()
-                    .setDeadLetterReason(deadLettered.reason().code())
-                    .setDeadLetterErrorDescription(truncate(deadLettered.description())));
-            return null;
-          },
-          retry -> {
-            if (retry.cause() == Outcome.RetryCause.MISCONFIGURATION) {
-              pause(retry.description());
-            } else if (retry.cause() == Outcome.RetryCause.NOT_YET) {
-              // The store answered: it is healthy, whatever the message waits for.
-              transientFailuresInARow.set(0);
-            } else if (transientFailuresInARow.incrementAndGet()
-                >= settings.transientFailuresBeforePause()) {
-              pause(
-                  settings.transientFailuresBeforePause()
-                      + " transient store failures in a row, the last: "
-                      + retry.description());
-            }
-            Duration wait =
-                Deliveries.backoff(
-                    received.getDeliveryCount(),
-                    received.getLockedUntil(),
-                    clock.instant(),
-                    settings.maxRetryBackoff(),
-                    retry.retryAfter());
-            sleep(wait);
-            context.abandon();
-            return null;
-          });
+          deadLettered -> deadLetter(context, deadLettered),
+          retry -> abandonAfterBackoff(context, received, retry));
       return true;
     } catch (RuntimeException e) {
       LOG.info(
@@ -367,8 +239,42 @@ public final class ServiceBusWorker implements AutoCloseable {
     }
   }
 
+  private Void deadLetter(
+      ServiceBusReceivedMessageContext context, Outcome.DeadLettered deadLettered) {
+    lifecycle.storeAnswered();
+    context.deadLetter(
+        new DeadLetterOptions()
+            .setDeadLetterReason(deadLettered.reason().code())
+            .setDeadLetterErrorDescription(truncate(deadLettered.description())));
+    return null;
+  }
+
+  /**
+   * Tells the lifecycle how the store did (a misconfiguration pauses at once, transient failures in
+   * a row pause), then waits out a back-off that ends before the lock does and abandons.
+   */
+  private Void abandonAfterBackoff(
+      ServiceBusReceivedMessageContext context,
+      ServiceBusReceivedMessage received,
+      Outcome.Retry retry) {
+    switch (retry.cause()) {
+      case MISCONFIGURATION -> lifecycle.misconfigured(retry.description());
+      case NOT_YET -> lifecycle.storeAnswered(); // the store answered: it is healthy
+      case TRANSIENT -> lifecycle.transientFailure(retry.description());
+    }
+    sleep(
+        Deliveries.backoff(
+            received.getDeliveryCount(),
+            received.getLockedUntil(),
+            clock.instant(),
+            settings.maxRetryBackoff(),
+            retry.retryAfter()));
+    context.abandon();
+    return null;
+  }
+
   private Void complete(ServiceBusReceivedMessageContext context) {
-    transientFailuresInARow.set(0);
+    lifecycle.storeAnswered();
     context.complete();
     return null;
   }
@@ -407,81 +313,6 @@ public final class ServiceBusWorker implements AutoCloseable {
       sleeper.sleep(wait);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-  }
-
-  private void pause(String reason) {
-    WorkerStatus running = status.get();
-    if (running.state() != WorkerStatus.State.RUNNING) {
-      return;
-    }
-    CountDownLatch gate = new CountDownLatch(1);
-    pauseGate = gate;
-    if (!status.compareAndSet(
-        running, new WorkerStatus(WorkerStatus.State.PAUSED, Optional.of(reason)))) {
-      gate.countDown();
-      return;
-    }
-    LOG.error("worker paused: {}; probing to resume", reason);
-    try {
-      supervisor.execute(this::stopWhenIdle);
-    } catch (RejectedExecutionException e) {
-      // Shutting down: nothing to pause.
-    }
-  }
-
-  /**
-   * Stops the processor once the deliveries in flight are done (bounded), so that none of them is
-   * interrupted; then starts probing.
-   */
-  private void stopWhenIdle() {
-    if (status.get().state() != WorkerStatus.State.PAUSED) {
-      return;
-    }
-    awaitIdle(PAUSE_DRAIN_BOUND);
-    pauseGate.countDown();
-    if (status.get().state() == WorkerStatus.State.PAUSED) {
-      processor.stop();
-    }
-    scheduleProbe();
-  }
-
-  private void scheduleProbe() {
-    try {
-      supervisor.schedule(
-          this::probeOnce, settings.probeInterval().toMillis(), TimeUnit.MILLISECONDS);
-    } catch (RejectedExecutionException e) {
-      // Shutting down: no more probes.
-    }
-  }
-
-  private void probeOnce() {
-    WorkerStatus paused = status.get();
-    if (paused.state() != WorkerStatus.State.PAUSED) {
-      return;
-    }
-    try {
-      Optional<String> problem = probe.problem();
-      if (problem.isPresent()) {
-        status.compareAndSet(paused, new WorkerStatus(WorkerStatus.State.PAUSED, problem));
-        scheduleProbe();
-        return;
-      }
-      if (status.compareAndSet(
-          paused, new WorkerStatus(WorkerStatus.State.RUNNING, Optional.empty()))) {
-        transientFailuresInARow.set(0);
-        processor.start();
-        LOG.info("worker resumed: the store accepts writes again");
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("probing or resuming failed ({}); probing again", e.toString());
-      status.updateAndGet(
-          current ->
-              current.state() == WorkerStatus.State.RUNNING
-                  ? new WorkerStatus(
-                      WorkerStatus.State.PAUSED, Optional.of("resuming failed: " + e))
-                  : current);
-      scheduleProbe();
     }
   }
 
