@@ -73,13 +73,13 @@ final class ChangeFeed {
     }
     reply.header("etag", etag(page.continuationLsn()));
     reply.header("x-ms-item-count", Integer.toString(docs.size()));
-    return CosmosHandler.withSession(reply, c, c.lsn());
+    return reply.withSession(c, c.lsn());
   }
 
   private static HttpReply notModified(Container c, long lsn) {
     HttpReply reply = new HttpReply(304, null, RequestCharges.MISS).header("etag", etag(lsn));
     reply.header("x-ms-item-count", "0");
-    return CosmosHandler.withSession(reply, c, c.lsn());
+    return reply.withSession(c, c.lsn());
   }
 
   private static String etag(long lsn) {

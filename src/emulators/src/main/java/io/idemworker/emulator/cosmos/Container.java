@@ -372,7 +372,7 @@ final class Container {
     }
     validateTtl(patched);
     try {
-      if (mapper.writeValueAsBytes(patched).length > CosmosHandler.MAX_DOCUMENT_BYTES) {
+      if (mapper.writeValueAsBytes(patched).length > ItemHandler.MAX_DOCUMENT_BYTES) {
         throw new CosmosError(413, "Request size is too large: the patched item exceeds 2 MB.");
       }
     } catch (JsonProcessingException e) {

@@ -1,20 +1,17 @@
 package io.idemworker.emulator.cosmos;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.exc.StreamConstraintsException;
-import com.fasterxml.jackson.databind.JsonNode;
+import static io.idemworker.emulator.cosmos.RequestHeaders.isQuery;
+import static io.idemworker.emulator.cosmos.RequestHeaders.isTrue;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.emulator.Latencies;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -24,15 +21,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Serves the Cosmos DB gateway REST API over the {@link Store}. Every request is counted, then
- * authorised, then meets the injected faults, then is served, and its answer is held until the
- * injected latency has passed since it arrived; any failure becomes an error answer in the
- * service's shape, and no input can stop the server.
+ * Serves the Cosmos DB gateway REST API over the {@link Store}: the router. Every request is
+ * counted, then authorised, then meets the injected faults, then is dispatched by path and verb to
+ * the handler of its resource ({@link MetadataHandler}, {@link ItemHandler}, {@link BatchHandler},
+ * {@link QueryEngine}, {@link ChangeFeed}), and its answer is held until the injected latency has
+ * passed since it arrived; any failure becomes an error answer in the service's shape, and no input
+ * can stop the server.
+ *
+ * <p>Thread-safe: it keeps no state of its own beyond the counters of {@link RequestStats}; the
+ * listener serves requests concurrently, one per connection thread.
  */
 final class CosmosHandler implements Function<HttpRequest, HttpReply> {
   private static final Logger LOG = LoggerFactory.getLogger(CosmosHandler.class);
-  static final int MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
-  static final int MAX_BATCH_OPERATIONS = 100;
   static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
   private static final Set<String> UNIMPLEMENTED_CHILDREN =
       Set.of(
@@ -54,7 +54,10 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
   private final Faults faults;
   private final RequestStats stats;
   private final ObjectMapper mapper;
-  private final Supplier<String> endpoint;
+  private final JsonBodies json;
+  private final MetadataHandler metadata;
+  private final ItemHandler items;
+  private final BatchHandler batches;
 
   CosmosHandler(
       Store store,
@@ -68,7 +71,10 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     this.faults = faults;
     this.stats = stats;
     this.mapper = mapper;
-    this.endpoint = endpoint;
+    this.json = new JsonBodies(mapper);
+    this.metadata = new MetadataHandler(store, json, endpoint);
+    this.items = new ItemHandler(json);
+    this.batches = new BatchHandler(json);
   }
 
   @Override
@@ -149,7 +155,7 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     int n = segs.size();
     if (n == 0) {
       requireMethod(method, "GET");
-      return json(200, account());
+      return metadata.account();
     }
     if (!segs.get(0).equals("dbs")) {
       throw unknownPath(segs);
@@ -159,34 +165,26 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     }
     if (n == 1) {
       return switch (method) {
-        case "POST" -> {
-          Database db = store.createDatabase(parseObject(body));
-          yield json(201, store.databaseJson(db)).header("etag", db.etag);
-        }
-        case "GET" -> json(200, databaseFeed());
+        case "POST" -> metadata.createDatabase(body);
+        case "GET" -> metadata.databases();
         default -> throw methodNotAllowed(method);
       };
     }
     Database db = store.database(segs.get(1));
     if (n == 2) {
       return switch (method) {
-        case "GET" -> json(200, store.databaseJson(db)).header("etag", db.etag);
-        case "DELETE" -> {
-          store.deleteDatabase(db);
-          yield new HttpReply(204, null, RequestCharges.METADATA);
-        }
+        case "GET" -> metadata.database(db);
+        case "DELETE" -> metadata.deleteDatabase(db);
         default -> throw methodNotAllowed(method);
       };
     }
     if (!segs.get(2).equals("colls")) {
-      throw UNIMPLEMENTED_CHILDREN.contains(segs.get(2))
-          ? CosmosError.notImplemented("The resource type '" + segs.get(2) + "'")
-          : unknownPath(segs);
+      throw unimplementedOrUnknown(segs.get(2), segs);
     }
     if (n == 3) {
       return switch (method) {
-        case "POST" -> containerReply(201, store.createContainer(db, parseObject(body)));
-        case "GET" -> json(200, containerFeed(db));
+        case "POST" -> metadata.createContainer(db, body);
+        case "GET" -> metadata.containers(db);
         default -> throw methodNotAllowed(method);
       };
     }
@@ -194,36 +192,30 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     boolean byRid = !c.id.equals(segs.get(3));
     if (n == 4) {
       return switch (method) {
-        case "GET" -> containerReply(200, c);
-        case "PUT" -> containerReply(200, store.replaceContainer(c, parseObject(body)));
-        case "DELETE" -> {
-          store.deleteContainer(c);
-          yield new HttpReply(204, null, RequestCharges.METADATA);
-        }
+        case "GET" -> metadata.container(c);
+        case "PUT" -> metadata.replaceContainer(c, body);
+        case "DELETE" -> metadata.deleteContainer(c);
         default -> throw methodNotAllowed(method);
       };
     }
     String child = segs.get(4);
     if (child.equals("pkranges") && n == 5) {
       requireMethod(method, "GET");
-      return partitionKeyRanges(c, h);
+      return metadata.partitionKeyRanges(c, h);
     }
     if (!child.equals("docs")) {
-      throw UNIMPLEMENTED_CHILDREN.contains(child)
-          ? CosmosError.notImplemented("The resource type '" + child + "'")
-          : unknownPath(segs);
+      throw unimplementedOrUnknown(child, segs);
     }
     if (n == 5) {
       return switch (method) {
         case "POST" -> {
           if (isQuery(h)) {
-            yield QueryEngine.serve(c, h, parse(body), mapper);
+            yield QueryEngine.serve(c, h, json.parse(body), mapper);
           }
           if (isTrue(h, "x-ms-cosmos-is-batch-request")) {
-            yield batch(c, h, body);
+            yield batches.execute(c, h, body);
           }
-          boolean upsert = isTrue(h, "x-ms-documentdb-is-upsert");
-          yield writeItem(c, h, body, upsert ? Container.Kind.UPSERT : Container.Kind.CREATE, null);
+          yield items.create(c, h, body, isTrue(h, "x-ms-documentdb-is-upsert"));
         }
         case "GET" -> {
           if (h.getFirst("A-IM") != null) {
@@ -237,18 +229,10 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     if (n == 6) {
       String itemId = segs.get(5);
       return switch (method) {
-        case "GET" -> readItem(c, h, itemId, byRid);
-        case "PUT" -> writeItem(c, h, body, Container.Kind.REPLACE, resolveId(c, itemId, byRid));
-        case "DELETE" -> deleteItem(c, h, itemId, byRid);
-        case "PATCH" ->
-            single(
-                c,
-                PartitionKeys.fromHeader(mapper, h.getFirst("x-ms-documentdb-partitionkey"), 1),
-                Container.ItemOp.patch(
-                    resolveId(c, itemId, byRid),
-                    ItemPatch.parse(parse(body)),
-                    h.getFirst("If-Match")),
-                minimal(h));
+        case "GET" -> items.read(c, h, itemId, byRid);
+        case "PUT" -> items.replace(c, h, itemId, byRid, body);
+        case "DELETE" -> items.delete(c, h, itemId, byRid);
+        case "PATCH" -> items.patch(c, h, itemId, byRid, body);
         default -> throw methodNotAllowed(method);
       };
     }
@@ -257,304 +241,10 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
         : unknownPath(segs);
   }
 
-  private HttpReply readItem(Container c, HttpRequest h, String itemId, boolean byRid) {
-    String pk;
-    String id = itemId;
-    if (byRid) {
-      Container.ItemKey key = c.byRid(itemId);
-      pk = key.partitionKey();
-      id = key.id();
-    } else {
-      pk = PartitionKeys.fromHeader(mapper, h.getFirst("x-ms-documentdb-partitionkey"), 1);
-    }
-    StoredItem item;
-    try {
-      item = c.read(pk, id);
-    } catch (CosmosError e) {
-      throw itemError(c, e);
-    }
-    String ifNoneMatch = h.getFirst("If-None-Match");
-    if (ifNoneMatch != null && ifNoneMatch.equals(item.etag())) {
-      return itemReply(c, 304, null, RequestCharges.MISS, c.lsn(), false);
-    }
-    return itemReply(c, 200, item, RequestCharges.read(item.json().length), c.lsn(), false);
-  }
-
-  private String resolveId(Container c, String itemId, boolean byRid) {
-    return byRid ? c.byRid(itemId).id() : itemId;
-  }
-
-  private HttpReply deleteItem(Container c, HttpRequest h, String itemId, boolean byRid) {
-    String pk;
-    String id = itemId;
-    if (byRid) {
-      Container.ItemKey key = c.byRid(itemId);
-      pk = key.partitionKey();
-      id = key.id();
-    } else {
-      pk = PartitionKeys.fromHeader(mapper, h.getFirst("x-ms-documentdb-partitionkey"), 1);
-    }
-    Container.ItemOp op =
-        new Container.ItemOp(Container.Kind.DELETE, id, null, h.getFirst("If-Match"));
-    return single(c, pk, op, false);
-  }
-
-  private HttpReply writeItem(
-      Container c, HttpRequest h, byte[] body, Container.Kind kind, String urlId) {
-    if (body.length > MAX_DOCUMENT_BYTES) {
-      throw new CosmosError(413, "Request size is too large");
-    }
-    ObjectNode doc = parseObject(body);
-    String id = Validation.resourceName(doc.get("id"), "item");
-    if (urlId != null && !urlId.equals(id)) {
-      throw CosmosError.badRequest(
-          "The id '" + id + "' in the body does not match the id '" + urlId + "' in the request.");
-    }
-    c.validateTtl(doc);
-    String pk = PartitionKeys.fromHeader(mapper, h.getFirst("x-ms-documentdb-partitionkey"), 1);
-    checkPartitionKey(c, doc, pk);
-    Container.ItemOp op = new Container.ItemOp(kind, id, doc, h.getFirst("If-Match"));
-    return single(c, pk, op, minimal(h));
-  }
-
-  private static void checkPartitionKey(Container c, ObjectNode doc, String pk) {
-    if (!pk.equals(c.partitionKeyOf(doc))) {
-      throw new CosmosError(
-          400,
-          1001,
-          "PartitionKey extracted from the document doesn't match the one specified in the header.");
-    }
-  }
-
-  private HttpReply single(Container c, String pk, Container.ItemOp op, boolean minimal) {
-    Container.Results r;
-    try {
-      r = c.execute(pk, List.of(op), false);
-    } catch (CosmosError e) {
-      throw itemError(c, e);
-    }
-    Container.OpResult result = r.results().get(0);
-    return itemReply(c, result.status(), result.item(), result.charge(), r.lsn(), minimal);
-  }
-
-  private ItemFailure itemError(Container c, CosmosError e) {
-    double charge = e.status == 409 ? RequestCharges.CONFLICT : RequestCharges.MISS;
-    return new ItemFailure(e, c, charge);
-  }
-
-  private HttpReply itemReply(
-      Container c, int status, StoredItem item, double charge, long lsn, boolean minimal) {
-    byte[] body = item == null || minimal ? null : item.json();
-    HttpReply reply = new HttpReply(status, body, charge);
-    if (item != null) {
-      reply.header("etag", item.etag());
-    }
-    return withSession(reply, c, lsn);
-  }
-
-  static HttpReply withSession(HttpReply reply, Container c, long lsn) {
-    return reply
-        .header("x-ms-session-token", "0:-1#" + lsn)
-        .header("lsn", Long.toString(lsn))
-        .header("x-ms-documentdb-partitionkeyrangeid", "0")
-        .header("x-ms-content-path", c.rid)
-        .header("x-ms-alt-content-path", c.altContentPath);
-  }
-
-  private HttpReply batch(Container c, HttpRequest h, byte[] body) {
-    if (body.length > MAX_DOCUMENT_BYTES) {
-      throw new CosmosError(413, "Request size is too large: a batch may carry at most 2 MB.");
-    }
-    if (!isTrue(h, "x-ms-cosmos-batch-atomic")) {
-      throw CosmosError.notImplemented("Bulk execution (non-atomic batch)");
-    }
-    JsonNode array = parse(body);
-    if (!array.isArray()) {
-      throw CosmosError.badRequest("The batch request body must be a JSON array of operations.");
-    }
-    if (array.isEmpty()) {
-      throw CosmosError.badRequest("Batch request has no operations.");
-    }
-    if (array.size() > MAX_BATCH_OPERATIONS) {
-      throw CosmosError.badRequest(
-          "Batch request has more operations than what is supported: at most "
-              + MAX_BATCH_OPERATIONS
-              + ", got "
-              + array.size()
-              + ".");
-    }
-    String pk = PartitionKeys.fromHeader(mapper, h.getFirst("x-ms-documentdb-partitionkey"), 1);
-    List<Container.ItemOp> ops = new ArrayList<>(array.size());
-    boolean minimal = minimal(h);
-    for (int i = 0; i < array.size(); i++) {
-      try {
-        ops.add(batchOp(c, array.get(i), pk));
-      } catch (CosmosError e) {
-        List<Container.OpResult> results = new ArrayList<>();
-        for (int j = 0; j < array.size(); j++) {
-          results.add(
-              j == i ? Container.OpResult.failure(e) : Container.OpResult.failedDependency());
-        }
-        return batchReply(c, new Container.Results(false, results, c.lsn()), minimal);
-      }
-    }
-    return batchReply(c, c.execute(pk, ops, true), minimal);
-  }
-
-  private Container.ItemOp batchOp(Container c, JsonNode node, String pk) {
-    if (!node.isObject()) {
-      throw CosmosError.badRequest("A batch operation must be a JSON object.");
-    }
-    String type = node.path("operationType").asText("");
-    Container.Kind kind =
-        switch (type) {
-          case "Create" -> Container.Kind.CREATE;
-          case "Upsert" -> Container.Kind.UPSERT;
-          case "Replace" -> Container.Kind.REPLACE;
-          case "Read" -> Container.Kind.READ;
-          case "Delete" -> Container.Kind.DELETE;
-          case "Patch" -> Container.Kind.PATCH;
-          default -> throw CosmosError.badRequest("Unknown batch operationType '" + type + "'.");
-        };
-    String ifMatch = node.hasNonNull("ifMatch") ? node.get("ifMatch").asText() : null;
-    if (kind == Container.Kind.PATCH) {
-      return ItemPatch.batchOperation(node, ifMatch);
-    }
-    JsonNode resource = node.get("resourceBody");
-    if (kind == Container.Kind.READ || kind == Container.Kind.DELETE) {
-      JsonNode id = node.get("id");
-      if (id == null || !id.isTextual()) {
-        throw CosmosError.badRequest("A " + type + " operation needs an id.");
-      }
-      return new Container.ItemOp(kind, id.textValue(), null, ifMatch);
-    }
-    if (!(resource instanceof ObjectNode doc)) {
-      throw CosmosError.badRequest("A " + type + " operation needs a resourceBody object.");
-    }
-    String id = Validation.resourceName(doc.get("id"), "item");
-    if (node.hasNonNull("id") && !node.get("id").asText().equals(id)) {
-      throw CosmosError.badRequest("The id in the resourceBody does not match the operation's id.");
-    }
-    c.validateTtl(doc);
-    checkPartitionKey(c, doc, pk);
-    return new Container.ItemOp(kind, id, doc, ifMatch);
-  }
-
-  private HttpReply batchReply(Container c, Container.Results r, boolean minimal) {
-    ArrayNode out = mapper.createArrayNode();
-    double total = 0;
-    for (Container.OpResult result : r.results()) {
-      ObjectNode o = out.addObject();
-      o.put("statusCode", result.status());
-      if (result.subStatus() != 0) {
-        o.put("subStatusCode", result.subStatus());
-      }
-      o.put("requestCharge", result.charge());
-      total += result.charge();
-      StoredItem item = result.item();
-      if (item != null) {
-        o.put("eTag", item.etag());
-        if (!minimal) {
-          o.set("resourceBody", parse(item.json()));
-        }
-      }
-    }
-    HttpReply reply =
-        new HttpReply(r.committed() ? 200 : 207, bytes(out), RequestCharges.round(total));
-    reply.header("Content-Type", "application/json");
-    return withSession(reply, c, r.lsn());
-  }
-
-  private ObjectNode account() {
-    String ep = endpoint.get();
-    ObjectNode n = mapper.createObjectNode();
-    n.put("_self", "");
-    n.put("id", "localhost");
-    n.put("_rid", "localhost");
-    n.put("media", "//media/");
-    n.put("addresses", "//addresses/");
-    n.put("_dbs", "//dbs/");
-    for (String field : List.of("writableLocations", "readableLocations")) {
-      ObjectNode loc = n.putArray(field).addObject();
-      loc.put("name", "South Central US");
-      loc.put("databaseAccountEndpoint", ep);
-    }
-    n.put("enableMultipleWriteLocations", false);
-    ObjectNode urp = n.putObject("userReplicationPolicy");
-    urp.put("asyncReplication", false);
-    urp.put("minReplicaSetSize", 1);
-    urp.put("maxReplicasetSize", 4);
-    n.putObject("userConsistencyPolicy").put("defaultConsistencyLevel", "Session");
-    ObjectNode srp = n.putObject("systemReplicationPolicy");
-    srp.put("minReplicaSetSize", 1);
-    srp.put("maxReplicasetSize", 4);
-    ObjectNode rp = n.putObject("readPolicy");
-    rp.put("primaryReadCoefficient", 1);
-    rp.put("secondaryReadCoefficient", 1);
-    n.put(
-        "queryEngineConfiguration",
-        "{\"maxSqlQueryInputLength\":262144,\"maxJoinsPerSqlQuery\":5,"
-            + "\"maxLogicalAndPerSqlQuery\":500,\"maxLogicalOrPerSqlQuery\":500,"
-            + "\"maxUdfRefPerSqlQuery\":10,\"maxInExpressionItemsCount\":16000,"
-            + "\"queryMaxInMemorySortDocumentCount\":500,\"maxQueryRequestTimeoutFraction\":0.9,"
-            + "\"sqlAllowNonFiniteNumbers\":false,\"sqlAllowAggregateFunctions\":true,"
-            + "\"sqlAllowSubQuery\":true,\"sqlAllowScalarSubQuery\":true,\"allowNewKeywords\":true,"
-            + "\"sqlAllowLike\":true,\"sqlAllowGroupByClause\":true,"
-            + "\"maxSpatialQueryCells\":12,\"spatialMaxGeometryPointCount\":256,"
-            + "\"sqlDisableOptimizationFlags\":0,\"sqlAllowTop\":true,"
-            + "\"enableSpatialIndexing\":true}");
-    return n;
-  }
-
-  private ObjectNode databaseFeed() {
-    ObjectNode n = mapper.createObjectNode();
-    n.put("_rid", "");
-    ArrayNode arr = n.putArray("Databases");
-    store.databases().forEach(db -> arr.add(store.databaseJson(db)));
-    n.put("_count", arr.size());
-    return n;
-  }
-
-  private ObjectNode containerFeed(Database db) {
-    ObjectNode n = mapper.createObjectNode();
-    n.put("_rid", db.rid);
-    ArrayNode arr = n.putArray("DocumentCollections");
-    db.containersByName.values().forEach(c -> arr.add(c.properties()));
-    n.put("_count", arr.size());
-    return n;
-  }
-
-  private HttpReply containerReply(int status, Container c) {
-    ObjectNode props = c.properties();
-    return json(status, props)
-        .header("etag", props.path("_etag").asText())
-        .header("x-ms-alt-content-path", "dbs/" + c.database.id)
-        .header("x-ms-content-path", c.database.rid);
-  }
-
-  private HttpReply partitionKeyRanges(Container c, HttpRequest h) {
-    String etag = "\"" + c.rid + "-1\"";
-    if (etag.equals(h.getFirst("If-None-Match"))) {
-      return new HttpReply(304, null, RequestCharges.METADATA).header("etag", etag);
-    }
-    ObjectNode n = mapper.createObjectNode();
-    n.put("_rid", c.rid);
-    ObjectNode range = n.putArray("PartitionKeyRanges").addObject();
-    String rangeRid = Rids.text(Rids.partitionKeyRange(c.ridBytes, 1));
-    range.put("_rid", rangeRid);
-    range.put("id", "0");
-    range.put("_etag", "\"00000000-0000-0000-0000-000000000001\"");
-    range.put("minInclusive", "");
-    range.put("maxExclusive", "FF");
-    range.put("ridPrefix", 0);
-    range.put("_self", "dbs/" + c.database.rid + "/colls/" + c.rid + "/pkranges/" + rangeRid + "/");
-    range.put("throughputFraction", 1);
-    range.put("status", "online");
-    range.putArray("parents");
-    range.put("_ts", c.properties().path("_ts").asLong());
-    range.put("_lsn", 1);
-    n.put("_count", 1);
-    return json(200, n).header("etag", etag);
+  private static CosmosError unimplementedOrUnknown(String child, List<String> segs) {
+    return UNIMPLEMENTED_CHILDREN.contains(child)
+        ? CosmosError.notImplemented("The resource type '" + child + "'")
+        : unknownPath(segs);
   }
 
   private void authorize(String method, List<String> segs, HttpRequest h) {
@@ -629,12 +319,13 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     body.put("message", e.getMessage());
     double charge = 0;
     HttpReply reply;
-    if (e instanceof ItemFailure f) {
+    if (e instanceof ItemHandler.ItemFailure f) {
       charge = f.charge;
       reply =
-          withSession(new HttpReply(e.status, bytes(body), charge), f.container, f.container.lsn());
+          new HttpReply(e.status, json.bytes(body), charge)
+              .withSession(f.container, f.container.lsn());
     } else {
-      reply = new HttpReply(e.status, bytes(body), charge);
+      reply = new HttpReply(e.status, json.bytes(body), charge);
     }
     reply.header("Content-Type", "application/json");
     if (e.subStatus != 0) {
@@ -654,42 +345,6 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     }
     stats.charge(reply.charge);
     return reply;
-  }
-
-  private JsonNode parse(byte[] body) {
-    try {
-      JsonNode node = mapper.readTree(body);
-      if (node == null || node.isMissingNode()) {
-        throw CosmosError.badRequest("The request payload is invalid: it is empty.");
-      }
-      JsonChecks.rejectNonFiniteNumbers(node);
-      return node;
-    } catch (StreamConstraintsException e) {
-      throw CosmosError.badRequest(JsonChecks.beyondLimits(e));
-    } catch (IOException e) {
-      throw CosmosError.badRequest(
-          "The request payload is invalid. Ensure to provide a valid request payload.");
-    }
-  }
-
-  private ObjectNode parseObject(byte[] body) {
-    JsonNode node = parse(body);
-    if (!(node instanceof ObjectNode o)) {
-      throw CosmosError.badRequest("The request payload is invalid: a JSON object is expected.");
-    }
-    return o;
-  }
-
-  private byte[] bytes(JsonNode node) {
-    try {
-      return mapper.writeValueAsBytes(node);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private HttpReply json(int status, JsonNode node) {
-    return new HttpReply(status, bytes(node), RequestCharges.METADATA);
   }
 
   static List<String> segments(String rawPath) {
@@ -727,22 +382,6 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     return out.toString(StandardCharsets.UTF_8);
   }
 
-  private static boolean isTrue(HttpRequest h, String name) {
-    return "true".equalsIgnoreCase(h.getFirst(name));
-  }
-
-  private static boolean isQuery(HttpRequest h) {
-    String contentType = Optional.ofNullable(h.getFirst("Content-Type")).orElse("");
-    return isTrue(h, "x-ms-documentdb-isquery")
-        || isTrue(h, "x-ms-cosmos-is-query-plan-request")
-        || contentType.startsWith("application/query+json");
-  }
-
-  private static boolean minimal(HttpRequest h) {
-    String prefer = h.getFirst("Prefer");
-    return prefer != null && prefer.toLowerCase(Locale.ROOT).contains("return=minimal");
-  }
-
   private static void requireMethod(String method, String expected) {
     if (!method.equals(expected)) {
       throw methodNotAllowed(method);
@@ -764,17 +403,5 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
   private static String randomUuid() {
     ThreadLocalRandom r = ThreadLocalRandom.current();
     return new UUID(r.nextLong(), r.nextLong()).toString();
-  }
-
-  /** An item-level error that still carries session headers and a charge. */
-  private static final class ItemFailure extends CosmosError {
-    final Container container;
-    final double charge;
-
-    ItemFailure(CosmosError cause, Container container, double charge) {
-      super(cause.status, cause.subStatus, cause.getMessage());
-      this.container = container;
-      this.charge = charge;
-    }
   }
 }

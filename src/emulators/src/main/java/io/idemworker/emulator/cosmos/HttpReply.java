@@ -3,7 +3,10 @@ package io.idemworker.emulator.cosmos;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** A response under construction: status, headers in order, optional body, request charge. */
+/**
+ * A response under construction: status, headers in order, optional body, request charge. Not
+ * thread-safe: built and sent by the thread serving its request.
+ */
 final class HttpReply {
   final int status;
   final byte[] body;
@@ -19,5 +22,14 @@ final class HttpReply {
   HttpReply header(String name, String value) {
     headers.put(name, value);
     return this;
+  }
+
+  /** Adds the session headers of container {@code c} at {@code lsn}: token, LSN, content paths. */
+  HttpReply withSession(Container c, long lsn) {
+    return header("x-ms-session-token", "0:-1#" + lsn)
+        .header("lsn", Long.toString(lsn))
+        .header("x-ms-documentdb-partitionkeyrangeid", "0")
+        .header("x-ms-content-path", c.rid)
+        .header("x-ms-alt-content-path", c.altContentPath);
   }
 }

@@ -97,7 +97,7 @@ final class QueryEngine {
     if (end < results.size()) {
       reply.header("x-ms-continuation", CONTINUATION_PREFIX + end);
     }
-    return CosmosHandler.withSession(reply, c, c.lsn());
+    return reply.withSession(c, c.lsn());
   }
 
   /** Runs {@code query} over {@code documents}: filter, sort, skip/take, then project. */

@@ -1,0 +1,156 @@
+package io.idemworker.emulator.cosmos;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Serves the metadata resources: the database account ({@code GET /}), databases and containers
+ * (create, read, list, delete; container replace), and a container's one partition key range
+ * ({@code pkranges}, 304 on a matching {@code If-None-Match}). Every answer is charged as metadata
+ * and carries the resource's etag where the service sends one.
+ *
+ * <p>Thread-safe: it keeps no state of its own; creating and deleting are as atomic as {@link
+ * Store} makes them. Failures are {@link CosmosError}s (400 for a bad body, 404 for an unknown
+ * resource, 409 for an existing one).
+ */
+final class MetadataHandler {
+  private final Store store;
+  private final JsonBodies json;
+  private final Supplier<String> endpoint;
+
+  MetadataHandler(Store store, JsonBodies json, Supplier<String> endpoint) {
+    this.store = store;
+    this.json = json;
+    this.endpoint = endpoint;
+  }
+
+  HttpReply account() {
+    return json.reply(200, accountJson());
+  }
+
+  HttpReply createDatabase(byte[] body) {
+    Database db = store.createDatabase(json.parseObject(body));
+    return json.reply(201, store.databaseJson(db)).header("etag", db.etag);
+  }
+
+  HttpReply databases() {
+    ObjectNode n = json.mapper().createObjectNode();
+    n.put("_rid", "");
+    ArrayNode arr = n.putArray("Databases");
+    store.databases().forEach(db -> arr.add(store.databaseJson(db)));
+    n.put("_count", arr.size());
+    return json.reply(200, n);
+  }
+
+  HttpReply database(Database db) {
+    return json.reply(200, store.databaseJson(db)).header("etag", db.etag);
+  }
+
+  HttpReply deleteDatabase(Database db) {
+    store.deleteDatabase(db);
+    return new HttpReply(204, null, RequestCharges.METADATA);
+  }
+
+  HttpReply createContainer(Database db, byte[] body) {
+    return containerReply(201, store.createContainer(db, json.parseObject(body)));
+  }
+
+  HttpReply containers(Database db) {
+    ObjectNode n = json.mapper().createObjectNode();
+    n.put("_rid", db.rid);
+    ArrayNode arr = n.putArray("DocumentCollections");
+    db.containersByName.values().forEach(c -> arr.add(c.properties()));
+    n.put("_count", arr.size());
+    return json.reply(200, n);
+  }
+
+  HttpReply container(Container c) {
+    return containerReply(200, c);
+  }
+
+  HttpReply replaceContainer(Container c, byte[] body) {
+    return containerReply(200, store.replaceContainer(c, json.parseObject(body)));
+  }
+
+  HttpReply deleteContainer(Container c) {
+    store.deleteContainer(c);
+    return new HttpReply(204, null, RequestCharges.METADATA);
+  }
+
+  private HttpReply containerReply(int status, Container c) {
+    ObjectNode props = c.properties();
+    return json.reply(status, props)
+        .header("etag", props.path("_etag").asText())
+        .header("x-ms-alt-content-path", "dbs/" + c.database.id)
+        .header("x-ms-content-path", c.database.rid);
+  }
+
+  /** The container's single range, covering every partition key ({@code ""} to {@code FF}). */
+  HttpReply partitionKeyRanges(Container c, HttpRequest h) {
+    String etag = "\"" + c.rid + "-1\"";
+    if (etag.equals(h.getFirst("If-None-Match"))) {
+      return new HttpReply(304, null, RequestCharges.METADATA).header("etag", etag);
+    }
+    ObjectNode n = json.mapper().createObjectNode();
+    n.put("_rid", c.rid);
+    ObjectNode range = n.putArray("PartitionKeyRanges").addObject();
+    String rangeRid = Rids.text(Rids.partitionKeyRange(c.ridBytes, 1));
+    range.put("_rid", rangeRid);
+    range.put("id", "0");
+    range.put("_etag", "\"00000000-0000-0000-0000-000000000001\"");
+    range.put("minInclusive", "");
+    range.put("maxExclusive", "FF");
+    range.put("ridPrefix", 0);
+    range.put("_self", "dbs/" + c.database.rid + "/colls/" + c.rid + "/pkranges/" + rangeRid + "/");
+    range.put("throughputFraction", 1);
+    range.put("status", "online");
+    range.putArray("parents");
+    range.put("_ts", c.properties().path("_ts").asLong());
+    range.put("_lsn", 1);
+    n.put("_count", 1);
+    return json.reply(200, n).header("etag", etag);
+  }
+
+  private ObjectNode accountJson() {
+    String ep = endpoint.get();
+    ObjectNode n = json.mapper().createObjectNode();
+    n.put("_self", "");
+    n.put("id", "localhost");
+    n.put("_rid", "localhost");
+    n.put("media", "//media/");
+    n.put("addresses", "//addresses/");
+    n.put("_dbs", "//dbs/");
+    for (String field : List.of("writableLocations", "readableLocations")) {
+      ObjectNode loc = n.putArray(field).addObject();
+      loc.put("name", "South Central US");
+      loc.put("databaseAccountEndpoint", ep);
+    }
+    n.put("enableMultipleWriteLocations", false);
+    ObjectNode urp = n.putObject("userReplicationPolicy");
+    urp.put("asyncReplication", false);
+    urp.put("minReplicaSetSize", 1);
+    urp.put("maxReplicasetSize", 4);
+    n.putObject("userConsistencyPolicy").put("defaultConsistencyLevel", "Session");
+    ObjectNode srp = n.putObject("systemReplicationPolicy");
+    srp.put("minReplicaSetSize", 1);
+    srp.put("maxReplicasetSize", 4);
+    ObjectNode rp = n.putObject("readPolicy");
+    rp.put("primaryReadCoefficient", 1);
+    rp.put("secondaryReadCoefficient", 1);
+    n.put(
+        "queryEngineConfiguration",
+        "{\"maxSqlQueryInputLength\":262144,\"maxJoinsPerSqlQuery\":5,"
+            + "\"maxLogicalAndPerSqlQuery\":500,\"maxLogicalOrPerSqlQuery\":500,"
+            + "\"maxUdfRefPerSqlQuery\":10,\"maxInExpressionItemsCount\":16000,"
+            + "\"queryMaxInMemorySortDocumentCount\":500,\"maxQueryRequestTimeoutFraction\":0.9,"
+            + "\"sqlAllowNonFiniteNumbers\":false,\"sqlAllowAggregateFunctions\":true,"
+            + "\"sqlAllowSubQuery\":true,\"sqlAllowScalarSubQuery\":true,\"allowNewKeywords\":true,"
+            + "\"sqlAllowLike\":true,\"sqlAllowGroupByClause\":true,"
+            + "\"maxSpatialQueryCells\":12,\"spatialMaxGeometryPointCount\":256,"
+            + "\"sqlDisableOptimizationFlags\":0,\"sqlAllowTop\":true,"
+            + "\"enableSpatialIndexing\":true}");
+    return n;
+  }
+}

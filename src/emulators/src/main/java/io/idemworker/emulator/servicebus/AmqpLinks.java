@@ -1,0 +1,210 @@
+package io.idemworker.emulator.servicebus;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.qpid.proton.amqp.Symbol;
+import org.apache.qpid.proton.amqp.messaging.Source;
+import org.apache.qpid.proton.amqp.transaction.Coordinator;
+import org.apache.qpid.proton.amqp.transport.AmqpError;
+import org.apache.qpid.proton.amqp.transport.ErrorCondition;
+import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
+import org.apache.qpid.proton.engine.Delivery;
+import org.apache.qpid.proton.engine.EndpointState;
+import org.apache.qpid.proton.engine.Link;
+import org.apache.qpid.proton.engine.Receiver;
+import org.apache.qpid.proton.engine.Sender;
+import org.apache.qpid.proton.engine.Session;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The links of one connection: on attach it decides what a link is — a request or reply link of a
+ * management node ({@link RequestLinks}), a producer's link to a queue or topic ({@link
+ * IncomingTransfers}), a consumer's link from a queue or subscription ({@link ConsumerLink}) — or
+ * refuses it: {@code amqp:not-found} for an unknown entity, {@code amqp:not-implemented} for
+ * transaction coordinators and session receivers. It routes the connection's link events (flow,
+ * deliveries, detach, session close) to the link they concern.
+ *
+ * <p>Not thread-safe: confined to its connection's thread. Whenever a consumer link ends — detach,
+ * its session's close, the connection's close or end — the locks it holds go back to its store.
+ */
+final class AmqpLinks {
+  private static final Logger LOG = LoggerFactory.getLogger(AmqpLinks.class);
+  private static final Symbol SESSION_FILTER = Symbol.valueOf("com.microsoft:session-filter");
+
+  private final LinkContext context;
+  private final Map<Link, ConsumerLink> consumers = new IdentityHashMap<>();
+  private final RequestLinks requests;
+  private final IncomingTransfers transfers;
+
+  AmqpLinks(LinkContext context) {
+    this.context = context;
+    this.requests = new RequestLinks(context.remote());
+    this.transfers = new IncomingTransfers(context, requests);
+  }
+
+  /** Answers a client's attach: opens our end of the link as what it is, or refuses it. */
+  void onAttach(Link link) {
+    if (link.getLocalState() != EndpointState.UNINITIALIZED) {
+      return;
+    }
+    link.setSource(link.getRemoteSource());
+    link.setTarget(link.getRemoteTarget());
+    link.setSenderSettleMode(link.getRemoteSenderSettleMode());
+    link.setReceiverSettleMode(link.getRemoteReceiverSettleMode());
+    if (link.getRemoteTarget() instanceof Coordinator) {
+      refuseUnsupported(link, "Transactions");
+      return;
+    }
+    if (link.getRemoteSource() instanceof Source source
+        && source.getFilter() != null
+        && source.getFilter().containsKey(SESSION_FILTER)) {
+      refuseUnsupported(link, "Sessions");
+      return;
+    }
+    if (link instanceof Receiver r) {
+      attachIncoming(r);
+    } else {
+      attachOutgoing((Sender) link);
+    }
+  }
+
+  private void attachIncoming(Receiver r) {
+    String address = AmqpTerms.address(r.getRemoteTarget());
+    if ("$cbs".equalsIgnoreCase(address)) {
+      requests.attachCbs(r);
+      return;
+    }
+    if (RequestLinks.isManagementAddress(address)) {
+      String entity = Broker.normalise(address);
+      entity = entity.substring(0, entity.length() - Broker.MANAGEMENT_SUFFIX.length());
+      Optional<EntityStore> store = context.broker().resolve(entity);
+      if (store.isEmpty()) {
+        refuse(r, address);
+        return;
+      }
+      requests.attachManagement(r, store.get());
+      return;
+    }
+    Optional<MessageSink> sink = context.broker().resolveSink(address);
+    if (sink.isEmpty()) {
+      refuse(r, address);
+      return;
+    }
+    transfers.attachProducer(r, sink.get());
+  }
+
+  private void attachOutgoing(Sender s) {
+    String address = AmqpTerms.address(s.getRemoteSource());
+    if (RequestLinks.isNodeAddress(address)) {
+      requests.attachReply(s);
+      return;
+    }
+    Optional<EntityStore> store = context.broker().resolve(address);
+    if (store.isEmpty()) {
+      refuse(s, address);
+      return;
+    }
+    boolean receiveAndDelete = s.getRemoteSenderSettleMode() == SenderSettleMode.SETTLED;
+    ConsumerLink c = new ConsumerLink(s, store.get(), receiveAndDelete, context);
+    consumers.put(s, c);
+    c.open();
+  }
+
+  private void refuse(Link link, String address) {
+    LOG.warn("connection {}: attach to unknown entity '{}' refused", context.remote(), address);
+    refuse(
+        link,
+        new ErrorCondition(
+            AmqpError.NOT_FOUND, "The messaging entity '" + address + "' could not be found."));
+  }
+
+  private void refuse(Link link, ErrorCondition condition) {
+    if (link instanceof Sender) {
+      link.setSource(null);
+    } else {
+      link.setTarget(null);
+    }
+    link.setCondition(condition);
+    link.open();
+    link.close();
+  }
+
+  private void refuseUnsupported(Link link, String feature) {
+    LOG.warn(
+        "connection {}: link '{}' refused: {} not supported",
+        context.remote(),
+        link.getName(),
+        feature);
+    refuse(
+        link,
+        new ErrorCondition(
+            AmqpError.NOT_IMPLEMENTED, feature + " are not supported by this emulator."));
+  }
+
+  /** Ends a link the client detached or closed, giving back the locks it held. */
+  void onDetach(Link link) {
+    ConsumerLink c = consumers.get(link);
+    if (c != null) {
+      close(c);
+    }
+    requests.detach(link);
+    if (link.getLocalState() != EndpointState.CLOSED) {
+      link.close();
+    }
+  }
+
+  /** Ends the consumer links of a session the client closed. */
+  void onSessionClosed(Session s) {
+    for (ConsumerLink c : new ArrayList<>(consumers.values())) {
+      if (c.sender().getSession() == s) {
+        close(c);
+      }
+    }
+  }
+
+  /** The client changed a link's credit or asked for a drain. */
+  void onFlow(Link link) {
+    ConsumerLink c = consumers.get(link);
+    if (c != null) {
+      c.pump();
+    }
+  }
+
+  /** A transfer arrived on an incoming link, or a disposition on an outgoing one. */
+  void onDelivery(Delivery d) {
+    if (d.getLink() instanceof Receiver r) {
+      transfers.onTransfer(r, d);
+      return;
+    }
+    ConsumerLink c = consumers.get(d.getLink());
+    if (c == null) {
+      if (d.remotelySettled() && !d.isSettled()) {
+        d.settle();
+      }
+      return;
+    }
+    c.onDisposition(d);
+  }
+
+  /** Offers available messages on every consumer link. */
+  void pumpAll() {
+    for (ConsumerLink c : new ArrayList<>(consumers.values())) {
+      c.pump();
+    }
+  }
+
+  /** Ends every consumer link, giving back every lock this connection holds. */
+  void releaseAll() {
+    for (ConsumerLink c : new ArrayList<>(consumers.values())) {
+      close(c);
+    }
+  }
+
+  private void close(ConsumerLink c) {
+    consumers.remove(c.sender());
+    c.close();
+  }
+}

@@ -1,0 +1,141 @@
+package io.idemworker.emulator.servicebus;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.qpid.proton.amqp.messaging.Accepted;
+import org.apache.qpid.proton.amqp.transport.AmqpError;
+import org.apache.qpid.proton.engine.Delivery;
+import org.apache.qpid.proton.engine.EndpointState;
+import org.apache.qpid.proton.engine.Link;
+import org.apache.qpid.proton.engine.Receiver;
+import org.apache.qpid.proton.engine.Sender;
+import org.apache.qpid.proton.message.Message;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The request/response links of one connection: links to the {@code $cbs} node and to an entity's
+ * {@code $management} node carry requests in, and the reply links the client attached carry the
+ * answers back, found by the request's reply-to address. {@link ManagementNode} computes the
+ * answers; this class decodes requests, accepts them and sends the answers.
+ *
+ * <p>Not thread-safe: confined to its connection's thread. A request whose reply link is missing or
+ * no longer open is accepted and its answer dropped (and logged); an undecodable one is rejected
+ * with {@code amqp:decode-error}.
+ */
+final class RequestLinks {
+  private static final Logger LOG = LoggerFactory.getLogger(RequestLinks.class);
+  static final int REQUEST_CREDIT = 100;
+
+  private enum Node {
+    CBS,
+    MANAGEMENT
+  }
+
+  private record RequestLink(Node node, EntityStore store) {}
+
+  private final String remote;
+  private final Map<Link, RequestLink> requestLinks = new IdentityHashMap<>();
+  private final Map<String, Sender> replyLinks = new HashMap<>();
+
+  RequestLinks(String remote) {
+    this.remote = remote;
+  }
+
+  /** Whether {@code address} names a request/response node: {@code $cbs} or ENTITY/$management. */
+  static boolean isNodeAddress(String address) {
+    return "$cbs".equalsIgnoreCase(address) || isManagementAddress(address);
+  }
+
+  static boolean isManagementAddress(String address) {
+    return address != null && Broker.normalise(address).endsWith(Broker.MANAGEMENT_SUFFIX);
+  }
+
+  /** Opens a client's link to the {@code $cbs} node and gives it request credit. */
+  void attachCbs(Receiver r) {
+    attachRequests(r, new RequestLink(Node.CBS, null));
+  }
+
+  /** Opens a client's link to {@code store}'s {@code $management} node and gives it credit. */
+  void attachManagement(Receiver r, EntityStore store) {
+    attachRequests(r, new RequestLink(Node.MANAGEMENT, store));
+  }
+
+  private void attachRequests(Receiver r, RequestLink link) {
+    requestLinks.put(r, link);
+    r.open();
+    r.flow(REQUEST_CREDIT);
+  }
+
+  /**
+   * Opens a link on which answers go back, known by its target address (the requests' reply-to)
+   * and, failing that, by its name.
+   */
+  void attachReply(Sender s) {
+    String replyTo = AmqpTerms.address(s.getRemoteTarget());
+    if (replyTo != null) {
+      replyLinks.put(replyTo, s);
+    }
+    replyLinks.putIfAbsent(s.getName(), s);
+    s.open();
+  }
+
+  boolean isRequestLink(Link link) {
+    return requestLinks.containsKey(link);
+  }
+
+  /** Forgets {@code link} as a request or reply link; no-op for any other link. */
+  void detach(Link link) {
+    requestLinks.remove(link);
+    replyLinks.values().removeIf(s -> s == link);
+  }
+
+  /**
+   * Serves a complete request that arrived on {@code r}, then tops its credit up.
+   *
+   * @return false, having done nothing, when {@code r} is not a request link
+   */
+  boolean serve(Receiver r, Delivery d, byte[] bytes, int length) {
+    RequestLink link = requestLinks.get(r);
+    if (link == null) {
+      return false;
+    }
+    onRequest(link, d, bytes, length);
+    AmqpTerms.topUp(r, REQUEST_CREDIT);
+    return true;
+  }
+
+  private void onRequest(RequestLink link, Delivery d, byte[] bytes, int length) {
+    Message request = Message.Factory.create();
+    try {
+      request.decode(bytes, 0, length);
+    } catch (RuntimeException e) {
+      LOG.warn("connection {}: undecodable request rejected: {}", remote, e.toString());
+      AmqpTerms.answer(d, AmqpTerms.rejected(AmqpError.DECODE_ERROR, "cannot decode request"));
+      return;
+    }
+    AmqpTerms.answer(d, Accepted.getInstance());
+    Message response =
+        link.node == Node.CBS
+            ? ManagementNode.cbs(request)
+            : ManagementNode.handle(link.store, request);
+    response.setCorrelationId(request.getMessageId());
+    String replyTo = request.getReplyTo();
+    Sender reply = replyTo == null ? null : replyLinks.get(replyTo);
+    if (reply == null || reply.getLocalState() != EndpointState.ACTIVE) {
+      LOG.warn("connection {}: no reply link for reply-to '{}'; response dropped", remote, replyTo);
+      return;
+    }
+    if (replyTo != null) {
+      response.setAddress(replyTo);
+    }
+    byte[] out = MessageCodec.encode(response);
+    Delivery rd = reply.delivery(UUID.randomUUID().toString().getBytes(StandardCharsets.US_ASCII));
+    reply.send(out, 0, out.length);
+    reply.advance();
+    rd.settle();
+  }
+}
