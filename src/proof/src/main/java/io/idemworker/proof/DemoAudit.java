@@ -1,13 +1,13 @@
 package io.idemworker.proof;
 
 import com.azure.cosmos.CosmosContainer;
-import io.idemworker.app.TelemetryCounts;
 import io.idemworker.core.Outcome;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderReasons;
 import io.idemworker.proof.DemoPayments.Hazard;
 import io.idemworker.proof.DemoPayments.Request;
 import io.idemworker.proof.DemoTally.Delivery;
+import io.idemworker.telemetry.TelemetryCounts;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Comparator;

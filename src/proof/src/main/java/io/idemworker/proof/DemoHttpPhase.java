@@ -1,9 +1,9 @@
 package io.idemworker.proof;
 
 import com.azure.cosmos.CosmosContainer;
-import io.idemworker.app.ApiServer;
-import io.idemworker.app.IntakeFaults;
-import io.idemworker.app.OrderApi;
+import io.idemworker.http.ApiServer;
+import io.idemworker.http.IntakeFaults;
+import io.idemworker.http.OrderApi;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;

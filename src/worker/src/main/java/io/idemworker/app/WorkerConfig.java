@@ -4,6 +4,7 @@ import io.idemworker.core.MarkerRetention;
 import io.idemworker.customers.CustomerConsumers;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.servicebus.ProcessorSettings;
+import io.idemworker.telemetry.TelemetryExport;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
