@@ -1,4 +1,4 @@
-package io.idemworker.payments;
+package io.idemworker.orders;
 
 import java.util.Objects;
 
