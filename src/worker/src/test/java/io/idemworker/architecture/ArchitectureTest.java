@@ -31,10 +31,10 @@ class ArchitectureTest {
           .resideInAnyPackage(
               "com.azure..", "io.idemworker.cosmos..", "io.idemworker.servicebus..");
 
-  private static final ArchRule customersIsFreeOfAzure =
+  private static final ArchRule consumersIsFreeOfAzure =
       noClasses()
           .that()
-          .resideInAPackage("io.idemworker.customers..")
+          .resideInAPackage("io.idemworker.consumers..")
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage(
@@ -67,7 +67,7 @@ class ArchitectureTest {
   @Test
   void businessIsFreeOfAzure() {
     ordersIsFreeOfAzure.check(PRODUCTION);
-    customersIsFreeOfAzure.check(PRODUCTION);
+    consumersIsFreeOfAzure.check(PRODUCTION);
     webhooksIsFreeOfAzure.check(PRODUCTION);
   }
 

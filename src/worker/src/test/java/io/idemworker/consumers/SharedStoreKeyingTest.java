@@ -1,4 +1,4 @@
-package io.idemworker.customers;
+package io.idemworker.consumers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

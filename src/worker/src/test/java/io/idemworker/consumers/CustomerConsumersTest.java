@@ -1,8 +1,9 @@
-package io.idemworker.customers;
+package io.idemworker.consumers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.consumers.CustomerConsumers.Role;
 import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
@@ -11,7 +12,6 @@ import io.idemworker.core.InMemoryEffectStore;
 import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.WriteSet;
-import io.idemworker.customers.CustomerConsumers.Role;
 import io.idemworker.orders.InboxMarkers;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.idemworker.customers;
+package io.idemworker.consumers;
 
 import java.math.BigDecimal;
 import java.time.Instant;

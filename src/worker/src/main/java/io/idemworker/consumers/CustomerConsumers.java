@@ -1,4 +1,4 @@
-package io.idemworker.customers;
+package io.idemworker.consumers;
 
 import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.SubjectRouter;

@@ -1,4 +1,4 @@
-package io.idemworker.customers;
+package io.idemworker.consumers;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -1,4 +1,4 @@
-package io.idemworker.customers;
+package io.idemworker.consumers;
 
 /**
  * The ids of the documents the consumers write, all in partition {@code customerId} of the {@code

@@ -1,4 +1,4 @@
-package io.idemworker.customers;
+package io.idemworker.consumers;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.StreamReadFeature;

@@ -11,4 +11,4 @@
  * <p>Free of Azure. Of the order worker's code it uses only {@code InboxMarkers}, the one rule for
  * marker ids and their TTL; the event body is the only contract shared with the producer.
  */
-package io.idemworker.customers;
+package io.idemworker.consumers;
