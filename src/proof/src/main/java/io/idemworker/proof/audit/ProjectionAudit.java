@@ -2,8 +2,8 @@ package io.idemworker.proof.audit;
 
 import com.azure.cosmos.CosmosContainer;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.idemworker.consumers.CustomerDocumentIds;
 import io.idemworker.core.IdempotencyKey;
-import io.idemworker.customers.CustomerDocumentIds;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.proof.producer.DemoPayments;
 import java.math.BigDecimal;

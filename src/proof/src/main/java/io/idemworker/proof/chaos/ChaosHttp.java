@@ -1,9 +1,9 @@
 package io.idemworker.proof.chaos;
 
 import com.azure.cosmos.CosmosContainer;
-import io.idemworker.app.ApiServer;
-import io.idemworker.app.IntakeFaults;
-import io.idemworker.app.OrderApi;
+import io.idemworker.http.ApiServer;
+import io.idemworker.http.IntakeFaults;
+import io.idemworker.http.OrderApi;
 import io.idemworker.proof.emulators.AdjustableClock;
 import java.io.IOException;
 import java.net.URI;

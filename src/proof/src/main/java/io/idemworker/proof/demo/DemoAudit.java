@@ -1,7 +1,6 @@
 package io.idemworker.proof.demo;
 
 import com.azure.cosmos.CosmosContainer;
-import io.idemworker.app.TelemetryCounts;
 import io.idemworker.core.Outcome;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderReasons;
@@ -12,6 +11,7 @@ import io.idemworker.proof.producer.DemoLifecycle;
 import io.idemworker.proof.producer.DemoPayments.Hazard;
 import io.idemworker.proof.producer.DemoPayments.Request;
 import io.idemworker.proof.producer.DemoScenario;
+import io.idemworker.telemetry.TelemetryCounts;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Comparator;

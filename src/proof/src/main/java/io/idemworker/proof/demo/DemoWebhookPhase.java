@@ -8,7 +8,7 @@ import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.payments.PaymentFaults;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.payments.WebhookSettings;
-import io.idemworker.payments.CaptureAnswer;
+import io.idemworker.orders.CaptureAnswer;
 import io.idemworker.payments.HttpPaymentProvider;
 import io.idemworker.proof.audit.Check;
 import io.idemworker.proof.audit.StateAudit;

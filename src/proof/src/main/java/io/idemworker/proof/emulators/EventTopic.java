@@ -1,6 +1,6 @@
 package io.idemworker.proof.emulators;
 
-import io.idemworker.customers.CustomerConsumers;
+import io.idemworker.consumers.CustomerConsumers;
 import io.idemworker.emulator.servicebus.CorrelationFilter;
 import io.idemworker.emulator.servicebus.SubscriptionRule;
 import io.idemworker.emulator.servicebus.SubscriptionSettings;

@@ -2,7 +2,7 @@ package io.idemworker.proof.producer;
 
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
-import io.idemworker.app.ServiceBusTarget;
+import io.idemworker.operator.ServiceBusTarget;
 import io.idemworker.servicebus.ServiceBusConnection;
 import java.io.PrintStream;
 import java.util.ArrayList;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.azure.cosmos.models.CosmosPatchOperations;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.idemworker.customers.CustomerDocumentIds;
+import io.idemworker.consumers.CustomerDocumentIds;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -10,7 +10,7 @@ import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
-import io.idemworker.payments.CaptureAnswer;
+import io.idemworker.orders.CaptureAnswer;
 import io.idemworker.payments.HttpPaymentProvider;
 import java.math.BigDecimal;
 import java.net.URI;
