@@ -1,5 +1,10 @@
 package io.idemworker.proof;
 
+import io.idemworker.proof.bench.BenchCommand;
+import io.idemworker.proof.chaos.ChaosCommand;
+import io.idemworker.proof.demo.DemoCommand;
+import io.idemworker.proof.emulators.EmulatorsCommand;
+import io.idemworker.proof.producer.SendCommand;
 import picocli.CommandLine;
 
 /**

@@ -1,5 +1,6 @@
 package io.idemworker.app;
 
+import io.idemworker.operator.OperatorCommands;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine;
@@ -13,17 +14,15 @@ public final class AppCommands {
   private AppCommands() {}
 
   /**
-   * Adds this package's commands to a command line, with the environment variables in the usage
-   * help of the two commands that read them.
+   * Adds the deployment's commands and the operator commands to a command line, with the
+   * environment variables in the usage help of the commands that read them.
    *
    * @param commandLine the entry point's command line
    */
   public static void mountOn(CommandLine commandLine) {
     commandLine.addSubcommand(new RunCommand());
     commandLine.addSubcommand(new RelayCommand());
-    commandLine.addSubcommand(new ResubmitCommand());
-    commandLine.addSubcommand(new ExplainCommand());
-    commandLine.addSubcommand(new DlqCommand());
+    OperatorCommands.mountOn(commandLine, Wiring::workerTarget);
     commandLine.addSubcommand(new ApiCommand());
     describeEnvironment(commandLine);
     describeApiEnvironment(commandLine);

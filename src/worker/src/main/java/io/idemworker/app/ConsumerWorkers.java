@@ -2,14 +2,14 @@ package io.idemworker.app;
 
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
+import io.idemworker.consumers.CustomerConsumers;
+import io.idemworker.consumers.CustomerDocumentIds;
 import io.idemworker.core.DeliveryObserver;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.KeyStrategies;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
-import io.idemworker.customers.CustomerConsumers;
-import io.idemworker.customers.CustomerDocumentIds;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;

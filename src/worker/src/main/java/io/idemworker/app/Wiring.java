@@ -7,6 +7,8 @@ import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.identity.DefaultAzureCredentialBuilder;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import io.idemworker.consumers.CustomerConsumers;
+import io.idemworker.consumers.CustomerDocumentIds;
 import io.idemworker.core.DeliveryObserver;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.IdempotentConsumer;
@@ -16,8 +18,7 @@ import io.idemworker.core.MessageDecoder;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
-import io.idemworker.customers.CustomerConsumers;
-import io.idemworker.customers.CustomerDocumentIds;
+import io.idemworker.operator.WorkerTarget;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.payments.HttpPaymentProvider;
@@ -30,6 +31,7 @@ import io.idemworker.servicebus.ServiceBusWorker;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
@@ -40,22 +42,8 @@ public final class Wiring {
 
   static ServiceBusConnection serviceBus(
       WorkerConfig config, Supplier<TokenCredential> credential) {
-    return serviceBus(
+    return ServiceBusConnection.of(
         config.serviceBusConnectionString(), config.serviceBusNamespace(), credential);
-  }
-
-  /**
-   * A connection string when there is one, else the namespace with Entra ID; the credential is
-   * built only in that second case.
-   */
-  static ServiceBusConnection serviceBus(
-      Optional<String> connectionString,
-      Optional<String> namespace,
-      Supplier<TokenCredential> credential) {
-    return connectionString
-        .<ServiceBusConnection>map(ServiceBusConnection.ConnectionString::new)
-        .orElseGet(
-            () -> new ServiceBusConnection.Namespace(namespace.orElseThrow(), credential.get()));
   }
 
   static CosmosClient cosmosClient(WorkerConfig config, Supplier<TokenCredential> credential) {
@@ -245,6 +233,30 @@ public final class Wiring {
           thread.setDaemon(true);
           return thread;
         });
+  }
+
+  /**
+   * The worker deployment that {@code explain} looks at, read and checked from the same variables
+   * as {@code run}. Its clients are built only when asked for, each with its own credential.
+   *
+   * @param env the environment
+   * @return the worker's queue, orders container and the clients to reach them
+   * @throws IllegalArgumentException naming every bad variable and its allowed values, as {@code
+   *     run} reports them
+   */
+  public static WorkerTarget workerTarget(Map<String, String> env) {
+    WorkerConfig config;
+    try {
+      config = WorkerConfig.fromEnvironment(env);
+    } catch (WorkerConfig.ConfigurationException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+    return new WorkerTarget(
+        config.queueName(),
+        config.cosmosDatabase(),
+        config.cosmosContainer(),
+        () -> cosmosClient(config, defaultCredential()),
+        () -> serviceBus(config, defaultCredential()));
   }
 
   /**

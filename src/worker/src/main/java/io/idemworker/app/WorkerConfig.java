@@ -1,9 +1,10 @@
 package io.idemworker.app;
 
+import io.idemworker.consumers.CustomerConsumers;
 import io.idemworker.core.MarkerRetention;
-import io.idemworker.customers.CustomerConsumers;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.servicebus.ProcessorSettings;
+import io.idemworker.telemetry.TelemetryExport;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;

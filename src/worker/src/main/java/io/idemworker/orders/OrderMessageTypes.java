@@ -3,7 +3,6 @@ package io.idemworker.orders;
 import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.SubjectRouter;
-import io.idemworker.payments.PaymentProvider;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -9,8 +9,6 @@ import io.idemworker.core.Fingerprint;
 import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.IncomingMessage;
 import io.idemworker.core.MessageDecoder;
-import io.idemworker.payments.CaptureAnswer;
-import io.idemworker.payments.PaymentProvider;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,8 +1,7 @@
 /**
- * The external payment provider port and its HTTP adapter: {@link
- * io.idemworker.payments.PaymentProvider} (one idempotent capture), its sealed answer {@link
- * io.idemworker.payments.CaptureAnswer}, and {@link io.idemworker.payments.HttpPaymentProvider},
- * which speaks the provider's {@code POST /v1/captures} with an {@code Idempotency-Key} and
- * classifies every answer and failure at this edge, so the payment flow never sees HTTP.
+ * The HTTP adapter of the payment provider port {@link io.idemworker.orders.PaymentProvider}:
+ * {@link io.idemworker.payments.HttpPaymentProvider} speaks the provider's {@code POST
+ * /v1/captures} with an {@code Idempotency-Key} and classifies every answer and failure at this
+ * edge into a {@link io.idemworker.orders.CaptureAnswer}, so the payment flow never sees HTTP.
  */
 package io.idemworker.payments;

@@ -6,6 +6,8 @@ import com.azure.core.credential.TokenCredential;
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * How to reach a Service Bus namespace: a connection string (emulators, local development) or a
@@ -19,6 +21,26 @@ public sealed interface ServiceBusConnection {
    * @return a new builder
    */
   ServiceBusClientBuilder builder();
+
+  /**
+   * A connection string when there is one, else the namespace with Entra ID; the credential is
+   * built only in that second case.
+   *
+   * @param connectionString e.g. {@code SERVICEBUS_CONNECTION_STRING}
+   * @param namespace e.g. {@code SERVICEBUS_FULLY_QUALIFIED_NAMESPACE}; required without a
+   *     connection string
+   * @param credential builds the token credential for a namespace
+   * @return the connection
+   * @throws java.util.NoSuchElementException when neither is present
+   */
+  static ServiceBusConnection of(
+      Optional<String> connectionString,
+      Optional<String> namespace,
+      Supplier<TokenCredential> credential) {
+    return connectionString
+        .<ServiceBusConnection>map(ConnectionString::new)
+        .orElseGet(() -> new Namespace(namespace.orElseThrow(), credential.get()));
+  }
 
   /**
    * A connection string, e.g. the emulator's.

@@ -3,6 +3,7 @@ package io.idemworker.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.idemworker.telemetry.TelemetryExport;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

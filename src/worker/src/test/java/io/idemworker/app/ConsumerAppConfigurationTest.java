@@ -3,7 +3,7 @@ package io.idemworker.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.idemworker.customers.CustomerConsumers;
+import io.idemworker.consumers.CustomerConsumers;
 import io.idemworker.infra.ConsumerAppEnv;
 import io.idemworker.servicebus.ProcessorSettings;
 import java.io.IOException;

@@ -3,10 +3,10 @@ package io.idemworker.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.idemworker.consumers.CustomerConsumers;
 import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.IncomingMessage;
 import io.idemworker.core.KeyStrategy;
-import io.idemworker.customers.CustomerConsumers;
 import io.idemworker.servicebus.ProcessorSettings;
 import java.util.HashMap;
 import java.util.List;

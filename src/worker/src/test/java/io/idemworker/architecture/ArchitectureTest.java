@@ -10,11 +10,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Keeps the package layering inside the worker module that a module boundary cannot say: the
- * business is free of Azure and the adapters are independent of each other. That the worker uses
- * neither the emulators nor the proof tools, and that core is free of Azure, are compile facts of
- * the modules (the core module's own architecture test holds its allowlist). The rules run from
- * plain Jupiter tests: Surefire does not run ArchUnit's own engine's field-based tests alongside
- * Jupiter and jqwik.
+ * business is free of Azure, the adapters are independent of each other, and the arrows point from
+ * the composition root ({@code app}) to telemetry, the HTTP intake and the operator tools, never
+ * back. That the worker uses neither the emulators nor the proof tools, and that core is free of
+ * Azure, are compile facts of the modules (the core module's own architecture test holds its
+ * allowlist). The rules run from plain Jupiter tests: Surefire does not run ArchUnit's own engine's
+ * field-based tests alongside Jupiter and jqwik.
  */
 class ArchitectureTest {
   private static final JavaClasses PRODUCTION =
@@ -31,10 +32,10 @@ class ArchitectureTest {
           .resideInAnyPackage(
               "com.azure..", "io.idemworker.cosmos..", "io.idemworker.servicebus..");
 
-  private static final ArchRule customersIsFreeOfAzure =
+  private static final ArchRule consumersIsFreeOfAzure =
       noClasses()
           .that()
-          .resideInAPackage("io.idemworker.customers..")
+          .resideInAPackage("io.idemworker.consumers..")
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage(
@@ -64,15 +65,38 @@ class ArchitectureTest {
           .dependOnClassesThat()
           .resideInAnyPackage("io.idemworker.servicebus..", "io.idemworker.app..");
 
+  private static final ArchRule paymentsAdapterStaysApart =
+      noClasses()
+          .that()
+          .resideInAPackage("io.idemworker.payments..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage("io.idemworker.cosmos..", "io.idemworker.servicebus..");
+
+  private static final ArchRule onlyTheCompositionRootKnowsTheWiring =
+      noClasses()
+          .that()
+          .resideInAnyPackage(
+              "io.idemworker.telemetry..", "io.idemworker.http..", "io.idemworker.operator..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("io.idemworker.app..");
+
   @Test
   void businessIsFreeOfAzure() {
     ordersIsFreeOfAzure.check(PRODUCTION);
-    customersIsFreeOfAzure.check(PRODUCTION);
+    consumersIsFreeOfAzure.check(PRODUCTION);
     webhooksIsFreeOfAzure.check(PRODUCTION);
   }
 
   @Test
   void adaptersStayApart() {
     adaptersDoNotDependOnEachOther.check(PRODUCTION);
+    paymentsAdapterStaysApart.check(PRODUCTION);
+  }
+
+  @Test
+  void arrowsPointFromTheCompositionRoot() {
+    onlyTheCompositionRootKnowsTheWiring.check(PRODUCTION);
   }
 }

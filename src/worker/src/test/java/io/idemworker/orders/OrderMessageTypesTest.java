@@ -10,7 +10,6 @@ import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
 import io.idemworker.orders.OrderMessageTypes.MessageType;
 import io.idemworker.orders.OrderMessageTypes.Protection;
-import io.idemworker.payments.CaptureAnswer;
 import io.idemworker.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,9 +2,10 @@ package io.idemworker.payments;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.idemworker.payments.CaptureAnswer.Ambiguous;
-import io.idemworker.payments.CaptureAnswer.Captured;
-import io.idemworker.payments.CaptureAnswer.Rejected;
+import io.idemworker.orders.CaptureAnswer;
+import io.idemworker.orders.CaptureAnswer.Ambiguous;
+import io.idemworker.orders.CaptureAnswer.Captured;
+import io.idemworker.orders.CaptureAnswer.Rejected;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;

@@ -2,7 +2,8 @@ package io.idemworker.payments;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.idemworker.payments.CaptureAnswer.Ambiguous;
+import io.idemworker.orders.CaptureAnswer;
+import io.idemworker.orders.CaptureAnswer.Ambiguous;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.math.BigDecimal;

@@ -3,6 +3,7 @@ package io.idemworker.payments;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
+import io.idemworker.orders.CaptureAnswer;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -6,6 +6,7 @@ import io.idemworker.emulator.payments.PaymentFaults;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.payments.WebhookDelivery;
 import io.idemworker.emulator.payments.WebhookSettings;
+import io.idemworker.orders.CaptureAnswer;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;

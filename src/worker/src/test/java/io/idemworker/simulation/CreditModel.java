@@ -6,7 +6,7 @@ import io.idemworker.core.MessageDecoder;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
-import io.idemworker.payments.PaymentProvider;
+import io.idemworker.orders.PaymentProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

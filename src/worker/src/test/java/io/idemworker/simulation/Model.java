@@ -2,7 +2,7 @@ package io.idemworker.simulation;
 
 import io.idemworker.core.IncomingMessage;
 import io.idemworker.core.MessageDecoder;
-import io.idemworker.payments.PaymentProvider;
+import io.idemworker.orders.PaymentProvider;
 import java.util.List;
 import java.util.Optional;
 

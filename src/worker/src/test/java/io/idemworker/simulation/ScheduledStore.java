@@ -3,7 +3,7 @@ package io.idemworker.simulation;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.WriteSet;
-import io.idemworker.payments.CaptureAnswer;
+import io.idemworker.orders.CaptureAnswer;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -5,7 +5,7 @@ import io.idemworker.core.MessageDecoder;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
-import io.idemworker.payments.PaymentProvider;
+import io.idemworker.orders.PaymentProvider;
 import io.idemworker.simulation.World.Copy;
 import io.idemworker.simulation.World.Status;
 import java.util.ArrayList;

@@ -7,7 +7,7 @@ import io.idemworker.core.EffectStore;
 import io.idemworker.core.Fingerprint;
 import io.idemworker.core.InMemoryEffectStore;
 import io.idemworker.core.WriteSet;
-import io.idemworker.payments.CaptureAnswer;
+import io.idemworker.orders.CaptureAnswer;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

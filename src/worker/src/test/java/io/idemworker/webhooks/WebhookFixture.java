@@ -65,7 +65,7 @@ final class WebhookFixture implements AutoCloseable {
           262_144);
 
   /** Lets the queue's flow capture payments through {@code provider}. */
-  void capturingWith(io.idemworker.payments.PaymentProvider provider) {
+  void capturingWith(io.idemworker.orders.PaymentProvider provider) {
     orders =
         new IdempotentConsumer(
             KeyStrategies.messageId(),

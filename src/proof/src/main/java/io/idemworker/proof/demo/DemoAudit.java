@@ -1,0 +1,359 @@
+package io.idemworker.proof.demo;
+
+import com.azure.cosmos.CosmosContainer;
+import io.idemworker.core.Outcome;
+import io.idemworker.orders.OrderMessageTypes;
+import io.idemworker.orders.OrderReasons;
+import io.idemworker.proof.audit.Check;
+import io.idemworker.proof.audit.StateAudit;
+import io.idemworker.proof.demo.DemoTally.Delivery;
+import io.idemworker.proof.producer.DemoLifecycle;
+import io.idemworker.proof.producer.DemoPayments.Hazard;
+import io.idemworker.proof.producer.DemoPayments.Request;
+import io.idemworker.proof.producer.DemoScenario;
+import io.idemworker.telemetry.TelemetryCounts;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+/**
+ * The demo's checks of what it <em>observed</em>: how each delivery ended, by source of repeat, and
+ * whether the telemetry agrees. What the stores hold afterwards is not checked here but by {@link
+ * StateAudit}, the audit the chaos run uses. Not thread-safe; used once, after the workers stopped.
+ */
+final class DemoAudit {
+  private final DemoScenario scenario;
+  private final List<Delivery> deliveries;
+  private final TelemetryCounts metrics;
+  private final CosmosContainer orders;
+  private final long replays;
+
+  /**
+   * @param scenario what the producer sent
+   * @param deliveries every delivery the workers finished
+   * @param metrics the OpenTelemetry counters of the same deliveries
+   * @param orders the orders container, for the attempt a payment record was completed by
+   * @param replays how many answers the payment provider replayed for a key it had executed
+   */
+  DemoAudit(
+      DemoScenario scenario,
+      List<Delivery> deliveries,
+      TelemetryCounts metrics,
+      CosmosContainer orders,
+      long replays) {
+    this.scenario = scenario;
+    this.deliveries = deliveries;
+    this.metrics = metrics;
+    this.orders = orders;
+    this.replays = replays;
+  }
+
+  List<Check> run(boolean settledInTime) {
+    List<Check> checks = new ArrayList<>();
+    checks.add(
+        new Check(
+            "every phase settled within the timeout",
+            settledInTime,
+            settledInTime ? "" : "the workers had not finished when the timeout passed"));
+    checks.add(onePerOrder());
+    checks.add(poisonAtFirstDelivery());
+    checks.add(creditsOnce());
+    checks.add(olderStatusStale());
+    checks.add(neverPlaced());
+    checks.add(paymentsRetried());
+    checks.add(paymentCopies());
+    checks.add(balance());
+    checks.add(metricsBalance());
+    return checks;
+  }
+
+  private Check onePerOrder() {
+    Map<String, Long> created =
+        deliveries.stream()
+            .filter(d -> DemoCommand.isType(d, DemoCommand.ORDER_PLACED) && DemoCommand.applied(d))
+            .collect(
+                Collectors.groupingBy(
+                    d -> d.outcome().knownEntityId().orElse("?"),
+                    TreeMap::new,
+                    Collectors.counting()));
+    List<String> problems = new ArrayList<>();
+    created.forEach(
+        (id, count) -> {
+          if (count != 1 || !scenario.orders.containsKey(id)) {
+            problems.add(id + " created by " + count + " deliveries");
+          }
+        });
+    if (created.size() != scenario.orders.size()) {
+      problems.add(created.size() + " of " + scenario.orders.size() + " created");
+    }
+    return check(
+        "queue: each of "
+            + scenario.orders.size()
+            + " orders created by exactly one delivery; every repeat completed as a duplicate",
+        problems);
+  }
+
+  private Check poisonAtFirstDelivery() {
+    Map<String, Long> expected = new TreeMap<>();
+    scenario.poisons.forEach(p -> expected.merge(p.expected().code(), 1L, Long::sum));
+    expected.merge(
+        "IdempotencyConflict",
+        (long) scenario.conflicts.size() + scenario.payments.reusedKeys.size(),
+        Long::sum);
+    expected.merge(
+        OrderReasons.CURRENCY_MISMATCH.code(),
+        (long) scenario.lifecycle.wrongCurrency.size(),
+        Long::sum);
+    expected.merge(OrderReasons.ORDER_NOT_FOUND.code(), 1L, Long::sum);
+    Map<String, Long> seen =
+        deliveries.stream()
+            .filter(d -> d.outcome() instanceof Outcome.DeadLettered)
+            .collect(
+                Collectors.groupingBy(
+                    d -> ((Outcome.DeadLettered) d.outcome()).reason().code(),
+                    TreeMap::new,
+                    Collectors.counting()));
+    long redelivered =
+        deliveries.stream()
+            .filter(
+                d ->
+                    d.outcome() instanceof Outcome.DeadLettered dl
+                        && !dl.reason().equals(OrderReasons.ORDER_NOT_FOUND))
+            .filter(d -> d.message().deliveryCount() > 0)
+            .count();
+    List<String> problems = new ArrayList<>();
+    if (!expected.equals(seen)) {
+      problems.add("expected " + expected + ", the workers dead-lettered " + seen);
+    }
+    if (redelivered > 0) {
+      problems.add(redelivered + " dead-lettered only after a redelivery");
+    }
+    return check(
+        "every poison message ("
+            + scenario.poisons.size()
+            + "), reused key and wrong currency dead-lettered at its first delivery, with its reason",
+        problems);
+  }
+
+  private Check creditsOnce() {
+    Map<String, Long> appliedBy =
+        countBy(
+            d -> DemoCommand.isType(d, OrderMessageTypes.ORDER_CREDITED) && DemoCommand.applied(d));
+    List<String> problems = new ArrayList<>();
+    for (DemoLifecycle.Credit credit : scenario.lifecycle.credits) {
+      long times = appliedBy.getOrDefault(credit.creditId(), 0L);
+      if (times != 1) {
+        problems.add(credit.creditId() + " applied by " + times + " deliveries");
+      }
+    }
+    int drifting = 0;
+    for (List<DemoLifecycle.Credit> credits : scenario.lifecycle.creditsByOrder().values()) {
+      double asDoubles = 0;
+      BigDecimal exact = BigDecimal.ZERO;
+      for (DemoLifecycle.Credit credit : credits) {
+        asDoubles += credit.amount().doubleValue();
+        exact = exact.add(credit.amount());
+      }
+      if (BigDecimal.valueOf(asDoubles).compareTo(exact) != 0) {
+        drifting++;
+      }
+    }
+    return check(
+        "credits: each of "
+            + scenario.lifecycle.credits.size()
+            + " applied by exactly one delivery, "
+            + DemoCommand.duplicates(deliveries, OrderMessageTypes.ORDER_CREDITED)
+            + " repeats absorbed (summed as doubles, "
+            + drifting
+            + " of the totals would be off)",
+        problems);
+  }
+
+  private Check olderStatusStale() {
+    Map<String, Long> staleBy = countBy(d -> d.outcome() instanceof Outcome.Stale);
+    List<String> problems = new ArrayList<>();
+    for (String orderId : scenario.lifecycle.statusOrders) {
+      String older = OrderMessageTypes.statusMessageId(orderId, 2);
+      if (staleBy.getOrDefault(older, 0L) != 1) {
+        problems.add(older + " did not complete as stale exactly once");
+      }
+    }
+    return check(
+        "status version 2, sent after version 3, completed as stale ("
+            + scenario.lifecycle.statusOrders.size()
+            + " orders)",
+        problems);
+  }
+
+  private Check neverPlaced() {
+    String messageId = OrderMessageTypes.statusMessageId(scenario.lifecycle.neverPlaced, 1);
+    List<Delivery> copies =
+        deliveries.stream()
+            .filter(d -> d.message().messageId().filter(messageId::equals).isPresent())
+            .toList();
+    long notYet =
+        copies.stream()
+            .filter(
+                d ->
+                    d.outcome() instanceof Outcome.Retry r
+                        && r.cause() == Outcome.RetryCause.NOT_YET)
+            .count();
+    List<String> problems = new ArrayList<>();
+    if (copies.size() != DemoCommand.MAX_DELIVERY_COUNT || notYet != copies.size() - 1) {
+      problems.add(
+          copies.size() + " deliveries, " + notYet + " of them retried as not yet arrived");
+    }
+    return check(
+        "the status for an order that never came dead-lettered on delivery "
+            + copies.size()
+            + " of "
+            + DemoCommand.MAX_DELIVERY_COUNT
+            + " (retried NOT_YET before)",
+        problems);
+  }
+
+  private Check paymentsRetried() {
+    List<String> problems = new ArrayList<>();
+    List<Request> retried = new ArrayList<>(scenario.payments.requests(Hazard.CRASH));
+    retried.addAll(scenario.payments.requests(Hazard.AMBIGUOUS));
+    for (Request r : retried) {
+      long attempt =
+          StateAudit.read(orders, r.orderId(), r.recordId())
+              .map(d -> d.path("attempt").asLong())
+              .orElse(-1L);
+      if (attempt != 2) {
+        problems.add(r.recordId() + " completed by attempt " + attempt + ", expected 2");
+      }
+      List<Delivery> copies = copies(r);
+      if (copies.isEmpty() || !(copies.get(0).outcome() instanceof Outcome.Retry)) {
+        problems.add(r.paymentRequestId() + " was not retried after its first call");
+      }
+      if (processed(copies) != 1) {
+        problems.add(r.paymentRequestId() + " completed by " + processed(copies) + " deliveries");
+      }
+    }
+    if (replays < retried.size()) {
+      problems.add(replays + " replays for " + retried.size() + " repeated calls");
+    }
+    return check(
+        "payments: a crash after the provider call ("
+            + scenario.payments.requests(Hazard.CRASH).size()
+            + ") and a dropped answer ("
+            + scenario.payments.requests(Hazard.AMBIGUOUS).size()
+            + ") were retried with the same key: attempt 2 took the lease over, the provider"
+            + " replayed ("
+            + replays
+            + " replays)",
+        problems);
+  }
+
+  private Check paymentCopies() {
+    List<String> problems = new ArrayList<>();
+    for (Request r : scenario.payments.requests(Hazard.CONCURRENT)) {
+      List<Delivery> copies = copies(r);
+      long duplicates =
+          copies.stream().filter(d -> d.outcome() instanceof Outcome.Duplicate).count();
+      if (processed(copies) != 1 || duplicates != 1) {
+        problems.add(r.paymentRequestId() + ": " + processed(copies) + " completed");
+      }
+    }
+    for (Request r : scenario.payments.requests(Hazard.DECLINE)) {
+      if (processed(copies(r)) != 1) {
+        problems.add(r.paymentRequestId() + " (declined) completed " + processed(copies(r)) + "x");
+      }
+    }
+    return check(
+        "payments: of each concurrent pair ("
+            + scenario.payments.requests(Hazard.CONCURRENT).size()
+            + ") one delivery called the provider, the other completed as a duplicate; each"
+            + " decline ("
+            + scenario.payments.requests(Hazard.DECLINE).size()
+            + ") completed once as a business answer",
+        problems);
+  }
+
+  private Check balance() {
+    long processed =
+        deliveries.stream().filter(d -> d.outcome() instanceof Outcome.Processed).count();
+    long duplicates = DemoCommand.duplicates(deliveries);
+    long deadLettered = DemoCommand.deadLettered(deliveries);
+    long stale = DemoCommand.stale(deliveries);
+    long retried = deliveries.stream().filter(d -> d.outcome() instanceof Outcome.Retry).count();
+    long sum = processed + duplicates + stale + deadLettered + retried;
+    return new Check(
+        "every delivery accounted for: "
+            + deliveries.size()
+            + " delivered = "
+            + processed
+            + " applied + "
+            + duplicates
+            + " duplicates + "
+            + stale
+            + " stale + "
+            + deadLettered
+            + " dead-lettered + "
+            + retried
+            + " retried",
+        sum == deliveries.size(),
+        "");
+  }
+
+  private Check metricsBalance() {
+    long finished =
+        metrics.processed()
+            + metrics.duplicates()
+            + metrics.stale()
+            + metrics.deadLetteredTotal()
+            + metrics.retriedTotal();
+    boolean pass =
+        metrics.received() == deliveries.size()
+            && finished == metrics.received()
+            && metrics.processed()
+                == deliveries.stream().filter(d -> d.outcome() instanceof Outcome.Processed).count()
+            && metrics.duplicates() == DemoCommand.duplicates(deliveries)
+            && metrics.stale() == DemoCommand.stale(deliveries)
+            && metrics.deadLetteredTotal() == DemoCommand.deadLettered(deliveries);
+    return new Check(
+        "OpenTelemetry counters balance: received "
+            + metrics.received()
+            + " = sum of outcomes "
+            + finished
+            + ", matching the deliveries the demo saw",
+        pass,
+        pass ? "" : "metrics " + metrics + " vs " + deliveries.size() + " deliveries");
+  }
+
+  /** Deliveries that match, counted by message id. */
+  private Map<String, Long> countBy(Predicate<Delivery> matching) {
+    return deliveries.stream()
+        .filter(matching)
+        .collect(
+            Collectors.groupingBy(
+                d -> d.message().messageId().orElse("?"), TreeMap::new, Collectors.counting()));
+  }
+
+  private List<Delivery> copies(Request r) {
+    return deliveries.stream()
+        .filter(d -> DemoCommand.isType(d, DemoCommand.PAYMENT))
+        .filter(d -> d.message().messageId().filter(r.paymentRequestId()::equals).isPresent())
+        .sorted(Comparator.comparingLong(Delivery::startedNanos))
+        .toList();
+  }
+
+  private static long processed(List<Delivery> copies) {
+    return copies.stream().filter(d -> d.outcome() instanceof Outcome.Processed).count();
+  }
+
+  /** A check from its problems: passes when there are none, else names the first five. */
+  static Check check(String claim, List<String> problems) {
+    return new Check(
+        claim,
+        problems.isEmpty(),
+        String.join("; ", problems.subList(0, Math.min(5, problems.size()))));
+  }
+}

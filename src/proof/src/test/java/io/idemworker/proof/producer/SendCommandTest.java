@@ -1,0 +1,57 @@
+package io.idemworker.proof.producer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
+import com.azure.messaging.servicebus.ServiceBusReceiverClient;
+import io.idemworker.testing.Emulators;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class SendCommandTest {
+
+  @Test
+  void sendsContractConformingOrdersTwiceWhenAsked() {
+    String queue = Emulators.newQueue(settings -> settings);
+    Map<String, String> env =
+        Map.of(
+            "SERVICEBUS_CONNECTION_STRING",
+            Emulators.serviceBus().connectionString(),
+            "SERVICEBUS_QUEUE_NAME",
+            queue);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+    int exit =
+        new CommandLine(new SendCommand(env, new PrintStream(bytes, true, StandardCharsets.UTF_8)))
+            .execute("--orders", "3", "--twice");
+
+    assertThat(exit).isZero();
+    assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("sent 6 OrderPlaced message(s)");
+    List<ServiceBusReceivedMessage> received = new ArrayList<>();
+    try (ServiceBusReceiverClient receiver =
+        Emulators.serviceBusClient().receiver().queueName(queue).buildClient()) {
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (received.size() < 6 && System.nanoTime() < deadline) {
+        receiver.receiveMessages(6 - received.size(), Duration.ofSeconds(2)).forEach(received::add);
+      }
+    }
+    assertThat(received).hasSize(6);
+    assertThat(received)
+        .allSatisfy(
+            m -> {
+              assertThat(m.getSubject()).isEqualTo("OrderPlaced");
+              assertThat(m.getContentType()).isEqualTo("application/json");
+              assertThat(m.getBody().toString())
+                  .contains("\"orderId\":\"" + m.getMessageId() + "\"");
+            });
+    assertThat(received.stream().map(ServiceBusReceivedMessage::getMessageId).distinct())
+        .hasSize(3);
+  }
+}

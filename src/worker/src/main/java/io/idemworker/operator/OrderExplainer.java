@@ -1,0 +1,144 @@
+package io.idemworker.operator;
+
+import com.azure.cosmos.CosmosContainer;
+import com.azure.cosmos.models.CosmosQueryRequestOptions;
+import com.azure.cosmos.models.PartitionKey;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.idemworker.servicebus.DeadLetterReader;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Gathers what the system holds about one message or order: every document in the order's partition
+ * (one single-partition query) and the copies in the dead-letter queues it is given.
+ *
+ * <p><b>Finding the partition.</b> Every document lives in partition {@code orderId}, and a query
+ * without the partition key is cross-partition (refused by the emulator, a fan-out over every
+ * physical partition on Azure). So the order id is found first, in this order: the one the caller
+ * gives ({@code --order}); the {@code orderId} in the body of a dead-lettered copy whose MessageId
+ * is the id asked about; the prefix of a status-change id {@code {orderId}:status:{v}}; else the id
+ * itself (an OrderPlaced MessageId is the orderId). A credit or payment request that was processed
+ * and not dead-lettered therefore needs {@code --order}: its id says nothing about its order.
+ *
+ * <p>Reads only; never writes, locks or settles. Not thread-safe.
+ */
+final class OrderExplainer {
+  private static final Pattern STATUS_ID = Pattern.compile("(.+):status:(\\d+)");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final CosmosContainer container;
+  private final DeadLetterReader deadLetters;
+  private final List<DeadLetterReader.Source> sources;
+  private final int deadLetterMax;
+
+  /**
+   * Creates the explainer.
+   *
+   * @param container the orders container
+   * @param deadLetters reads dead-letter queues
+   * @param sources the dead-letter queues to look in
+   * @param deadLetterMax the most messages to peek per dead-letter queue
+   */
+  OrderExplainer(
+      CosmosContainer container,
+      DeadLetterReader deadLetters,
+      List<DeadLetterReader.Source> sources,
+      int deadLetterMax) {
+    this.container = Objects.requireNonNull(container, "container");
+    this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
+    this.sources = List.copyOf(sources);
+    this.deadLetterMax = deadLetterMax;
+  }
+
+  /**
+   * Gathers what is stored.
+   *
+   * @param id a MessageId or an orderId
+   * @param order the order id when the caller knows it
+   * @return what was found; {@link Explanation#found()} tells whether anything was
+   * @throws com.azure.cosmos.CosmosException when Cosmos DB cannot be read (the container missing,
+   *     access denied)
+   */
+  Explanation explain(String id, Optional<String> order) {
+    List<String> problems = new ArrayList<>();
+    List<DeadLetterReader.DeadLetter> peeked = new ArrayList<>();
+    for (DeadLetterReader.Source source : sources) {
+      try {
+        DeadLetterReader.Peek peek = deadLetters.peek(source, deadLetterMax);
+        peeked.addAll(peek.messages());
+        if (peek.truncated()) {
+          problems.add(
+              source.label()
+                  + "/$deadletterqueue: only the first "
+                  + deadLetterMax
+                  + " messages were read (--dlq-max)");
+        }
+      } catch (RuntimeException e) {
+        problems.add(source.label() + "/$deadletterqueue not read: " + firstLine(e));
+      }
+    }
+    String orderId;
+    String resolvedBy;
+    Optional<String> fromCopy =
+        peeked.stream()
+            .filter(d -> d.messageId().filter(id::equals).isPresent())
+            .map(OrderExplainer::orderIdOf)
+            .flatMap(Optional::stream)
+            .findFirst();
+    Matcher status = STATUS_ID.matcher(id);
+    if (order.isPresent()) {
+      orderId = order.get();
+      resolvedBy = "--order";
+    } else if (fromCopy.isPresent()) {
+      orderId = fromCopy.get();
+      resolvedBy = "dead-lettered copy";
+    } else if (status.matches()) {
+      orderId = status.group(1);
+      resolvedBy = "status-change id";
+    } else {
+      orderId = id;
+      resolvedBy = "id taken as the orderId";
+    }
+    List<JsonNode> documents = new ArrayList<>();
+    container
+        .queryItems(
+            "SELECT * FROM c",
+            new CosmosQueryRequestOptions().setPartitionKey(new PartitionKey(orderId)),
+            JsonNode.class)
+        .forEach(documents::add);
+    List<DeadLetterReader.DeadLetter> copies =
+        peeked.stream()
+            .filter(
+                d ->
+                    d.messageId().filter(id::equals).isPresent()
+                        || orderIdOf(d).filter(orderId::equals).isPresent())
+            .toList();
+    return new Explanation(id, orderId, resolvedBy, documents, copies, problems);
+  }
+
+  /** The {@code orderId} in a dead-lettered body, when it is a JSON object holding one. */
+  static Optional<String> orderIdOf(DeadLetterReader.DeadLetter deadLetter) {
+    try {
+      JsonNode body = JSON.readTree(deadLetter.body());
+      JsonNode orderId = body == null ? null : body.get("orderId");
+      return orderId != null && orderId.isTextual() && !orderId.asText().isBlank()
+          ? Optional.of(orderId.asText())
+          : Optional.empty();
+    } catch (IOException e) {
+      // Unreadable bodies are dead-lettered for that very reason; they name no order.
+      return Optional.empty();
+    }
+  }
+
+  private static String firstLine(RuntimeException e) {
+    String message = Optional.ofNullable(e.getMessage()).orElse(e.getClass().getSimpleName());
+    int newline = message.indexOf('\n');
+    return newline < 0 ? message : message.substring(0, newline);
+  }
+}

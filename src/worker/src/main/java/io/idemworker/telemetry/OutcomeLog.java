@@ -1,0 +1,131 @@
+package io.idemworker.telemetry;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.core.DeadLetterReason;
+import io.idemworker.core.DeliveryObserver;
+import io.idemworker.core.IdempotencyKey;
+import io.idemworker.core.IncomingMessage;
+import io.idemworker.core.Outcome;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.time.Duration;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
+
+/**
+ * Writes one JSON line per delivery outcome to the logger {@value #LOGGER}, which the shipped
+ * {@code logback.xml} sends to stdout as the bare line. Fields:
+ *
+ * <pre>{@code
+ * {"event":"message","messageId":"ord-1","idempotencyKey":"ord-1","correlationId":"c-1",
+ *  "orderId":"ord-1","deliveryCount":0,"outcome":"processed","reason":"none","description":null,
+ *  "durationMs":12.5,"settled":true,"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"}
+ * }</pre>
+ *
+ * <p>Absent values are JSON {@code null}, so every line has every field. The line carries ids,
+ * never the body or a value from it other than the order id; {@code description} is the dead-letter
+ * or retry description, which by the outcome's contract names fields, never values. Ids are
+ * JSON-escaped, so a hostile message id cannot forge a line.
+ *
+ * <p>Levels: INFO for processed, duplicate and transient retries (they need nobody); WARN for
+ * dead-lettered messages (someone should look at the dead-letter queue); ERROR for {@code
+ * IdempotencyConflict} (a key reused for other content: an alert) and for retries caused by the
+ * worker's misconfiguration.
+ *
+ * <p>{@code traceId} is read from {@link Span#current()} at finish, so run this inside {@link
+ * Telemetry#observer(DeliveryObserver)}; it is null when no valid span is current. Thread-safe;
+ * never throws.
+ */
+public final class OutcomeLog implements DeliveryObserver {
+
+  /** The logger name that the outcome lines go to. */
+  static final String LOGGER = "idemworker.outcome";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Logger logger;
+
+  /** Logs to {@value #LOGGER}. */
+  public OutcomeLog() {
+    this(LoggerFactory.getLogger(LOGGER));
+  }
+
+  /**
+   * Logs to the given logger.
+   *
+   * @param logger where the lines go
+   */
+  OutcomeLog(Logger logger) {
+    this.logger = logger;
+  }
+
+  @Override
+  public Observation start(IncomingMessage message) {
+    return (outcome, elapsed, settled) -> {
+      try {
+        Level level = level(outcome);
+        if (logger.isEnabledForLevel(level)) {
+          logger.atLevel(level).log(line(message, outcome, elapsed, settled));
+        }
+      } catch (RuntimeException | JsonProcessingException e) {
+        LoggerFactory.getLogger(OutcomeLog.class).warn("writing an outcome line failed", e);
+      }
+    };
+  }
+
+  /**
+   * The level of an outcome's line.
+   *
+   * @param outcome the outcome
+   * @return INFO, WARN or ERROR as described in the class documentation
+   */
+  static Level level(Outcome outcome) {
+    return outcome.fold(
+        processed -> Level.INFO,
+        duplicate -> Level.INFO,
+        stale -> Level.INFO,
+        deadLettered ->
+            deadLettered.reason().equals(DeadLetterReason.IDEMPOTENCY_CONFLICT)
+                ? Level.ERROR
+                : Level.WARN,
+        retry -> retry.cause() == Outcome.RetryCause.MISCONFIGURATION ? Level.ERROR : Level.INFO);
+  }
+
+  private static String line(
+      IncomingMessage message, Outcome outcome, Duration elapsed, boolean settled)
+      throws JsonProcessingException {
+    ObjectNode line = JSON.createObjectNode();
+    line.put("event", "message");
+    line.put("messageId", message.messageId().orElse(null));
+    line.put("messageType", Telemetry.messageType(message));
+    line.put("idempotencyKey", outcome.knownKey().map(IdempotencyKey::value).orElse(null));
+    line.put("correlationId", message.correlationId().orElse(null));
+    line.put("orderId", outcome.knownEntityId().orElse(null));
+    line.put("deliveryCount", message.deliveryCount());
+    line.put("outcome", outcome.label());
+    line.put("reason", Telemetry.reason(outcome));
+    line.put(
+        "description",
+        outcome
+            .<Optional<String>>fold(
+                processed -> Optional.empty(),
+                duplicate -> Optional.empty(),
+                stale -> Optional.of(stale.description()),
+                deadLettered -> Optional.of(deadLettered.description()),
+                retry -> Optional.of(retry.description()))
+            .orElse(null));
+    line.put(
+        "durationMs",
+        BigDecimal.valueOf(elapsed.toNanos()).movePointLeft(6).setScale(3, RoundingMode.HALF_UP));
+    line.put("settled", settled);
+    SpanContext span = Span.current().getSpanContext();
+    line.put("traceId", span.isValid() ? span.getTraceId() : null);
+    return JSON.writeValueAsString(line);
+  }
+}
