@@ -8,8 +8,29 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Every relative link in the README and under docs/ leads to a file, and to a heading if named. */
+/**
+ * Every relative link in the README and under docs/ leads to a file, and to a heading if named;
+ * every module source path they quote exists.
+ */
 class DocumentationLinksTest {
+  /** A path under a module's sources written in code, e.g. `src/core/src/main/java/.../X.java`. */
+  private static final java.util.regex.Pattern REPOSITORY_PATH =
+      java.util.regex.Pattern.compile("`(src/[a-z]+/src/(?:main|test)/[A-Za-z0-9_./*-]+)`");
+
+  /** Whether a path exists; a {@code *} in its last part matches any file name there. */
+  private static boolean existsMatching(String path) {
+    Path file = Path.of(path);
+    if (!path.contains("*")) {
+      return Files.exists(file);
+    }
+    java.nio.file.PathMatcher glob =
+        file.getFileSystem().getPathMatcher("glob:" + file.getFileName());
+    try (java.util.stream.Stream<Path> siblings = Files.list(file.getParent())) {
+      return siblings.anyMatch(sibling -> glob.matches(sibling.getFileName()));
+    } catch (java.io.IOException e) {
+      return false;
+    }
+  }
 
   @Test
   void everyRelativeLink_resolvesToAFileAndHeading() {
@@ -27,12 +48,30 @@ class DocumentationLinksTest {
   }
 
   @Test
-  void brokenLinksAndAnchors_areFound() {
+  void everyRepositoryPathInCode_exists() {
+    List<String> missing = new ArrayList<>();
+    for (Path page : Markdown.pages()) {
+      java.util.regex.Matcher path = REPOSITORY_PATH.matcher(Markdown.read(page));
+      while (path.find()) {
+        if (!existsMatching(path.group(1))) {
+          missing.add(page + ": " + path.group(1));
+        }
+      }
+    }
+
+    assertThat(missing).isEmpty();
+  }
+
+  @Test
+  void brokenLinksAnchorsAndPaths_areFound() {
     Path readme = Path.of("README.md");
 
     assertThat(problem(readme, "docs/no-such-page.md")).isPresent();
     assertThat(problem(readme, "#no-such-heading")).isPresent();
     assertThat(problem(readme, "#the-two-commands")).isEmpty();
+    assertThat(existsMatching("src/core/src/main/java/io/idemworker/core/Outcome.java")).isTrue();
+    assertThat(existsMatching("src/core/src/main/java/io/idemworker/core/Out*.java")).isTrue();
+    assertThat(existsMatching("src/core/src/main/java/io/idemworker/core/NoSuch*.java")).isFalse();
     assertThat(Markdown.slug("The HTTP order intake (`api`)"))
         .isEqualTo("the-http-order-intake-api");
   }
