@@ -40,6 +40,13 @@ class ReadmeContractTest {
   }
 
   @Test
+  void readmeAndTheLongestReferencePages_stayShort() {
+    for (String page : List.of("README.md", "docs/benchmarks.md", "docs/chaos.md")) {
+      assertThat(Markdown.read(Path.of(page)).lines().count()).as(page).isLessThanOrEqualTo(250);
+    }
+  }
+
+  @Test
   void contract_describesEveryRegisteredType() {
     String contract = README.substring(README.indexOf("## The message contract"));
 
