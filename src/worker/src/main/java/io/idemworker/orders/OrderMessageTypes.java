@@ -15,7 +15,8 @@ import java.util.function.Function;
  * The message types of the {@code orders} queue: one registration per type ({@link #TYPES}), which
  * the flow routes by {@code Subject}, {@code resubmit} asks whether a type's marker expires, {@code
  * explain} asks which order fields a type writes, and a test holds against the README's contract
- * table. A new type is a decoder and one entry here; nothing else keeps a list of subjects.
+ * table. No other code of the worker keeps a list of the subjects; {@code explain}'s timeline
+ * describes each type's fields in words of its own.
  */
 public final class OrderMessageTypes {
 
