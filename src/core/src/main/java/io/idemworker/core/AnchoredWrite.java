@@ -74,35 +74,21 @@ final class AnchoredWrite {
   }
 
   /**
-   * Seeds a missing target, then applies the write set once more; a seed that fails is the answer.
+   * Creates the seed of a missing target as a one-document write set (the seed is its own anchor,
+   * fingerprinted by its content), then applies the write set once more. A seed that already exists
+   * was created by another message, which is as good; a seed that fails is the answer.
    */
   private static EffectStore.WriteResult seedThenApply(
       EffectStore store, Change.Anchored change, String id) {
     WriteSet writeSet = change.writeSet();
-    EffectStore.WriteResult seeded = seed(store, writeSet.partitionKey(), change, id);
-    return seeded.fold(
-        applied -> store.apply(writeSet),
-        exists -> store.apply(writeSet),
-        missing -> store.apply(writeSet),
-        refused -> store.apply(writeSet),
-        failed -> failed);
-  }
-
-  /**
-   * Creates a seed as a one-document write set (the seed is its own anchor, fingerprinted by its
-   * content): {@link EffectStore.AnchorExists} means another message seeded it first, which is
-   * success here.
-   */
-  private static EffectStore.WriteResult seed(
-      EffectStore store, String partitionKey, Change.Anchored change, String id) {
     ObjectNode seed = change.seedFor(id).orElseThrow();
-    WriteSet seedSet = WriteSet.of(partitionKey, Fingerprint.of(seed), seed, List.of());
-    EffectStore.WriteResult result = store.apply(seedSet);
-    return result.fold(
-        applied -> applied,
-        exists -> new EffectStore.Applied(),
-        missing -> missing,
-        refused -> refused,
-        failed -> failed);
+    return store
+        .apply(WriteSet.of(writeSet.partitionKey(), Fingerprint.of(seed), seed, List.of()))
+        .fold(
+            created -> store.apply(writeSet),
+            exists -> store.apply(writeSet),
+            missing -> store.apply(writeSet),
+            refused -> store.apply(writeSet),
+            failed -> failed);
   }
 }

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.List;
 import java.util.UUID;
 
 /**
@@ -14,6 +15,19 @@ import java.util.UUID;
 public final class OrderDocumentIds {
   /** The type of event the outbox holds for an accepted order. */
   public static final String ORDER_ACCEPTED = "OrderAccepted";
+
+  /** The type of event that completes a payment request the provider captured. */
+  public static final String PAYMENT_CAPTURED = "PaymentCaptured";
+
+  /** The type of event that completes a payment request the provider declined. */
+  public static final String PAYMENT_DECLINED = "PaymentDeclined";
+
+  /**
+   * Every event type the outbox holds, which the relay publishes as the {@code Subject} on the
+   * topic (the README's table of events lists them).
+   */
+  public static final List<String> EVENT_TYPES =
+      List.of(ORDER_ACCEPTED, PAYMENT_CAPTURED, PAYMENT_DECLINED);
 
   private OrderDocumentIds() {}
 

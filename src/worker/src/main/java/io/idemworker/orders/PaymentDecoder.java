@@ -148,7 +148,8 @@ final class PaymentDecoder implements MessageDecoder {
     private Change.CompletionPlan completion(
         IdempotencyKey key, ObjectNode result, Instant completedAt) {
       boolean captured = "captured".equals(result.path("result").asText());
-      String eventType = captured ? "PaymentCaptured" : "PaymentDeclined";
+      String eventType =
+          captured ? OrderDocumentIds.PAYMENT_CAPTURED : OrderDocumentIds.PAYMENT_DECLINED;
       ObjectNode event = JSON.objectNode();
       event.put("id", OrderDocumentIds.paymentEvent(key));
       event.put("orderId", orderId);

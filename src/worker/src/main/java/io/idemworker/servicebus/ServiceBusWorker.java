@@ -242,10 +242,7 @@ public final class ServiceBusWorker implements AutoCloseable {
   private Void deadLetter(
       ServiceBusReceivedMessageContext context, Outcome.DeadLettered deadLettered) {
     lifecycle.storeAnswered();
-    context.deadLetter(
-        new DeadLetterOptions()
-            .setDeadLetterReason(deadLettered.reason().code())
-            .setDeadLetterErrorDescription(truncate(deadLettered.description())));
+    context.deadLetter(deadLetterOptions(deadLettered.reason(), deadLettered.description()));
     return null;
   }
 
@@ -287,15 +284,20 @@ public final class ServiceBusWorker implements AutoCloseable {
         e.getClass().getSimpleName());
     try {
       context.deadLetter(
-          new DeadLetterOptions()
-              .setDeadLetterReason(DeadLetterReason.UNREADABLE_BODY.code())
-              .setDeadLetterErrorDescription(
-                  "the message could not be read: " + e.getClass().getSimpleName()));
+          deadLetterOptions(
+              DeadLetterReason.UNREADABLE_BODY,
+              "the message could not be read: " + e.getClass().getSimpleName()));
     } catch (RuntimeException settlement) {
       LOG.info(
           "dead-lettering message {} failed; the broker will redeliver it",
           received.getMessageId());
     }
+  }
+
+  private static DeadLetterOptions deadLetterOptions(DeadLetterReason reason, String description) {
+    return new DeadLetterOptions()
+        .setDeadLetterReason(reason.code())
+        .setDeadLetterErrorDescription(truncate(description));
   }
 
   static String truncate(String description) {

@@ -1,6 +1,7 @@
 package io.idemworker.proof.audit;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.proof.producer.DemoPayments;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -71,7 +72,8 @@ final class PaymentsAudit {
         doubled++;
         problems.add(r.paymentRequestId() + " executed as " + capture);
       }
-      String eventType = r.declines() ? "PaymentDeclined" : "PaymentCaptured";
+      String eventType =
+          r.declines() ? OrderDocumentIds.PAYMENT_DECLINED : OrderDocumentIds.PAYMENT_CAPTURED;
       if (!doc(r.orderId(), r.eventId())
           .filter(e -> eventType.equals(e.path("eventType").asText()))
           .isPresent()) {
