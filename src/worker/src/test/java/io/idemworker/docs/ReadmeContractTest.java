@@ -3,6 +3,7 @@ package io.idemworker.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.idemworker.core.DeadLetterReason;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderMessageTypes.MessageType;
 import io.idemworker.orders.OrderReasons;
@@ -17,8 +18,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The README's contract agrees with the code: its table of message types lists exactly the
- * registered types with their keys and protections, the contract describes each, and its table of
- * reason codes lists exactly the reasons the orders queue's flow and business can give.
+ * registered types with their keys and protections, the contract describes each, its table of
+ * events lists the event types the outbox holds, and its table of reason codes lists exactly the
+ * reasons the orders queue's flow and business can give.
  */
 class ReadmeContractTest {
   private static final String README = Markdown.read(Path.of("README.md"));
@@ -53,6 +55,12 @@ class ReadmeContractTest {
     for (String subject : OrderMessageTypes.SUBJECTS) {
       assertThat(contract).as(subject).contains("`" + subject + "`");
     }
+  }
+
+  @Test
+  void eventTable_listsEveryEventTypeTheOutboxHolds() {
+    assertThat(Markdown.table(README, "event").stream().map(row -> row.get(0)))
+        .containsExactlyElementsOf(OrderDocumentIds.EVENT_TYPES);
   }
 
   @Test
