@@ -6,6 +6,7 @@ import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.emulator.servicebus.TopicSettings;
+import io.idemworker.proof.emulators.EventTopic;
 import io.idemworker.proof.producer.DemoScenario;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -197,7 +198,7 @@ final class ProcessBench implements Callable<Integer> {
         CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start()) {
       serviceBus.createQueue(QueueSettings.defaults(QUEUE));
       serviceBus.createTopic(
-          TopicSettings.defaults("order-events").withRequiresDuplicateDetection(true));
+          TopicSettings.defaults(EventTopic.NAME).withRequiresDuplicateDetection(true));
       int healthPort = freePort();
       child = start(childEnv(serviceBus, cosmos, healthPort), log);
       long started = System.nanoTime();

@@ -29,7 +29,8 @@ public final class EventTopic {
       List.of(CustomerConsumers.Role.LOYALTY, CustomerConsumers.Role.CUSTOMER_STATS);
 
   /** The topic consumers' subscriptions (their roles' names), in the order of {@link #ROLES}. */
-  public static final List<String> CONSUMERS = List.of("loyalty", "customer-stats");
+  public static final List<String> CONSUMERS =
+      ROLES.stream().map(CustomerConsumers.Role::roleName).toList();
 
   private EventTopic() {}
 
