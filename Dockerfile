@@ -26,7 +26,10 @@ COPY --from=build --chown=root:root /src/src/proof/target/lib/ /app/lib/
 COPY --from=build --chown=root:root /src/src/proof/target/idemworker.jar /app/idemworker.jar
 USER 10001:10001
 EXPOSE 8082
-ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-jar", "/app/idemworker.jar", "emulators", "--only", "payments"]
+# The JVM and its options in ENTRYPOINT, the command in CMD: a Container App that passes other
+# arguments (payments-app.bicep: the port and bind address) replaces CMD only, never the JVM options.
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-jar", "/app/idemworker.jar"]
+CMD ["emulators", "--only", "payments"]
 
 # The worker (the default target, last): the worker module and its runtime dependencies only,
 # no emulator or proof class. JRE 17 only, as an unprivileged user.
@@ -45,4 +48,7 @@ EXPOSE 8080
 # out of memory instead of limping on. The parallel collector: the worker's live set is small and
 # nearly everything it allocates dies young, so G1's write barriers and concurrent threads cost CPU
 # for nothing; it took about 7 % less CPU per message (docs/benchmarks.md).
-ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:InitialRAMPercentage=50", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseParallelGC", "-jar", "/app/idemworker.jar", "run"]
+# The options live in ENTRYPOINT and the command in CMD, so the apps that run another command (api,
+# relay) pass `args` and keep every option here; a Container App `command` would replace them all.
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:InitialRAMPercentage=50", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseParallelGC", "-jar", "/app/idemworker.jar"]
+CMD ["run"]

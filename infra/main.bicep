@@ -311,6 +311,29 @@ module worker 'modules/worker-app.bicep' = {
   }
 }
 
+// The outbox relay, always one replica: events are written by the api as well as by the worker, and
+// the worker scales to zero on an empty queue. The topic's name comes from the Service Bus module.
+module relayApp 'modules/relay-app.bicep' = {
+  name: 'relay'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    name: '${abbrs.appContainerApps}relay-${resourceToken}'
+    containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
+    imageName: workerImageName
+    registryLoginServer: registry.outputs.loginServer
+    workerIdentityId: identity.outputs.workerId
+    workerIdentityClientId: identity.outputs.workerClientId
+    serviceBusFullyQualifiedNamespace: serviceBus.outputs.fullyQualifiedNamespace
+    topicName: serviceBus.outputs.topicName
+    cosmosEndpoint: cosmos.outputs.endpoint
+    cosmosDatabaseName: cosmos.outputs.databaseName
+    cosmosContainerName: cosmos.outputs.containerName
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+  }
+}
+
 // The topic's consumers, one Container App each so KEDA scales each on its own subscription. Each
 // reads its subscription with its own identity; the subscription's settings come from the Service
 // Bus module's outputs, like the queue's for the order worker. Module outputs as parameters make
@@ -455,6 +478,7 @@ output COSMOS_CONTAINER string = cosmos.outputs.containerName
 output AZURE_KEY_VAULT_NAME string = keyVault.outputs.name
 output SERVICEBUS_TOPIC_NAME string = serviceBus.outputs.topicName
 output COSMOS_CUSTOMERS_CONTAINER string = cosmos.outputs.customersContainerName
+output RELAY_APP_NAME string = relayApp.outputs.name
 output LOYALTY_APP_NAME string = loyaltyApp.outputs.name
 output CUSTOMER_STATS_APP_NAME string = customerStatsApp.outputs.name
 output APPLICATIONINSIGHTS_NAME string = monitoring.outputs.applicationInsightsName

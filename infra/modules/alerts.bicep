@@ -83,7 +83,7 @@ resource idempotencyConflict 'Microsoft.Insights/scheduledQueryRules@2023-12-01'
     criteria: {
       allOf: [
         {
-          query: 'customMetrics | where name == "idemworker.messages.outcomes" | where tostring(customDimensions["outcome"]) == "dead_lettered" and tostring(customDimensions["reason"]) == "IdempotencyConflict" | summarize conflicts = sum(valueSum)'
+          query: 'customMetrics | where name == "idemworker.messages.outcomes" and cloud_RoleName == "idemworker" | where tostring(customDimensions["outcome"]) == "dead_lettered" and tostring(customDimensions["reason"]) == "IdempotencyConflict" | summarize conflicts = sum(valueSum)'
           timeAggregation: 'Total'
           metricMeasureColumn: 'conflicts'
           operator: 'GreaterThan'
@@ -155,25 +155,30 @@ resource readiness 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   kind: 'LogAlert'
   properties: {
     displayName: 'idemworker: not ready for 5 minutes'
-    description: 'The worker\'s readiness probe (/health/ready) has failed in each of the last 5 minutes: it is paused (401/403, missing container, long store outage) or cannot start. Its log says why (ERROR lines).'
+    description: 'The worker\'s readiness probe (/health/ready) has failed at least 12 times in the last 5 minutes (2 minutes or more of failures): it is paused (401/403, missing container, long store outage) or cannot start. Its log says why (ERROR lines).'
     severity: 1
     enabled: true
     scopes: [
       logAnalytics.id
     ]
     evaluationFrequency: 'PT1M'
-    windowSize: 'PT1M'
+    windowSize: 'PT5M'
     criteria: {
       allOf: [
         {
-          query: 'ContainerAppSystemLogs | where ContainerAppName == "${workerAppName}" | where Log has "readiness" and (Log has "fail" or Reason has "Probe" or Reason has "Unhealthy") | summarize failures = count()'
+          // `has` matches whole terms ("fail" never matches "failed", "Probe" never "ProbeFailed"), so
+          // the query matches substrings, case-insensitively. The platform folds repeated events into
+          // one row with a Count and may write it less than once a minute, so it sums Count over a
+          // 5-minute window instead of asking for a row in each of 5 one-minute periods: the probe
+          // fails every 10 s, about 30 times in 5 minutes, and 12 failures means at least 2 minutes.
+          query: 'ContainerAppSystemLogs | where ContainerAppName == "${workerAppName}" | where Log contains "readiness" and (Log contains "fail" or Reason contains "probe" or Reason contains "unhealthy") | summarize failures = sum(iff(isnull(Count) or Count < 1, 1, Count))'
           timeAggregation: 'Total'
           metricMeasureColumn: 'failures'
-          operator: 'GreaterThan'
-          threshold: 0
+          operator: 'GreaterThanOrEqual'
+          threshold: 12
           failingPeriods: {
-            numberOfEvaluationPeriods: 5
-            minFailingPeriodsToAlert: 5
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
           }
         }
       ]
@@ -202,7 +207,7 @@ resource relayLag 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
     criteria: {
       allOf: [
         {
-          query: 'customMetrics | where name == "idemworker.relay.lag" | summarize lag = max(valueMax)'
+          query: 'customMetrics | where name == "idemworker.relay.lag" and cloud_RoleName == "idemworker-relay" | summarize lag = max(valueMax)'
           timeAggregation: 'Maximum'
           metricMeasureColumn: 'lag'
           operator: 'GreaterThan'
@@ -239,7 +244,7 @@ resource duplicateRate 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
     criteria: {
       allOf: [
         {
-          query: 'customMetrics | where name == "idemworker.messages.outcomes" | extend recent = timestamp > ago(15m), duplicate = tostring(customDimensions["outcome"]) == "duplicate" | summarize recentAll = sumif(valueSum, recent), recentDuplicates = sumif(valueSum, recent and duplicate), earlierAll = sumif(valueSum, not(recent)), earlierDuplicates = sumif(valueSum, not(recent) and duplicate) | extend recentRate = iff(recentAll > 0, 100.0 * recentDuplicates / recentAll, 0.0), earlierRate = iff(earlierAll > 0, 100.0 * earlierDuplicates / earlierAll, 0.0) | where recentAll >= ${duplicateRateMinMessages} and recentRate > ${duplicateRatePercent} and recentRate >= 2 * earlierRate | project rate = recentRate'
+          query: 'customMetrics | where name == "idemworker.messages.outcomes" and cloud_RoleName == "idemworker" | extend recent = timestamp > ago(15m), duplicate = tostring(customDimensions["outcome"]) == "duplicate" | summarize recentAll = sumif(valueSum, recent), recentDuplicates = sumif(valueSum, recent and duplicate), earlierAll = sumif(valueSum, not(recent)), earlierDuplicates = sumif(valueSum, not(recent) and duplicate) | extend recentRate = iff(recentAll > 0, 100.0 * recentDuplicates / recentAll, 0.0), earlierRate = iff(earlierAll > 0, 100.0 * earlierDuplicates / earlierAll, 0.0) | where recentAll >= ${duplicateRateMinMessages} and recentRate > ${duplicateRatePercent} and recentRate >= 2 * earlierRate | project rate = recentRate'
           timeAggregation: 'Maximum'
           metricMeasureColumn: 'rate'
           operator: 'GreaterThan'

@@ -75,13 +75,9 @@ var useApiKey = authMode == 'apikey'
 var placeholderImage = 'mcr.microsoft.com/k8se/quickstart:latest'
 var usePlaceholder = empty(imageName) || imageName == placeholderImage
 var image = usePlaceholder ? placeholderImage : imageName
-// The Dockerfile's ENTRYPOINT ends in `run`; the command replaces it, keeping its JVM options.
-var command = [
-  'java'
-  '-XX:MaxRAMPercentage=75'
-  '-XX:+ExitOnOutOfMemoryError'
-  '-jar'
-  '/app/idemworker.jar'
+// The image's ENTRYPOINT is the JVM with its options and CMD is `run`: `args` replaces CMD alone, so
+// the api keeps every JVM option of the image (a `command` would replace them all).
+var args = [
   'api'
 ]
 
@@ -298,7 +294,7 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
         {
           name: 'api'
           image: image
-          command: usePlaceholder ? [] : command
+          args: usePlaceholder ? [] : args
           resources: {
             cpu: json(cpu)
             memory: memory

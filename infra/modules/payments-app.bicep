@@ -37,15 +37,8 @@ param memory string = '0.5Gi'
 var placeholderImage = 'mcr.microsoft.com/k8se/quickstart:latest'
 var usePlaceholder = empty(imageName) || imageName == placeholderImage
 var image = usePlaceholder ? placeholderImage : imageName
-// The command and args restate the payments-double target's ENTRYPOINT with the port and bind
-// address this app listens on.
-var command = [
-  'java'
-  '-XX:MaxRAMPercentage=75'
-  '-XX:+ExitOnOutOfMemoryError'
-  '-jar'
-  '/app/idemworker.jar'
-]
+// The payments-double image's ENTRYPOINT is the JVM with its options; `args` replaces its CMD with
+// the port and bind address this app listens on, keeping the options.
 var args = [
   'emulators'
   '--only'
@@ -104,7 +97,6 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
         {
           name: 'payments'
           image: image
-          command: usePlaceholder ? [] : command
           args: usePlaceholder ? [] : args
           resources: {
             cpu: json(cpu)

@@ -193,8 +193,8 @@ resource customerStatsOrderAccepted 'Microsoft.ServiceBus/namespaces/topics/subs
   }
 }
 
-// The outbox relay runs inside the worker process, so the worker identity sends to the topic; the
-// role is scoped to the topic, not the namespace.
+// The outbox relay (its own app, relay-app.bicep) runs with the worker identity, so that identity
+// sends to the topic; the role is scoped to the topic, not the namespace.
 resource workerTopicSender 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(topic.id, workerPrincipalId, dataSenderRoleId)
   scope: topic

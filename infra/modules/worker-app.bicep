@@ -264,6 +264,12 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
               name: 'OTEL_SERVICE_NAME'
               value: 'idemworker'
             }
+            {
+              // The relay runs in an app of its own (relay-app.bicep), always on: this one scales
+              // to zero when the queue is empty, while the api still writes outbox events.
+              name: 'RELAY_ENABLED'
+              value: 'false'
+            }
           ]
           probes: usePlaceholder ? [] : probes
         }

@@ -52,14 +52,16 @@ class ApiTemplatesTest {
     if (!Long.valueOf(8080).equals(targetPort)) {
       problems.add("ingress targetPort is " + targetPort + ", not the api's port");
     }
-    Object command =
+    Object container =
         BicepEval.at(evaluated, "properties.template.containers")
-            .map(c -> ((List<?>) c).get(0))
-            .flatMap(c -> BicepEval.at(c, "command"))
-            .orElse(List.of());
-    List<?> words = (List<?>) command;
-    if (words.isEmpty() || !"api".equals(String.valueOf(words.get(words.size() - 1)))) {
-      problems.add("the container's command does not end in api: " + words);
+            .<Object>map(c -> ((List<?>) c).get(0))
+            .orElse(Map.of());
+    Object args = BicepEval.at(container, "args").orElse(List.of());
+    if (!List.of("api").equals(args)) {
+      problems.add("the container's args are not [api]: " + args);
+    }
+    if (BicepEval.at(container, "command").isPresent()) {
+      problems.add("the container overrides the image's ENTRYPOINT (and its JVM options)");
     }
     Map<String, Obj> env = new LinkedHashMap<>();
     for (String var : List.of("baseEnv", "keyEnv", "webhookEnv")) {
@@ -257,11 +259,17 @@ class ApiTemplatesTest {
   }
 
   @Test
-  void theWorkersCommand_isReported() {
-    String broken =
-        replaceOnce(API, "  '/app/idemworker.jar'\n  'api'", "  '/app/idemworker.jar'\n  'run'");
+  void theWorkersCommand_orACommandThatDropsTheJvmOptions_isReported() {
+    String broken = replaceOnce(API, "var args = [\n  'api'\n]", "var args = [\n  'run'\n]");
+    // The shape before the fix: a command that restated the JVM options and lost some of them.
+    String dropsOptions =
+        replaceOnce(
+            API,
+            "          args: usePlaceholder ? [] : args\n",
+            "          command: usePlaceholder ? [] : ['java', '-jar', '/app/idemworker.jar', 'api']\n");
 
-    assertThat(apiApp(broken)).anyMatch(p -> p.contains("does not end in api"));
+    assertThat(apiApp(broken)).anyMatch(p -> p.contains("args are not [api]"));
+    assertThat(apiApp(dropsOptions)).anyMatch(p -> p.contains("overrides the image's ENTRYPOINT"));
   }
 
   @Test

@@ -147,6 +147,17 @@ final class LocalChecks {
         || !sb.path("environment").has("ACCEPT_EULA")) {
       problems.add("the Service Bus emulator needs SQL_SERVER, MSSQL_SA_PASSWORD and ACCEPT_EULA");
     }
+    for (JsonNode service : List.of(sb, sql)) {
+      String eula = service.path("environment").path("ACCEPT_EULA").asText("");
+      if (!eula.startsWith("${ACCEPT_EULA:?")) {
+        problems.add(
+            service.path("container_name").asText("a service")
+                + "'s ACCEPT_EULA is "
+                + eula
+                + ": it must come from the user (${ACCEPT_EULA:?…}), never a default that accepts"
+                + " a licence on their behalf");
+      }
+    }
     if (!sb.path("ports").toString().contains("5672:5672")) {
       problems.add("the Service Bus emulator does not publish AMQP port 5672");
     }
@@ -386,8 +397,18 @@ final class LocalChecks {
       problems.add("no payments-double stage for azure.yaml's payments service");
     }
     if (!text.matches(
-        "(?s).*ENTRYPOINT \\[\"java\",.*\"-jar\", \"/app/idemworker.jar\", \"run\"]\\s*")) {
-      problems.add("ENTRYPOINT must end with \"-jar\", \"/app/idemworker.jar\", \"run\"]");
+        "(?s).*ENTRYPOINT \\[\"java\",[^\n]*\"-jar\", \"/app/idemworker.jar\"]\\s*CMD \\[\"run\"]\\s*")) {
+      problems.add(
+          "the worker's stage must end with ENTRYPOINT [\"java\", …, \"-jar\","
+              + " \"/app/idemworker.jar\"] and CMD [\"run\"]");
+    }
+    // A Container App's `command` replaces ENTRYPOINT and `args` replaces CMD: with the JVM options in
+    // ENTRYPOINT and the command in CMD, an app that runs another command keeps the options.
+    for (String line : text.split("\n")) {
+      if (line.startsWith("ENTRYPOINT")
+          && (!line.contains("-XX:MaxRAMPercentage") || !line.endsWith("\"/app/idemworker.jar\"]"))) {
+        problems.add("an ENTRYPOINT without the JVM options or with a command in it: " + line);
+      }
     }
     return problems;
   }

@@ -151,11 +151,32 @@ class LocalSetupTest {
         dockerfile.substring(0, workerUser)
             + "USER root"
             + dockerfile.substring(workerUser + "USER 10001:10001".length());
-    String noRun =
-        replaceOnce(dockerfile, "\"/app/idemworker.jar\", \"run\"]", "\"/app/idemworker.jar\"]");
+    String noRun = replaceOnce(dockerfile, "CMD [\"run\"]", "");
+    // The shape before the fix: the command inside ENTRYPOINT, so an app's `command` override that
+    // runs `api` had to restate the JVM options, and dropped -XX:+UseParallelGC on the way.
+    String commandInEntrypoint =
+        replaceOnce(
+            dockerfile,
+            "\"-jar\", \"/app/idemworker.jar\"]\nCMD [\"run\"]",
+            "\"-jar\", \"/app/idemworker.jar\", \"run\"]");
 
     assertThat(LocalChecks.dockerfile(root)).contains("the image runs as root");
-    assertThat(LocalChecks.dockerfile(noRun)).anyMatch(p -> p.contains("ENTRYPOINT"));
+    assertThat(LocalChecks.dockerfile(noRun)).anyMatch(p -> p.contains("CMD [\"run\"]"));
+    assertThat(LocalChecks.dockerfile(commandInEntrypoint))
+        .anyMatch(p -> p.contains("with a command in it"));
+  }
+
+  @Test
+  void composeThatAcceptsTheLicencesByDefault_isReported() {
+    String acceptsForTheUser =
+        COMPOSE.replace(
+            "${ACCEPT_EULA:?set ACCEPT_EULA=Y to accept the licences of the Service Bus emulator"
+                + " and SQL Server}",
+            "${ACCEPT_EULA:-Y}");
+
+    assertThat(LocalChecks.compose(acceptsForTheUser))
+        .anyMatch(p -> p.contains("idemworker-servicebus's ACCEPT_EULA"))
+        .anyMatch(p -> p.contains("idemworker-sqlserver's ACCEPT_EULA"));
   }
 
   @Test

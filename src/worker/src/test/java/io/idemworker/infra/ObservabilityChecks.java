@@ -176,8 +176,39 @@ final class ObservabilityChecks {
             });
     queryRule(t, eval, "\"duplicate\"", problems)
         .ifPresent(r -> expect(r, "operator", "GreaterThan", problems));
-    readiness(t, eval, problems);
+    // The consumer apps and the relay emit the same instruments (idemworker-loyalty,
+    // idemworker-customer-stats, idemworker-relay): the worker's rules must not count theirs.
+    roleFiltered(t, eval, "IdempotencyConflict", "idemworker", problems);
+    roleFiltered(t, eval, "\"duplicate\"", "idemworker", problems);
+    roleFiltered(t, eval, "idemworker.relay.lag", "idemworker-relay", problems);
+    readiness(t, problems);
     deadLetters(t, eval, problems);
+    return problems;
+  }
+
+  private static void roleFiltered(
+      Bicep.Template t, BicepEval eval, String marker, String role, List<String> problems) {
+    queryRule(t, eval, marker, new ArrayList<>())
+        .map(r -> String.valueOf(r.get("query")))
+        .filter(q -> !q.contains("cloud_RoleName == \"" + role + "\""))
+        .ifPresent(
+            q -> problems.add("the rule on " + marker + " does not keep to cloud_RoleName " + role));
+  }
+
+  /**
+   * Every workbook query on the outcome metric keeps to the order worker's role, so consumer
+   * duplicates and dead-letters do not mix into the worker's figures.
+   */
+  static List<String> workbookRoles(String workbookJson) {
+    List<String> problems = new ArrayList<>();
+    Matcher m = Pattern.compile("\"query\": \"((?:[^\"\\\\]|\\\\.)*)\"").matcher(workbookJson);
+    while (m.find()) {
+      String query = m.group(1).replace("\\\"", "\"");
+      if (query.contains("idemworker.messages.outcomes")
+          && !query.contains("idemworker.messages.outcomes\" and cloud_RoleName == \"idemworker\"")) {
+        problems.add("a workbook query mixes every role's outcomes: " + query);
+      }
+    }
     return problems;
   }
 
@@ -208,11 +239,39 @@ final class ObservabilityChecks {
     }
   }
 
-  private static void readiness(Bicep.Template t, BicepEval eval, List<String> problems) {
+  /**
+   * Rows the Container Apps platform writes to ContainerAppSystemLogs when a readiness probe fails
+   * (both phrasings seen in the platform's logs: the kubelet's and the platform's own), and rows it
+   * must not count. Repeated events are folded into one row with a {@code Count}.
+   */
+  static final List<Map<String, String>> READINESS_FAILURES =
+      List.of(
+          Map.of(
+              "ContainerAppName", "ca-worker-test",
+              "Reason", "ProbeFailed",
+              "Log", "Probe of readiness failed with status code: 503"),
+          Map.of(
+              "ContainerAppName", "ca-worker-test",
+              "Reason", "Unhealthy",
+              "Log", "Readiness probe failed: HTTP probe failed with statuscode: 503"));
+
+  static final List<Map<String, String>> NOT_READINESS_FAILURES =
+      List.of(
+          Map.of(
+              "ContainerAppName", "ca-worker-test",
+              "Reason", "ProbeFailed",
+              "Log", "Probe of liveness failed with status code: 503"),
+          Map.of(
+              "ContainerAppName", "ca-other-test",
+              "Reason", "ProbeFailed",
+              "Log", "Probe of readiness failed with status code: 503"));
+
+  private static void readiness(Bicep.Template t, List<String> problems) {
+    BicepEval eval = new BicepEval(t, Map.of("workerAppName", "ca-worker-test"));
     for (Bicep.Declaration rule : t.resourcesOfType("Microsoft.Insights/scheduledQueryRules")) {
       Map<String, Object> body = eval.resource(rule.name());
-      Object query = BicepEval.at(body, "properties.criteria").orElse("");
-      if (!String.valueOf(query).contains("ContainerAppSystemLogs")) {
+      Object criteria = BicepEval.at(body, "properties.criteria").orElse("");
+      if (!String.valueOf(criteria).contains("ContainerAppSystemLogs")) {
         continue;
       }
       Duration window =
@@ -223,18 +282,39 @@ final class ObservabilityChecks {
       Map<?, ?> periods = (Map<?, ?>) criterion.get("failingPeriods");
       long evaluated = ((Number) periods.get("numberOfEvaluationPeriods")).longValue();
       long failing = ((Number) periods.get("minFailingPeriodsToAlert")).longValue();
-      if (!window.multipliedBy(evaluated).equals(Duration.ofMinutes(5)) || failing != evaluated) {
+      // Folded rows may be written less than once a minute: a rule that wants a row in each of
+      // several short periods can miss a worker that never became ready.
+      if (!window.equals(Duration.ofMinutes(5)) || evaluated != 1 || failing != 1) {
         problems.add(
-            "the readiness rule does not fire on failures in every period of 5 minutes ("
+            "the readiness rule must count failures over one 5-minute window, not "
                 + failing
                 + " of "
                 + evaluated
                 + " x "
-                + window
-                + ")");
+                + window);
       }
-      if (!String.valueOf(query).contains("readiness")) {
-        problems.add("the readiness rule does not look at readiness probe failures");
+      String query = String.valueOf(criterion.get("query"));
+      KqlFilter filter = KqlFilter.of(query);
+      for (Map<String, String> row : READINESS_FAILURES) {
+        if (!filter.passes(row)) {
+          problems.add("the readiness rule does not see the row " + row.get("Log"));
+        }
+      }
+      for (Map<String, String> row : NOT_READINESS_FAILURES) {
+        if (filter.passes(row)) {
+          problems.add("the readiness rule counts the row " + row);
+        }
+      }
+      if (!query.replace(" ", "").contains("summarizefailures=sum(") || !query.contains("Count")) {
+        problems.add("the readiness rule counts rows, not the Count of folded events");
+      }
+      Object threshold = criterion.get("threshold");
+      if (!(threshold instanceof Long n) || n < 3 || n > 18) {
+        problems.add(
+            "the readiness rule's threshold is "
+                + threshold
+                + ": a probe every 10 s fails about 30 times in 5 minutes; 3-18 failures means"
+                + " 30 s to 3 min of them");
       }
       return;
     }

@@ -104,7 +104,8 @@ class ObservabilityTemplatesTest {
     String broken =
         replaceOnce(
             ALERTS,
-            "customMetrics | where name == \"idemworker.messages.outcomes\" | where",
+            "customMetrics | where name == \"idemworker.messages.outcomes\" and cloud_RoleName =="
+                + " \"idemworker\" | where",
             "customMetrics | where name == \"idemworker.messages.outcome\" | where");
 
     assertThat(
@@ -188,15 +189,60 @@ class ObservabilityTemplatesTest {
   }
 
   @Test
-  void readinessAfterThreeMinutes_isReported() {
+  void readinessInFiveOneMinutePeriods_isReported() {
     String broken =
-        replaceOnce(
+        Mutations.replaceAfter(
             ALERTS,
-            "            numberOfEvaluationPeriods: 5\n            minFailingPeriodsToAlert: 5",
-            "            numberOfEvaluationPeriods: 3\n            minFailingPeriodsToAlert: 3");
+            "resource readiness ",
+            "            numberOfEvaluationPeriods: 1\n            minFailingPeriodsToAlert: 1",
+            "            numberOfEvaluationPeriods: 5\n            minFailingPeriodsToAlert: 5");
 
     assertThat(ObservabilityChecks.alerts(broken))
-        .anyMatch(p -> p.startsWith("the readiness rule does not fire"));
+        .anyMatch(p -> p.startsWith("the readiness rule must count failures over one 5-minute"));
+  }
+
+  @Test
+  void readinessQueryMatchingWordFragmentsWithHas_missesTheFailures() {
+    // The query before the fix: `has` matches whole terms, so "fail" never matches "failed" and
+    // "Probe" never matches "ProbeFailed"; and count() counts folded rows once.
+    String broken =
+        ALERTS.replaceFirst(
+            "\\| where Log contains \"readiness\".*?\\| summarize failures = [^']*'",
+            "| where Log has \"readiness\" and (Log has \"fail\" or Reason has \"Probe\" or Reason"
+                + " has \"Unhealthy\") | summarize failures = count()'");
+
+    assertThat(broken).isNotEqualTo(ALERTS);
+    assertThat(ObservabilityChecks.alerts(broken))
+        .anyMatch(p -> p.contains("does not see the row Probe of readiness failed"))
+        .anyMatch(p -> p.contains("counts rows, not the Count"));
+  }
+
+  @Test
+  void rulesAndWorkbookCountingConsumerOutcomes_areReported() {
+    String alerts =
+        ALERTS.replace(" and cloud_RoleName == \"idemworker\"", "")
+            .replace(" and cloud_RoleName == \"idemworker-relay\"", "");
+    String workbook =
+        Repo.read("infra/modules/workbook.json")
+            .replace(" and cloud_RoleName == \\\"idemworker\\\"", "");
+
+    assertThat(ObservabilityChecks.workbookRoles(Repo.read("infra/modules/workbook.json")))
+        .isEmpty();
+    assertThat(ObservabilityChecks.alerts(alerts))
+        .contains(
+            "the rule on IdempotencyConflict does not keep to cloud_RoleName idemworker",
+            "the rule on \"duplicate\" does not keep to cloud_RoleName idemworker",
+            "the rule on idemworker.relay.lag does not keep to cloud_RoleName idemworker-relay");
+    assertThat(ObservabilityChecks.workbookRoles(workbook)).hasSize(4);
+  }
+
+  @Test
+  void kustoHas_matchesWholeTermsOnly() {
+    assertThat(KqlFilter.hasTerm("Readiness probe failed: 503", "failed")).isTrue();
+    assertThat(KqlFilter.hasTerm("Readiness probe failed: 503", "fail")).isFalse();
+    assertThat(KqlFilter.hasTerm("ProbeFailed", "Probe")).isFalse();
+    assertThat(KqlFilter.of("T | where A has \"x\" or B contains \"Y\"").passes(Map.of("B", "aya")))
+        .isTrue();
   }
 
   @Test

@@ -143,6 +143,12 @@ final class PaymentsChecks {
         problems.add("the double's args lack " + pair + ": " + words);
       }
     }
+    if (BicepEval.at(eval.resource(symbol), "properties.template.containers")
+        .map(c -> ((List<?>) c).get(0))
+        .flatMap(c -> BicepEval.at(c, "command"))
+        .isPresent()) {
+      problems.add("the double overrides the image's ENTRYPOINT (and its JVM options)");
+    }
     if (!Long.valueOf(8082).equals(targetPort)) {
       problems.add("ingress targetPort is " + targetPort + ", not the port the double listens on");
     }
