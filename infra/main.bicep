@@ -77,15 +77,26 @@ param serviceBusMessagingUnits int = 1
 @description('Premium only: namespace partitions, fixed when the namespace is created.')
 param serviceBusPremiumPartitions int = 1
 
+// The three secrets are generated here, not by azd: newGuid() gives 122 random bits on every
+// deployment, and the template writes them to the vault only on the provision that seeds it
+// (seedSecrets), so later values are thrown away and azd never reads the vault. azd's
+// $(secretOrRandomPassword) made 15 characters (below the 16 every reader requires) and, once the
+// vault existed, needed the deploying principal to read every secret, failing on 403
+// (docs/deploy.md, "The secrets").
 @secure()
-@minLength(16)
-@description('API key of the payment provider, stored once in Key Vault. main.parameters.json has azd generate it on the first provision and read it back from the vault afterwards; to use a real provider, put its key in the vault secret (docs/deploy.md).')
-param paymentsApiKey string
+@description('Generated on every deployment; becomes the payment provider API key (payments-api-key) only when the vault is seeded.')
+param generatedPaymentsApiKey string = newGuid()
 
 @secure()
-@minLength(16)
-@description('Secret the payment provider signs its webhooks with, stored once in Key Vault; azd generates it on the first provision and reads it back afterwards. With a real provider, put the provider\'s signing secret in the vault secret.')
-param paymentsWebhookSecret string
+@description('Generated on every deployment; becomes the webhook signing secret (payments-webhook-secret) only when the vault is seeded.')
+param generatedPaymentsWebhookSecret string = newGuid()
+
+@secure()
+@description('Generated on every deployment; becomes the api key (api-key) only when the vault is seeded.')
+param generatedApiKey string = newGuid()
+
+@description('The vault an earlier provision seeded with the secrets: the SEEDED_VAULT_NAME output, which azd saves and main.parameters.json passes back. While it names this deployment\'s vault nothing is written again (a real provider\'s key set by hand is kept); empty (the first provision, or after azd down removed the output) or another vault: the secrets are written.')
+param secretsSeededVault string = ''
 
 @description('Where the payment provider double delivers its webhooks. Empty (default) = the api app\'s POST /webhooks/payments (its URL + /webhooks/payments); set PAYMENTS_WEBHOOK_URL to send elsewhere.')
 param paymentsWebhookUrl string = ''
@@ -106,10 +117,6 @@ param relayLagThresholdSeconds int = 300
 @description('How clients of the HTTP order intake (api) authenticate: apikey (X-Api-Key, the key in Key Vault) or entra (Container Apps authentication with Entra ID in front; set apiEntraClientId).')
 param apiAuthMode string = 'apikey'
 
-@secure()
-@description('apikey only: the API key clients of the HTTP order intake send. main.parameters.json has azd generate it on the first provision and read it back from the vault afterwards.')
-param apiKey string = ''
-
 @description('entra only: application (client) id of the Entra ID app registration the intake\'s tokens are issued for.')
 param apiEntraClientId string = ''
 
@@ -127,6 +134,10 @@ var containerName = 'orders'
 var customersContainerName = 'customers'
 var paymentsApiKeySecretName = 'payments-api-key'
 var paymentsWebhookSecretName = 'payments-webhook-secret'
+var apiKeySecretName = 'api-key'
+var keyVaultName = '${abbrs.keyVaultVaults}${resourceToken}'
+var seedSecrets = secretsSeededVault != keyVaultName
+var entraClientIdMissing = apiAuthMode == 'entra' && empty(apiEntraClientId)
 var deployPaymentsDouble = empty(paymentsBaseUrl)
 
 resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
@@ -241,11 +252,14 @@ module keyVault 'modules/keyvault.bicep' = {
   params: {
     location: location
     tags: tags
-    name: '${abbrs.keyVaultVaults}${resourceToken}'
-    paymentsApiKey: paymentsApiKey
+    name: keyVaultName
+    seedSecrets: seedSecrets
+    paymentsApiKey: replace(generatedPaymentsApiKey, '-', '')
     paymentsApiKeySecretName: paymentsApiKeySecretName
-    paymentsWebhookSecret: paymentsWebhookSecret
+    paymentsWebhookSecret: replace(generatedPaymentsWebhookSecret, '-', '')
     paymentsWebhookSecretName: paymentsWebhookSecretName
+    apiKey: replace(generatedApiKey, '-', '')
+    apiKeySecretName: apiKeySecretName
     workerPrincipalId: identity.outputs.workerPrincipalId
     paymentsPrincipalId: identity.outputs.paymentsPrincipalId
     userPrincipalId: principalId
@@ -421,8 +435,9 @@ module apiApp 'modules/api-app.bicep' = {
     keyVaultName: keyVault.outputs.name
     keyVaultUri: keyVault.outputs.vaultUri
     authMode: apiAuthMode
-    apiKey: apiKey
-    entraClientId: apiEntraClientId
+    apiKeySecretName: apiKeySecretName
+    // entra without a client id would deploy an auth config that refuses every token: stop first.
+    entraClientId: entraClientIdMissing ? fail('apiAuthMode is entra but apiEntraClientId is empty: azd env set API_ENTRA_CLIENT_ID <the app registration\'s client id>') : apiEntraClientId
     idempotencyTtl: apiIdempotencyTtl
     // The secret exists before the api reads it: keyVault.outputs above make it wait for that module.
     paymentsWebhookSecretName: paymentsWebhookSecretName
@@ -476,6 +491,9 @@ output COSMOS_ENDPOINT string = cosmos.outputs.endpoint
 output COSMOS_DATABASE string = cosmos.outputs.databaseName
 output COSMOS_CONTAINER string = cosmos.outputs.containerName
 output AZURE_KEY_VAULT_NAME string = keyVault.outputs.name
+// Read back by main.parameters.json as secretsSeededVault: the vault holds the secrets now (written by
+// this deployment or an earlier one), so no later provision writes them again. azd down removes it.
+output SEEDED_VAULT_NAME string = keyVault.outputs.name
 output SERVICEBUS_TOPIC_NAME string = serviceBus.outputs.topicName
 output COSMOS_CUSTOMERS_CONTAINER string = cosmos.outputs.customersContainerName
 output RELAY_APP_NAME string = relayApp.outputs.name

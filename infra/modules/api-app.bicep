@@ -30,12 +30,8 @@ param keyVaultUri string
 @description('apikey: X-Api-Key checked against a Key Vault secret; entra: Container Apps authentication validates Entra ID tokens in front of the app.')
 param authMode string = 'apikey'
 
-@secure()
-@description('apikey only: the clients\' API key, stored in Key Vault (at least 16 characters).')
-param apiKey string = ''
-
-@description('Name of the API key\'s Key Vault secret.')
-param apiKeySecretName string = 'api-key'
+@description('Name of the API key\'s Key Vault secret, written once by the vault module (whatever the mode).')
+param apiKeySecretName string
 
 @description('Name of the Key Vault secret the payment provider signs its webhooks with (made by the vault module), passed as PAYMENTS_WEBHOOK_SECRET. POST /webhooks/payments checks signatures with it and does not take API_AUTH.')
 param paymentsWebhookSecretName string
@@ -121,13 +117,11 @@ resource vault 'Microsoft.KeyVault/vaults@2023-07-01' existing = {
   name: keyVaultName
 }
 
-resource apiKeySecret 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = if (useApiKey) {
+// Written by the vault module on the provision that seeds the vault; keyVaultName comes from that
+// module's output, so this module starts after the write.
+resource apiKeySecret 'Microsoft.KeyVault/vaults/secrets@2023-07-01' existing = {
   parent: vault
   name: apiKeySecretName
-  properties: {
-    value: apiKey
-    contentType: 'text/plain'
-  }
 }
 
 resource apiSecretsUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (useApiKey) {
@@ -332,12 +326,14 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
 // trusts. The probes go to the container directly; the health paths are excluded all the same. The
 // payment provider carries no Entra ID token: its webhooks authenticate by their signature, checked
 // by the app, so their path is excluded too.
-resource authConfig 'Microsoft.App/containerApps/authConfigs@2025-01-01' = if (!useApiKey) {
+// Declared in both modes, enabled only in entra: azd deploys incrementally, so a config left out
+// when switching back to apikey would stay enabled and refuse every X-Api-Key caller.
+resource authConfig 'Microsoft.App/containerApps/authConfigs@2025-01-01' = {
   parent: app
   name: 'current'
   properties: {
     platform: {
-      enabled: true
+      enabled: !useApiKey
     }
     globalValidation: {
       unauthenticatedClientAction: 'Return401'

@@ -90,6 +90,7 @@ param orderAcceptedSubject string = 'OrderAccepted'
 var isPremium = sku == 'Premium'
 // A partitioned Premium namespace refuses non-partitioned entities; Standard keeps the queue unpartitioned.
 var partitioned = isPremium && premiumPartitions > 1
+var capacityFitsPartitions = messagingUnits % premiumPartitions == 0
 
 var dataReceiverRoleId = '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0'
 var dataSenderRoleId = '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39'
@@ -103,7 +104,9 @@ resource sbNamespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
     name: sku
     tier: sku
     // Messaging units and partitions are Premium settings: no capacity and 0 partitions on Standard.
-    capacity: isPremium ? messagingUnits : null
+    // ARM takes only capacities that are a multiple of the partition count: stop at once with the
+    // parameters' names rather than a provider error halfway through the deployment.
+    capacity: isPremium ? (capacityFitsPartitions ? messagingUnits : fail('serviceBusMessagingUnits (${messagingUnits}) must be a multiple of serviceBusPremiumPartitions (${premiumPartitions}): 1, 2, 4, 8 or 16 units over 1, 2 or 4 partitions')) : null
   }
   properties: {
     disableLocalAuth: true
@@ -282,6 +285,29 @@ resource userReceiver 'Microsoft.Authorization/roleAssignments@2022-04-01' = if 
 resource userSender 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(userPrincipalId)) {
   name: guid(queue.id, userPrincipalId, dataSenderRoleId)
   scope: queue
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', dataSenderRoleId)
+    principalId: userPrincipalId
+    principalType: userPrincipalType
+  }
+}
+
+// The documented operator commands on the topic's subscriptions from a laptop (dlq --subscription,
+// resubmit and explain --subscription) receive from a subscription's dead-letter queue and send back
+// to the topic: Receiver and Sender scoped to the topic, which covers its subscriptions.
+resource userTopicReceiver 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(userPrincipalId)) {
+  name: guid(topic.id, userPrincipalId, dataReceiverRoleId)
+  scope: topic
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', dataReceiverRoleId)
+    principalId: userPrincipalId
+    principalType: userPrincipalType
+  }
+}
+
+resource userTopicSender 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(userPrincipalId)) {
+  name: guid(topic.id, userPrincipalId, dataSenderRoleId)
+  scope: topic
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', dataSenderRoleId)
     principalId: userPrincipalId

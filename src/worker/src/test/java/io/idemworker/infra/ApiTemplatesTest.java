@@ -117,6 +117,13 @@ class ApiTemplatesTest {
       problems.add("no authConfigs for API_AUTH entra");
     } else {
       Obj body = t.body(auth.get());
+      // azd deploys incrementally: a config declared only for entra would stay enabled after a
+      // switch back to apikey and refuse every caller with a key.
+      if (auth.get().condition().isPresent()
+          || !body.text("properties.platform.enabled").orElse("").equals("!useApiKey")) {
+        problems.add(
+            "the auth config is not declared in both modes with platform.enabled = !useApiKey");
+      }
       if (!body.text("properties.globalValidation.unauthenticatedClientAction")
           .orElse("")
           .equals("'Return401'")) {
@@ -218,7 +225,7 @@ class ApiTemplatesTest {
             "keyVaultName", "keyVault.outputs.name",
             "registryLoginServer", "registry.outputs.loginServer",
             "cosmosContainerName", "cosmos.outputs.containerName",
-            "apiKey", "apiKey",
+            "apiKeySecretName", "apiKeySecretName",
             "authMode", "apiAuthMode",
             "paymentsWebhookSecretName", "paymentsWebhookSecretName");
     expected.forEach(
@@ -237,8 +244,8 @@ class ApiTemplatesTest {
     if (!webhookUrl.contains(module.get().name() + ".outputs.webhookUrl")) {
       problems.add("the double's webhookUrl does not default to the api app's: " + webhookUrl);
     }
-    if (!text.contains("@secure()\n@description('apikey only: the API key clients")) {
-      problems.add("apiKey is not a @secure() parameter");
+    if (!PaymentsChecks.isSecureParam(text, "generatedApiKey")) {
+      problems.add("generatedApiKey is not a @secure() parameter");
     }
     return problems;
   }
@@ -287,6 +294,23 @@ class ApiTemplatesTest {
 
     assertThat(apiApp(plain)).anyMatch(p -> p.contains("not a Key Vault reference"));
     assertThat(apiApp(accountWide)).anyMatch(p -> p.contains("not scoped to the orders container"));
+  }
+
+  @Test
+  void authConfigDeclaredForEntraOnly_asBeforeTheFix_isReported() {
+    String entraOnly =
+        replaceOnce(
+            replaceOnce(
+                API,
+                "resource authConfig 'Microsoft.App/containerApps/authConfigs@2025-01-01' = {",
+                "resource authConfig 'Microsoft.App/containerApps/authConfigs@2025-01-01' = if"
+                    + " (!useApiKey) {"),
+            "      enabled: !useApiKey\n",
+            "      enabled: true\n");
+
+    assertThat(apiApp(entraOnly))
+        .contains(
+            "the auth config is not declared in both modes with platform.enabled = !useApiKey");
   }
 
   @Test

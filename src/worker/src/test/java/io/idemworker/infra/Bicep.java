@@ -66,8 +66,22 @@ final class Bicep {
     }
   }
 
-  /** One top-level declaration. {@code type} is the resource type, module path or declared type. */
-  record Declaration(String keyword, String name, String type, Optional<Node> value) {}
+  /**
+   * One top-level declaration. {@code type} is the resource type, module path or declared type;
+   * {@code condition} the text inside a resource's or module's {@code if (…)}; {@code decorators}
+   * each decorator's name and the text of its arguments ({@code minLength} → {@code 16}).
+   */
+  record Declaration(
+      String keyword,
+      String name,
+      String type,
+      Optional<Node> value,
+      Optional<String> condition,
+      Map<String, String> decorators) {
+    Declaration(String keyword, String name, String type, Optional<Node> value) {
+      this(keyword, name, type, value, Optional.empty(), Map.of());
+    }
+  }
 
   /** A parsed file. */
   record Template(List<Declaration> declarations) {
@@ -127,6 +141,8 @@ final class Bicep {
 
   private final String src;
   private int pos;
+  private final Map<String, String> decorators = new LinkedHashMap<>();
+  private Optional<String> pendingCondition = Optional.empty();
 
   private Bicep(String source) {
     this.src = stripComments(source);
@@ -188,15 +204,20 @@ final class Bicep {
       }
       if (peek() == '@') {
         pos++;
-        identifier();
+        String decorator = identifier();
         skipSpaces();
+        String args = "";
         if (pos < src.length() && peek() == '(') {
+          int start = pos;
           balanced();
+          args = src.substring(start + 1, pos - 1).trim().replaceAll("\\s+", " ");
         }
+        decorators.put(decorator, args);
         continue;
       }
       String keyword = identifier();
-      declarations.add(
+      pendingCondition = Optional.empty();
+      Declaration parsed =
           switch (keyword) {
             case "targetScope" -> {
               skipSpaces();
@@ -215,7 +236,16 @@ final class Bicep {
             default ->
                 throw new IllegalArgumentException(
                     "unsupported Bicep declaration '" + keyword + "' at offset " + pos);
-          });
+          };
+      declarations.add(
+          new Declaration(
+              parsed.keyword(),
+              parsed.name(),
+              parsed.type(),
+              parsed.value(),
+              pendingCondition,
+              Map.copyOf(decorators)));
+      decorators.clear();
     }
   }
 
@@ -250,7 +280,10 @@ final class Bicep {
     if (src.startsWith("if", pos)) {
       pos += 2;
       skipSpaces();
+      int start = pos;
       balanced();
+      pendingCondition =
+          Optional.of(src.substring(start + 1, pos - 1).trim().replaceAll("\\s+", " "));
     }
     return new Declaration(keyword, name, type, Optional.of(value()));
   }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Evaluates the values of one template for given parameter values, the way ARM would before
@@ -33,6 +34,9 @@ final class BicepEval {
   /** A value only Azure knows (a resource property, a function result), kept as source text. */
   record Opaque(String text) {}
 
+  /** The value of {@code fail(message)} on the branch taken: the deployment would stop here. */
+  record Failure(String message) {}
+
   /** Bicep's {@code null}. */
   enum Null {
     NULL
@@ -40,11 +44,111 @@ final class BicepEval {
 
   private final Template template;
   private final Map<String, Object> params;
+  private final Map<String, Function<List<Object>, Object>> functions;
   private final Set<String> evaluating = new HashSet<>();
 
   BicepEval(Template template, Map<String, Object> params) {
+    this(template, params, Map.of());
+  }
+
+  /**
+   * With {@code functions}: what Azure would answer for the named functions (say {@code
+   * uniqueString} or {@code subscription}), called only with known arguments; others stay opaque.
+   */
+  BicepEval(
+      Template template,
+      Map<String, Object> params,
+      Map<String, Function<List<Object>, Object>> functions) {
+    this(template, params, functions, null);
+  }
+
+  /**
+   * With {@code modules} as well: reads a module's template from its path, so {@code m.outputs.x}
+   * evaluates module {@code m}'s output {@code x} with the parameters this template gives it, and
+   * {@code r.name} a resource's evaluated property. Cycles and failures become {@link Opaque}.
+   */
+  BicepEval(
+      Template template,
+      Map<String, Object> params,
+      Map<String, Function<List<Object>, Object>> functions,
+      Function<String, Template> modules) {
     this.template = template;
     this.params = Map.copyOf(params);
+    this.functions = Map.copyOf(functions);
+    this.modules = modules;
+  }
+
+  private final Function<String, Template> modules;
+  private final Map<String, Object> symbols = new LinkedHashMap<>();
+
+  /** A child evaluation of module {@code symbol}'s template with the parameters given to it. */
+  BicepEval module(String symbol) {
+    Declaration d =
+        template
+            .find("module", symbol)
+            .orElseThrow(() -> new IllegalArgumentException("no module " + symbol));
+    if (modules == null) {
+      throw new IllegalStateException("no module loader for " + symbol);
+    }
+    return new BicepEval(modules.apply(d.type()), moduleParams(symbol), functions, modules);
+  }
+
+  Template template() {
+    return template;
+  }
+
+  private Object symbol(Declaration d) {
+    if (symbols.containsKey(d.name())) {
+      return symbols.get(d.name());
+    }
+    if (!evaluating.add("symbol:" + d.name())) {
+      return new Opaque(d.name());
+    }
+    try {
+      Object value;
+      if (d.keyword().equals("module")) {
+        BicepEval child = module(d.name());
+        Map<String, Object> outputs = new LinkedHashMap<>();
+        for (Declaration output : child.template.all("output")) {
+          try {
+            outputs.put(output.name(), child.output(output.name()));
+          } catch (RuntimeException e) {
+            outputs.put(output.name(), new Opaque(d.name() + ".outputs." + output.name()));
+          }
+        }
+        value = Map.of("outputs", outputs);
+      } else {
+        value = resource(d.name());
+      }
+      symbols.put(d.name(), value);
+      return value;
+    } catch (RuntimeException e) {
+      return new Opaque(d.name());
+    } finally {
+      evaluating.remove("symbol:" + d.name());
+    }
+  }
+
+  /** The {@code params} of the module named {@code symbol}, evaluated: what it would be given. */
+  @SuppressWarnings("unchecked")
+  Map<String, Object> moduleParams(String symbol) {
+    Declaration d =
+        template
+            .find("module", symbol)
+            .orElseThrow(() -> new IllegalArgumentException("no module " + symbol));
+    return (Map<String, Object>)
+        template.body(d).at("params").map(this::node).orElse(Map.<String, Object>of());
+  }
+
+  /** Whether the resource or module named {@code symbol} is deployed: its {@code if}, evaluated. */
+  boolean deployed(String symbol) {
+    Declaration d =
+        template.declarations().stream()
+            .filter(x -> x.name().equals(symbol))
+            .filter(x -> x.keyword().equals("resource") || x.keyword().equals("module"))
+            .findFirst()
+            .orElseThrow(() -> new IllegalArgumentException("no resource or module " + symbol));
+    return d.condition().map(c -> truth(expression(c), "if (" + c + ")")).orElse(true);
   }
 
   /** The body of the resource named {@code symbol}, evaluated. */
@@ -108,6 +212,16 @@ final class BicepEval {
     }
     Optional<Declaration> declared =
         template.find("param", name).or(() -> template.find("var", name));
+    if (declared.isEmpty() && modules != null) {
+      Optional<Declaration> symbol =
+          template.declarations().stream()
+              .filter(d -> d.name().equals(name))
+              .filter(d -> d.keyword().equals("resource") || d.keyword().equals("module"))
+              .findFirst();
+      if (symbol.isPresent()) {
+        return symbol(symbol.get());
+      }
+    }
     if (declared.isEmpty() || declared.get().value().isEmpty()) {
       return new Opaque(name);
     }
@@ -190,10 +304,10 @@ final class BicepEval {
     }
 
     private Object comparison() {
-      Object left = unary();
+      Object left = remainder();
       for (String op : List.of("==", "!=", "<=", ">=", "<", ">")) {
         if (consume(op)) {
-          Object right = unary();
+          Object right = remainder();
           if (!known(left) || !known(right)) {
             return new Opaque(left + " " + op + " " + right);
           }
@@ -217,6 +331,21 @@ final class BicepEval {
         case "<=" -> l <= r;
         default -> l >= r;
       };
+    }
+
+    private Object remainder() {
+      Object left = unary();
+      while (consume("%")) {
+        Object right = unary();
+        if (!known(left) || !known(right)) {
+          left = new Opaque(left + " % " + right);
+        } else if (left instanceof Long l && right instanceof Long r) {
+          left = l % r;
+        } else {
+          throw new IllegalStateException("cannot take " + left + " % " + right);
+        }
+      }
+      return left;
     }
 
     private Object unary() {
@@ -273,10 +402,24 @@ final class BicepEval {
       Object value;
       if (peek('(')) {
         List<Object> args = arguments();
-        value =
-            name.equals("empty") && args.size() == 1 && known(args.get(0))
-                ? isEmpty(args.get(0))
-                : opaque(start);
+        boolean allKnown = args.stream().allMatch(BicepEval::known);
+        if (name.equals("fail") && args.size() == 1) {
+          value = new Failure(String.valueOf(args.get(0)));
+        } else if (name.equals("empty") && args.size() == 1 && allKnown) {
+          value = isEmpty(args.get(0));
+        } else if (name.equals("replace") && args.size() == 3 && allKnown) {
+          value =
+              String.valueOf(args.get(0))
+                  .replace(String.valueOf(args.get(1)), String.valueOf(args.get(2)));
+        } else if (name.equals("toLower") && args.size() == 1 && allKnown) {
+          value = String.valueOf(args.get(0)).toLowerCase(java.util.Locale.ROOT);
+        } else if (name.equals("string") && args.size() == 1 && allKnown) {
+          value = String.valueOf(args.get(0));
+        } else if (functions.containsKey(name) && allKnown) {
+          value = functions.get(name).apply(args);
+        } else {
+          value = opaque(start);
+        }
       } else {
         value = identifier(name);
       }

@@ -28,10 +28,7 @@ final class DeploymentChecks {
   /** An image azd could have pushed, for evaluating the template after a deploy. */
   static final String PUSHED_IMAGE = "crexample.azurecr.io/idemworker/worker-dev:azd-deploy-1";
 
-  /**
-   * Queue settings the app passes to the worker: env name to the queue property it must equal. Not
-   * yet in worker-env.json (the worker's configuration gains them on another branch).
-   */
+  /** Queue settings the app passes to the worker: env name to the queue property it must equal. */
   static final Map<String, String> QUEUE_SETTINGS =
       Map.of(
           "SERVICEBUS_LOCK_DURATION", "lockDuration",

@@ -282,7 +282,10 @@ class DeploymentTemplatesTest {
   @Test
   void premiumWithoutItsMessagingUnits_isReported() {
     String broken =
-        replaceOnce(SERVICE_BUS, "capacity: isPremium ? messagingUnits : null", "capacity: 1");
+        replaceOnce(
+            SERVICE_BUS,
+            "capacity: isPremium ? (capacityFitsPartitions ? messagingUnits : fail(",
+            "capacity: 1 == 1 ? 1 : isPremium ? (capacityFitsPartitions ? messagingUnits : fail(");
 
     assertThat(DeploymentChecks.serviceBusTiers(broken))
         .anyMatch(p -> p.startsWith("Tier[sku=Standard") && p.contains("namespace sku"))

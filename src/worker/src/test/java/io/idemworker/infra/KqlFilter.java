@@ -13,8 +13,8 @@ import java.util.Map;
  * has} matches a whole <em>term</em> (a maximal run of letters and digits) case-insensitively, so
  * {@code has "fail"} does not match "failed"; {@code contains} matches any substring
  * case-insensitively; {@code ==} is case-sensitive equality; {@code and}, {@code or}, parentheses.
- * Clauses other than {@code where} are ignored (aggregation is checked separately). Anything else in
- * a predicate fails loudly with {@link IllegalArgumentException}.
+ * Clauses other than {@code where} are ignored (aggregation is checked separately). Anything else
+ * in a predicate fails loudly with {@link IllegalArgumentException}.
  */
 final class KqlFilter {
   private final List<String> predicates;
@@ -42,7 +42,8 @@ final class KqlFilter {
       boolean value = parser.or();
       parser.skipSpaces();
       if (parser.pos != predicate.length()) {
-        throw new IllegalArgumentException("cannot read past offset " + parser.pos + ": " + predicate);
+        throw new IllegalArgumentException(
+            "cannot read past offset " + parser.pos + ": " + predicate);
       }
       if (!value) {
         return false;

@@ -402,11 +402,13 @@ final class LocalChecks {
           "the worker's stage must end with ENTRYPOINT [\"java\", …, \"-jar\","
               + " \"/app/idemworker.jar\"] and CMD [\"run\"]");
     }
-    // A Container App's `command` replaces ENTRYPOINT and `args` replaces CMD: with the JVM options in
+    // A Container App's `command` replaces ENTRYPOINT and `args` replaces CMD: with the JVM options
+    // in
     // ENTRYPOINT and the command in CMD, an app that runs another command keeps the options.
     for (String line : text.split("\n")) {
       if (line.startsWith("ENTRYPOINT")
-          && (!line.contains("-XX:MaxRAMPercentage") || !line.endsWith("\"/app/idemworker.jar\"]"))) {
+          && (!line.contains("-XX:MaxRAMPercentage")
+              || !line.endsWith("\"/app/idemworker.jar\"]"))) {
         problems.add("an ENTRYPOINT without the JVM options or with a command in it: " + line);
       }
     }

@@ -22,9 +22,9 @@ import java.util.regex.Pattern;
  */
 final class ObservabilityChecks {
   /**
-   * Metrics the templates use before the code that emits them is merged: the outbox relay's lag
-   * gauge comes from another branch. Once a name here is declared in the code, the check asks for
-   * it to be removed, so that from then on a rename fails the build.
+   * Metrics a template may use before the code that emits them exists (none today). Once a name
+   * here is declared in the code, the check asks for it to be removed, so that from then on a
+   * rename fails the build.
    */
   static final Set<String> AWAITED = Set.of();
 
@@ -192,7 +192,8 @@ final class ObservabilityChecks {
         .map(r -> String.valueOf(r.get("query")))
         .filter(q -> !q.contains("cloud_RoleName == \"" + role + "\""))
         .ifPresent(
-            q -> problems.add("the rule on " + marker + " does not keep to cloud_RoleName " + role));
+            q ->
+                problems.add("the rule on " + marker + " does not keep to cloud_RoleName " + role));
   }
 
   /**
@@ -205,7 +206,8 @@ final class ObservabilityChecks {
     while (m.find()) {
       String query = m.group(1).replace("\\\"", "\"");
       if (query.contains("idemworker.messages.outcomes")
-          && !query.contains("idemworker.messages.outcomes\" and cloud_RoleName == \"idemworker\"")) {
+          && !query.contains(
+              "idemworker.messages.outcomes\" and cloud_RoleName == \"idemworker\"")) {
         problems.add("a workbook query mixes every role's outcomes: " + query);
       }
     }

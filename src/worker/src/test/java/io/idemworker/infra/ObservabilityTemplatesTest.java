@@ -220,7 +220,8 @@ class ObservabilityTemplatesTest {
   @Test
   void rulesAndWorkbookCountingConsumerOutcomes_areReported() {
     String alerts =
-        ALERTS.replace(" and cloud_RoleName == \"idemworker\"", "")
+        ALERTS
+            .replace(" and cloud_RoleName == \"idemworker\"", "")
             .replace(" and cloud_RoleName == \"idemworker-relay\"", "");
     String workbook =
         Repo.read("infra/modules/workbook.json")

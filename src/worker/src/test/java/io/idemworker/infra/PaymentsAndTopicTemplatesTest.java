@@ -144,11 +144,11 @@ class PaymentsAndTopicTemplatesTest {
             MAIN,
             "module worker ",
             "    keyVaultUri: keyVault.outputs.vaultUri\n",
-            "    keyVaultUri: keyVault.outputs.vaultUri\n    paymentsApiKey: paymentsApiKey\n");
-    String output = MAIN + "\noutput PAYMENTS_API_KEY string = paymentsApiKey\n";
+            "    keyVaultUri: keyVault.outputs.vaultUri\n    paymentsApiKey: generatedPaymentsApiKey\n");
+    String output = MAIN + "\noutput PAYMENTS_API_KEY string = generatedPaymentsApiKey\n";
 
     assertThat(PaymentsChecks.main(notSecure))
-        .contains("paymentsApiKey is not a @secure() parameter");
+        .contains("generatedPaymentsApiKey is not a @secure() parameter");
     assertThat(PaymentsChecks.main(leaked)).anyMatch(p -> p.contains("(2 uses)"));
     assertThat(BicepChecks.outputs(output)).anyMatch(p -> p.contains("PAYMENTS_API_KEY"));
   }
@@ -189,7 +189,7 @@ class PaymentsAndTopicTemplatesTest {
     String vaultWide =
         replaceAfter(
             VAULT, "resource workerSecretsUser", "scope: paymentsApiKeySecret", "scope: vault");
-    String missing = removeLines(VAULT, "resource paymentsSecretsUser", 9);
+    String missing = removeLines(VAULT, "resource paymentsSecretsUser", 12);
 
     assertThat(PaymentsChecks.keyVault(vaultWide))
         .contains(
@@ -205,15 +205,15 @@ class PaymentsAndTopicTemplatesTest {
 
   @Test
   void webhookSecretNotReadableByTheDouble_orMissingFromTheVault_isReported() {
-    String unreadable = removeLines(VAULT, "resource paymentsWebhookSecretUser", 9);
-    String missing = removeLines(VAULT, "resource paymentsWebhookSecretItem", 8);
+    String unreadable = removeLines(VAULT, "resource paymentsWebhookSecretUser", 12);
+    String missing = removeLines(VAULT, "resource paymentsWebhookSecretWrite", 9);
 
     assertThat(PaymentsChecks.keyVault(unreadable))
         .contains(
             "paymentsPrincipalId has no Key Vault Secrets User role scoped to the secret"
                 + " paymentsWebhookSecretItem");
     assertThat(PaymentsChecks.keyVault(missing))
-        .anyMatch(p -> p.contains("expected one vault with two secrets"));
+        .anyMatch(p -> p.contains("expected one vault with three secrets"));
   }
 
   @Test
@@ -255,7 +255,8 @@ class PaymentsAndTopicTemplatesTest {
     assertThat(PaymentsChecks.workerPayments(worker))
         .anyMatch(p -> p.contains("the worker is given the webhook secret"));
     assertThat(PaymentsChecks.keyVault(vault))
-        .anyMatch(p -> p.startsWith("workerPrincipalId may read the webhook secret"));
+        .anyMatch(
+            p -> p.startsWith("workerPrincipalId may read the secret paymentsWebhookSecretItem"));
   }
 
   @Test
@@ -264,10 +265,31 @@ class PaymentsAndTopicTemplatesTest {
         replaceOnce(
             MAIN,
             "    webhookUrl: empty(paymentsWebhookUrl)",
-            "    leaked: paymentsWebhookSecret\n    webhookUrl: empty(paymentsWebhookUrl)");
+            "    leaked: generatedPaymentsWebhookSecret\n    webhookUrl: empty(paymentsWebhookUrl)");
 
     assertThat(PaymentsChecks.main(broken))
-        .anyMatch(p -> p.contains("paymentsWebhookSecret must reach the vault module"));
+        .anyMatch(p -> p.contains("generatedPaymentsWebhookSecret must reach the vault module"));
+  }
+
+  @Test
+  void secretWrittenOnEveryProvision_orRoleNotWaitingForTheWrite_isReported() {
+    String everyTime =
+        replaceOnce(
+            VAULT,
+            "resource apiKeyWrite 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = if (seedSecrets) {",
+            "resource apiKeyWrite 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = {");
+    String noWait =
+        replaceAfter(
+            VAULT,
+            "resource workerSecretsUser",
+            "  dependsOn: [\n    paymentsApiKeyWrite\n  ]\n",
+            "");
+
+    assertThat(PaymentsChecks.keyVault(everyTime))
+        .anyMatch(p -> p.startsWith("secret apiKeyWrite is written on every provision"));
+    assertThat(PaymentsChecks.keyVault(noWait))
+        .contains(
+            "workerPrincipalId's role on paymentsApiKeySecret does not wait for paymentsApiKeyWrite");
   }
 
   @Test

@@ -22,43 +22,63 @@ final class PaymentsChecks {
   private PaymentsChecks() {}
 
   /**
-   * infra/modules/keyvault.bicep: RBAC authorization, the key a secret from a secure parameter, and
-   * Key Vault Secrets User for the worker and the double scoped to that secret.
+   * infra/modules/keyvault.bicep: RBAC authorization; three secrets, each written from a secure
+   * parameter only when the vault is seeded ({@code if (seedSecrets)}) and referenced as {@code
+   * existing} for its role assignments, which wait for the write; Key Vault Secrets User scoped to
+   * one secret: the worker and the double on the API key, the double alone on the webhook secret
+   * (the api app gets its roles in api-app.bicep), neither on the api key.
    */
   static List<String> keyVault(String text) {
     Template t = Bicep.parse(text);
     List<String> problems = new ArrayList<>();
     Obj vault = BicepChecks.single(t, "Microsoft.KeyVault/vaults", problems);
     List<Declaration> secrets = t.resourcesOfType("Microsoft.KeyVault/vaults/secrets");
-    if (vault == null || secrets.size() != 2) {
+    List<Declaration> writes =
+        secrets.stream().filter(d -> t.body(d).at("properties.value").isPresent()).toList();
+    List<Declaration> references =
+        secrets.stream().filter(d -> t.body(d).at("properties.value").isEmpty()).toList();
+    if (vault == null || writes.size() != 3 || references.size() != 3) {
       problems.add(
-          "expected one vault with two secrets (API key, webhook secret), found "
-              + secrets.size()
-              + " secrets");
+          "expected one vault with three secrets written once and three references to them, found "
+              + writes.size()
+              + " written and "
+              + references.size()
+              + " referenced");
       return problems;
     }
     BicepChecks.expect(t, vault, "properties.enableRbacAuthorization", "true", problems);
     if (vault.at("properties.accessPolicies").isPresent()) {
       problems.add("the vault has access policies; access is by RBAC only");
     }
-    for (Declaration secret : secrets) {
-      secretReadable(text, t, secret, problems);
+    for (Declaration write : writes) {
+      String value = t.body(write).text("properties.value").orElse("");
+      if (!isSecureParam(text, value)) {
+        problems.add("the secret's value is not a @secure() parameter: " + value);
+      }
+      if (!write.condition().equals(Optional.of("seedSecrets"))) {
+        problems.add(
+            "secret "
+                + write.name()
+                + " is written on every provision (if "
+                + write.condition().orElse("none")
+                + "), not only when the vault is seeded");
+      }
+    }
+    for (Declaration reference : references) {
+      String name = t.body(reference).text("name").orElse("");
+      Optional<Declaration> write =
+          writes.stream().filter(w -> t.body(w).text("name").orElse("").equals(name)).findFirst();
+      if (write.isEmpty()) {
+        problems.add("the secret " + reference.name() + " is never written");
+        continue;
+      }
+      secretReadable(t, reference, write.get(), name, problems);
     }
     return problems;
   }
 
-  /**
-   * The secret's value is a secure parameter; the double may read it, scoped, and the worker the
-   * API key it sends but not the webhook secret (the api app receives the webhooks and gets its
-   * role in api-app.bicep).
-   */
   private static void secretReadable(
-      String text, Template t, Declaration secret, List<String> problems) {
-    String value = t.body(secret).text("properties.value").orElse("");
-    if (!isSecureParam(text, value)) {
-      problems.add("the secret's value is not a @secure() parameter: " + value);
-    }
-    boolean webhook = value.equals("paymentsWebhookSecret");
+      Template t, Declaration secret, Declaration write, String name, List<String> problems) {
     for (String principal : List.of("workerPrincipalId", "paymentsPrincipalId")) {
       Optional<Obj> assignment =
           t.resourcesOfType("Microsoft.Authorization/roleAssignments").stream()
@@ -70,7 +90,10 @@ final class PaymentsChecks {
                       Bicep.guidsIn(t, b.text("properties.roleDefinitionId").orElse(""))
                           .contains(KEY_VAULT_SECRETS_USER))
               .findFirst();
-      boolean expected = !(webhook && principal.equals("workerPrincipalId"));
+      boolean expected =
+          name.equals("paymentsApiKeySecretName")
+              || (name.equals("paymentsWebhookSecretName")
+                  && principal.equals("paymentsPrincipalId"));
       if (expected && assignment.isEmpty()) {
         problems.add(
             principal
@@ -79,9 +102,14 @@ final class PaymentsChecks {
       } else if (!expected && assignment.isPresent()) {
         problems.add(
             principal
-                + " may read the webhook secret "
+                + " may read the secret "
                 + secret.name()
-                + "; only its receiver (the api app) and the double need it");
+                + "; only the apps that send or check it need it");
+      }
+      if (assignment.isPresent()
+          && !assignment.get().text("dependsOn").orElse("").contains(write.name())) {
+        problems.add(
+            principal + "'s role on " + secret.name() + " does not wait for " + write.name());
       }
     }
   }
@@ -137,7 +165,7 @@ final class PaymentsChecks {
             List.of("emulators", "--only"),
             List.of("--only", "payments"),
             List.of("--payments-bind", "0.0.0.0"),
-            List.of("--payments-port", "string(port)"))) {
+            List.of("--payments-port", "8082"))) {
       int at = words.indexOf(pair.get(0));
       if (at < 0 || at + 1 >= words.size() || !words.get(at + 1).equals(pair.get(1))) {
         problems.add("the double's args lack " + pair + ": " + words);
@@ -215,14 +243,23 @@ final class PaymentsChecks {
         problems.add(module + " does not take keyVaultUri from the vault module: " + uri);
       }
     }
-    for (String secret : List.of("paymentsApiKey", "paymentsWebhookSecret")) {
+    Obj vaultParams = params(main, vault);
+    for (List<String> pair :
+        List.of(
+            List.of("generatedPaymentsApiKey", "paymentsApiKey"),
+            List.of("generatedPaymentsWebhookSecret", "paymentsWebhookSecret"),
+            List.of("generatedApiKey", "apiKey"))) {
+      String secret = pair.get(0);
       if (!isSecureParam(text, secret)) {
         problems.add(secret + " is not a @secure() parameter");
       }
-      long uses = text.lines().filter(l -> l.matches(".*:\\s*" + secret + "\\s*$")).count();
-      if (uses != 1 || !params(main, vault).text(secret).orElse("").equals(secret)) {
+      long uses = text.lines().filter(l -> l.matches(".*\\b" + secret + "\\b.*")).count() - 1;
+      if (uses != 1 || !vaultParams.text(pair.get(1)).orElse("").contains(secret)) {
         problems.add(secret + " must reach the vault module and nothing else (" + uses + " uses)");
       }
+    }
+    if (!vaultParams.text("seedSecrets").orElse("").equals("seedSecrets")) {
+      problems.add("the vault module is not told when to seed the secrets");
     }
     return problems;
   }

@@ -30,6 +30,9 @@ import java.util.Set;
  * @param consumerSetByInfra names a consumer Container App (consumer-app.bicep) must set
  * @param consumerNeverSetByInfra names a consumer Container App must not set, besides {@code
  *     neverSetByInfra} (the order queue, payments, the relay's topic)
+ * @param relaySetByInfra names the relay's Container App (relay-app.bicep) must set
+ * @param relayNeverSetByInfra names the relay's Container App must not set, besides {@code
+ *     neverSetByInfra}
  */
 record WorkerEnv(
     Map<String, String> defaults,
@@ -40,7 +43,9 @@ record WorkerEnv(
     Set<String> neverSetByInfra,
     Set<String> readByLibraries,
     Set<String> consumerSetByInfra,
-    Set<String> consumerNeverSetByInfra) {
+    Set<String> consumerNeverSetByInfra,
+    Set<String> relaySetByInfra,
+    Set<String> relayNeverSetByInfra) {
 
   static final Path FILE = Path.of("infra", "worker-env.json");
 
@@ -77,7 +82,9 @@ record WorkerEnv(
           strings(node.path("neverSetByInfra")),
           strings(node.path("readByLibraries")),
           strings(node.path("consumerApp").path("setByInfra")),
-          strings(node.path("consumerApp").path("neverSetByInfra")));
+          strings(node.path("consumerApp").path("neverSetByInfra")),
+          strings(node.path("relayApp").path("setByInfra")),
+          strings(node.path("relayApp").path("neverSetByInfra")));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

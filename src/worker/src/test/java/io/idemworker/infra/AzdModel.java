@@ -1,0 +1,561 @@
+package io.idemworker.infra;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.idemworker.infra.Bicep.Declaration;
+import io.idemworker.infra.Bicep.Template;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A model of what the Azure Developer CLI does around {@code infra/}, written from azd's source
+ * (Azure/azure-dev at commit ae35809f496491989273d0edefdeb70f245f399b, release 1.31.2), so the
+ * templates can be tested against azd's behaviour on a machine that cannot run azd or reach Azure:
+ *
+ * <ul>
+ *   <li>{@code main.parameters.json}: only each parameter's value is substituted ({@code
+ *       pkg/infra/provisioning/bicep/bicep_provider.go} {@code loadParameters}, l.2199–2382). {@code
+ *       ${VAR}} and {@code ${VAR=default}} follow drone/envsubst 1.0.3: the default applies when the
+ *       value is empty, unset or set-empty alike; the {@code .env} is read before the process
+ *       environment ({@code pkg/environment/environment.go} l.201–212); {@code AZURE_PRINCIPAL_ID} and
+ *       {@code AZURE_PRINCIPAL_TYPE} always come from the signed-in principal (bicep_provider.go
+ *       l.2155–2160; {@code current_principal_id_provider.go} l.61–76: {@code ServicePrincipal} for a
+ *       client-id login). A string that ends empty because a variable was unset is dropped, so the
+ *       template's default applies (l.2363–2369); strings for {@code int} parameters are parsed
+ *       base 10 (l.3719–3758).
+ *   <li>{@code $(secretOrRandomPassword VAULT SECRET)} ({@code pkg/cmdsubst/secretOrRandomPassword.go}
+ *       l.44–81): with other than two arguments (an empty vault name vanishes) or a blank secret, a
+ *       password of 15 characters, 5 each of {@code a-z}, {@code A-Z} and {@code 0-9} ({@code
+ *       pkg/password/generator.go} l.88–92: no length given means the sum of the minimums); a 404
+ *       also generates one; any other Key Vault answer, 403 included, fails the provision ({@code
+ *       pkg/keyvault/keyvault.go} l.165–168).
+ *   <li>A parameter with no value and no default is prompted for (l.3578–3633); CI runs with
+ *       {@code --no-prompt}, so here it fails the provision.
+ *   <li>After a deployment every non-secure output is saved to the {@code .env} under its declared
+ *       name ({@code pkg/infra/provisioning/manager.go} l.333–359; {@code deployment.go} l.63–106)
+ *       and read back by the next provision; {@code azd down} deletes those keys and nothing else
+ *       (manager.go l.319–323).
+ *   <li>{@code azd deploy} saves {@code SERVICE_<NAME>_IMAGE_NAME} for each Container App service
+ *       ({@code pkg/project/service_target_containerapp.go} l.154–164) whose {@code condition} is one of
+ *       {@code 1, true, TRUE, True, yes, YES, Yes} ({@code pkg/project/service_config.go}).
+ *   <li>{@code azd up} with {@code workflows.up} runs its steps in order ({@code cmd/up.go} l.182–196).
+ * </ul>
+ *
+ * <p>Azure's side is modelled only as far as these templates touch what azd reads: ARM checks each
+ * parameter's {@code @minLength}, {@code @maxLength}, {@code @allowed}, {@code @minValue} and {@code
+ * @maxValue} (the modules' too), stops at a {@code fail(…)} on the branch taken, writes Key Vault
+ * secrets, and records who holds a role on each secret. Role assignments take effect at once here;
+ * on Azure they take minutes, which is why the templates must not need one within a provision.
+ * Not thread-safe; one model per test.
+ */
+final class AzdModel {
+  /** How azd is signed in. */
+  enum PrincipalType {
+    User,
+    ServicePrincipal
+  }
+
+  /** The signed-in principal: its object id and type. */
+  record Principal(String objectId, PrincipalType type) {}
+
+  /** What stopped azd, with the message it would print. */
+  static final class AzdFailure extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    AzdFailure(String message) {
+      super(message);
+    }
+  }
+
+  /** The subscription's Key Vaults: secret values, and who may read each secret. */
+  static final class Vaults {
+    final Map<String, Map<String, String>> secrets = new HashMap<>();
+    final Map<String, Set<String>> readers = new HashMap<>();
+
+    Optional<String> read(String vault, String secret, Principal as) {
+      if (!secrets.containsKey(vault)) {
+        throw new AzdFailure(
+            "reading secret '" + secret + "' from vault '" + vault + "': no such host");
+      }
+      if (!readers.getOrDefault(vault + "/" + secret, Set.of()).contains(as.objectId())) {
+        throw new AzdFailure(
+            "reading secret '" + secret + "' from vault '" + vault + "': 403 Forbidden");
+      }
+      return Optional.ofNullable(secrets.get(vault).get(secret));
+    }
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Pattern SUBST =
+      Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(=([^}]*))?}");
+  private static final Pattern COMMAND = Pattern.compile("\\$\\(\\s*(\\w+)([\\w\\s-]*)\\)");
+  private static final String REGISTRY_IMAGE = "crtest.azurecr.io/idemworker/";
+
+  private final Map<String, String> files;
+  private final SecureRandom random = new SecureRandom();
+  final Map<String, String> dotenv = new LinkedHashMap<>();
+
+  /** The process environment azd runs in (a CI job sets the location and name there). */
+  final Map<String, String> processEnv = new LinkedHashMap<>();
+
+  final Vaults vaults = new Vaults();
+  private final List<String> lastOutputs = new ArrayList<>();
+  private int deploys;
+
+  /** The parameter values of the last provision, after azd and the template's defaults. */
+  Map<String, Object> lastParameters = Map.of();
+
+  /**
+   * @param files the repository's files by path ({@code infra/main.bicep}, {@code
+   *     infra/main.parameters.json}, the modules, {@code azure.yaml}), so tests can hand it broken
+   *     copies
+   */
+  AzdModel(Map<String, String> files) {
+    this.files = files;
+    dotenv.put("AZURE_ENV_NAME", "test");
+    dotenv.put("AZURE_LOCATION", "westeurope");
+    dotenv.put("AZURE_SUBSCRIPTION_ID", "00000000-0000-0000-0000-0000000000aa");
+    processEnv.put("AZURE_LOCATION", "westeurope");
+  }
+
+  /** The repository's own files. */
+  static Map<String, String> repositoryFiles() {
+    Map<String, String> files = new HashMap<>();
+    for (String path :
+        List.of(
+            "azure.yaml",
+            "infra/main.bicep",
+            "infra/main.parameters.json",
+            "infra/abbreviations.json")) {
+      files.put(path, Repo.read(path));
+    }
+    try (var modules = java.nio.file.Files.list(Repo.ROOT.resolve("infra/modules"))) {
+      modules
+          .filter(p -> p.toString().endsWith(".bicep") || p.toString().endsWith(".json"))
+          .forEach(
+              p ->
+                  files.put(
+                      "infra/modules/" + p.getFileName(),
+                      Repo.read("infra/modules/" + p.getFileName())));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return files;
+  }
+
+  /** {@code azd up}: the steps of azure.yaml's {@code workflows.up}. */
+  void up(Principal as) {
+    for (String step : upSteps()) {
+      switch (step.split(" ")[0]) {
+        case "provision" -> provision(as);
+        case "deploy" -> deploy();
+        case "package" -> {
+          // Builds images locally; nothing azd saves.
+        }
+        default -> throw new IllegalArgumentException("a workflow step the model lacks: " + step);
+      }
+    }
+  }
+
+  /** The {@code azd:} steps of {@code workflows.up}, or azd's default order without one. */
+  List<String> upSteps() {
+    try {
+      JsonNode yaml =
+          new com.fasterxml.jackson.dataformat.yaml.YAMLMapper().readTree(files.get("azure.yaml"));
+      JsonNode up = yaml.path("workflows").path("up");
+      JsonNode steps = up.has("steps") ? up.path("steps") : up;
+      if (steps.isMissingNode() || steps.isEmpty()) {
+        return List.of("package", "provision", "deploy --all");
+      }
+      List<String> out = new ArrayList<>();
+      steps.forEach(s -> out.add(s.path("azd").asText()));
+      return out;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** {@code azd provision}: parameters, ARM's checks, the deployment, outputs saved. */
+  void provision(Principal as) {
+    Template main = Bicep.parse(files.get("infra/main.bicep"));
+    Map<String, Object> parameters = parameters(main, as);
+    lastParameters = parameters;
+    checkDecorators(main, parameters, "main.bicep");
+    BicepEval eval = new BicepEval(main, parameters, functions(), this::module);
+    deploy(eval, "main.bicep");
+    lastOutputs.clear();
+    for (Declaration output : main.all("output")) {
+      if (output.decorators().containsKey("secure")) {
+        continue;
+      }
+      Object value = eval.output(output.name());
+      dotenv.put(
+          output.name(),
+          value instanceof BicepEval.Opaque o
+              ? "(azure: " + o.text() + ")"
+              : String.valueOf(value));
+      lastOutputs.add(output.name());
+    }
+  }
+
+  /** {@code azd deploy --all}: pushes each enabled service's image and saves its name. */
+  void deploy() {
+    deploys++;
+    try {
+      JsonNode services =
+          new com.fasterxml.jackson.dataformat.yaml.YAMLMapper()
+              .readTree(files.get("azure.yaml"))
+              .path("services");
+      services
+          .properties()
+          .forEach(
+              e -> {
+                String condition = e.getValue().path("condition").asText("");
+                String expanded = substitute(condition, null).value();
+                if (condition.isEmpty()
+                    || List.of("1", "true", "TRUE", "True", "yes", "YES", "Yes")
+                        .contains(expanded)) {
+                  dotenv.put(
+                      "SERVICE_"
+                          + e.getKey().toUpperCase(Locale.ROOT).replace('-', '_')
+                          + "_IMAGE_NAME",
+                      REGISTRY_IMAGE + e.getKey() + "-test:azd-deploy-" + deploys);
+                }
+              });
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * {@code azd down --purge}: the resource group and its vault are gone (purged), and the last
+   * deployment's output keys are deleted from the {@code .env}; everything else stays.
+   */
+  void down() {
+    vaults.secrets.clear();
+    vaults.readers.clear();
+    lastOutputs.forEach(dotenv::remove);
+  }
+
+  /** The vault the last provision's {@code AZURE_KEY_VAULT_NAME} output names. */
+  String vaultName() {
+    return Optional.ofNullable(dotenv.get("AZURE_KEY_VAULT_NAME"))
+        .orElseThrow(() -> new IllegalStateException("no AZURE_KEY_VAULT_NAME output"));
+  }
+
+  private record Substituted(String value, boolean hadUnset) {}
+
+  private Substituted substitute(String text, Principal as) {
+    Matcher m = SUBST.matcher(text);
+    StringBuilder out = new StringBuilder();
+    boolean unset = false;
+    while (m.find()) {
+      String name = m.group(1);
+      String value;
+      if (as != null && name.equals("AZURE_PRINCIPAL_ID")) {
+        value = as.objectId();
+      } else if (as != null && name.equals("AZURE_PRINCIPAL_TYPE")) {
+        value = as.type().name();
+      } else if (dotenv.containsKey(name)) {
+        value = dotenv.get(name);
+      } else if (processEnv.containsKey(name)) {
+        value = processEnv.get(name);
+      } else {
+        value = "";
+        unset = true;
+      }
+      if (value.isEmpty() && m.group(2) != null) {
+        value = m.group(3);
+      }
+      m.appendReplacement(out, Matcher.quoteReplacement(value));
+    }
+    m.appendTail(out);
+    return new Substituted(out.toString(), unset);
+  }
+
+  private Map<String, Object> parameters(Template main, Principal as) {
+    JsonNode file;
+    try {
+      file = JSON.readTree(files.get("infra/main.parameters.json")).path("parameters");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (Declaration param : main.all("param")) {
+      JsonNode given = file.path(param.name()).path("value");
+      if (!given.isMissingNode()) {
+        if (given.isTextual()) {
+          Substituted s = substitute(given.asText(), as);
+          String value = commands(s.value(), as);
+          if (!(value.isEmpty() && s.hadUnset())) {
+            values.put(param.name(), typed(param, value));
+            continue;
+          }
+        } else {
+          values.put(
+              param.name(),
+              given.isNumber()
+                  ? (Object) given.asLong()
+                  : given.isBoolean() ? given.asBoolean() : given.toString());
+          continue;
+        }
+      }
+      if (param.value().isPresent()) {
+        values.put(param.name(), defaultValue(main, param, values));
+        continue;
+      }
+      throw new AzdFailure(
+          "parameter " + param.name() + " has no value: azd would prompt (fails with --no-prompt)");
+    }
+    return values;
+  }
+
+  private Object defaultValue(Template main, Declaration param, Map<String, Object> known) {
+    return new BicepEval(main, known, functions()).node(param.value().get());
+  }
+
+  private static Object typed(Declaration param, String value) {
+    if (param.type().startsWith("int")) {
+      try {
+        return Long.parseLong(value);
+      } catch (NumberFormatException e) {
+        throw new AzdFailure("parameter " + param.name() + ": '" + value + "' is not an integer");
+      }
+    }
+    if (param.type().startsWith("bool")) {
+      return Boolean.parseBoolean(value);
+    }
+    return value;
+  }
+
+  private String commands(String value, Principal as) {
+    Matcher m = COMMAND.matcher(value);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      if (!m.group(1).equals("secretOrRandomPassword")) {
+        m.appendReplacement(out, Matcher.quoteReplacement(m.group()));
+        continue;
+      }
+      String[] args = m.group(2).trim().isEmpty() ? new String[0] : m.group(2).trim().split("\\s+");
+      String result;
+      if (args.length != 2) {
+        result = fifteenCharacterPassword();
+      } else {
+        result =
+            vaults
+                .read(args[0], args[1], as)
+                .filter(v -> !v.isBlank())
+                .orElseGet(this::fifteenCharacterPassword);
+      }
+      m.appendReplacement(out, Matcher.quoteReplacement(result));
+    }
+    m.appendTail(out);
+    return out.toString();
+  }
+
+  /** azd's generator with MinLower, MinUpper and MinNumeric 5 and no length. */
+  String fifteenCharacterPassword() {
+    List<Character> chars = new ArrayList<>();
+    for (String alphabet :
+        List.of("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789")) {
+      for (int i = 0; i < 5; i++) {
+        chars.add(alphabet.charAt(random.nextInt(alphabet.length())));
+      }
+    }
+    java.util.Collections.shuffle(chars, random);
+    StringBuilder sb = new StringBuilder();
+    chars.forEach(sb::append);
+    return sb.toString();
+  }
+
+  private Map<String, Function<List<Object>, Object>> functions() {
+    Map<String, Function<List<Object>, Object>> f = new HashMap<>();
+    f.put("newGuid", args -> UUID.randomUUID().toString());
+    f.put(
+        "uniqueString",
+        args -> {
+          String h =
+              Integer.toHexString(
+                  String.join("|", args.stream().map(String::valueOf).toList()).hashCode());
+          return ("u" + h + "0000000000000").substring(0, 13);
+        });
+    f.put(
+        "subscription",
+        args ->
+            Map.of(
+                "id",
+                "/subscriptions/" + dotenv.get("AZURE_SUBSCRIPTION_ID"),
+                "subscriptionId",
+                dotenv.get("AZURE_SUBSCRIPTION_ID")));
+    f.put("loadJsonContent", args -> json("infra/" + args.get(0)));
+    return f;
+  }
+
+  private Object json(String path) {
+    try {
+      return JSON.readValue(files.get(path), Map.class);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private Template module(String path) {
+    String key = "infra/" + path;
+    if (!files.containsKey(key)) {
+      throw new IllegalArgumentException("no module file " + key);
+    }
+    return Bicep.parse(files.get(key));
+  }
+
+  /**
+   * One template's deployment: every deployed module's parameters against its decorators, {@code
+   * fail(…)} on the branch taken, Key Vault writes and secret role assignments.
+   */
+  private void deploy(BicepEval eval, String where) {
+    Template t = eval.template();
+    for (Declaration module : t.all("module")) {
+      if (!eval.deployed(module.name())) {
+        continue;
+      }
+      Map<String, Object> given = eval.moduleParams(module.name());
+      failures(given, where + " → module " + module.name());
+      BicepEval child = eval.module(module.name());
+      checkDecorators(child.template(), given, module.type());
+      deploy(child, module.type());
+    }
+    for (Declaration resource : t.all("resource")) {
+      try {
+        if (eval.deployed(resource.name())) {
+          failures(eval.resource(resource.name()), where + " → " + resource.name());
+        }
+      } catch (IllegalStateException undecidable) {
+        // A choice on a value only Azure knows: nothing this model can say about it.
+      }
+    }
+    Optional<String> vault =
+        t.resourcesOfType("Microsoft.KeyVault/vaults").stream()
+            .findFirst()
+            .map(d -> String.valueOf(eval.resource(d.name()).get("name")));
+    if (vault.isEmpty()) {
+      Optional<Declaration> existing =
+          t.all("resource").stream()
+              .filter(d -> d.type().startsWith("Microsoft.KeyVault/vaults@"))
+              .findFirst();
+      vault = existing.map(d -> String.valueOf(eval.resource(d.name()).get("name")));
+    }
+    Map<String, String> secretSymbols = new HashMap<>();
+    for (Declaration secret : t.resourcesOfType("Microsoft.KeyVault/vaults/secrets")) {
+      Map<String, Object> body = eval.resource(secret.name());
+      String name = String.valueOf(body.get("name"));
+      secretSymbols.put(secret.name(), name);
+      Optional<Object> value = BicepEval.at(body, "properties.value");
+      if (value.isPresent() && eval.deployed(secret.name())) {
+        if (!(value.get() instanceof String s)) {
+          throw new AzdFailure(where + ": secret " + name + " gets a value only Azure knows");
+        }
+        vaults.secrets.computeIfAbsent(vault.orElseThrow(), v -> new HashMap<>()).put(name, s);
+      }
+    }
+    vault.ifPresent(v -> vaults.secrets.computeIfAbsent(v, x -> new HashMap<>()));
+    for (Declaration assignment : t.resourcesOfType("Microsoft.Authorization/roleAssignments")) {
+      if (!eval.deployed(assignment.name())) {
+        continue;
+      }
+      String scope = t.body(assignment).text("scope").orElse("");
+      if (secretSymbols.containsKey(scope) && vault.isPresent()) {
+        Object principal =
+            BicepEval.at(eval.resource(assignment.name()), "properties.principalId").orElse("");
+        vaults
+            .readers
+            .computeIfAbsent(vault.get() + "/" + secretSymbols.get(scope), k -> new HashSet<>())
+            .add(String.valueOf(principal));
+      }
+    }
+  }
+
+  private static void failures(Object value, String where) {
+    if (value instanceof BicepEval.Failure f) {
+      throw new AzdFailure(where + ": " + f.message());
+    }
+    if (value instanceof Map<?, ?> map) {
+      map.forEach((k, v) -> failures(v, where + "." + k));
+    } else if (value instanceof List<?> list) {
+      list.forEach(v -> failures(v, where));
+    }
+  }
+
+  /** ARM's checks of each given parameter against its declaration's decorators. */
+  static void checkDecorators(Template t, Map<String, Object> given, String where) {
+    for (Declaration param : t.all("param")) {
+      Object value = given.get(param.name());
+      if (value == null) {
+        if (param.value().isEmpty()) {
+          throw new AzdFailure(where + ": parameter " + param.name() + " has no value");
+        }
+        continue;
+      }
+      if (value instanceof BicepEval.Opaque) {
+        continue;
+      }
+      Map<String, String> d = param.decorators();
+      if (value instanceof String s) {
+        if (d.containsKey("minLength") && s.length() < Long.parseLong(d.get("minLength"))) {
+          throw new AzdFailure(
+              where
+                  + ": parameter "
+                  + param.name()
+                  + " is "
+                  + s.length()
+                  + " characters, below @minLength("
+                  + d.get("minLength")
+                  + ")");
+        }
+        if (d.containsKey("maxLength") && s.length() > Long.parseLong(d.get("maxLength"))) {
+          throw new AzdFailure(
+              where
+                  + ": parameter "
+                  + param.name()
+                  + " is longer than @maxLength("
+                  + d.get("maxLength")
+                  + ")");
+        }
+      }
+      if (value instanceof Long n) {
+        if (d.containsKey("minValue") && n < Long.parseLong(d.get("minValue"))) {
+          throw new AzdFailure(where + ": parameter " + param.name() + " is below @minValue");
+        }
+        if (d.containsKey("maxValue") && n > Long.parseLong(d.get("maxValue"))) {
+          throw new AzdFailure(where + ": parameter " + param.name() + " is above @maxValue");
+        }
+      }
+      if (d.containsKey("allowed")) {
+        String allowed = d.get("allowed");
+        String literal = value instanceof String s ? "'" + s + "'" : String.valueOf(value);
+        if (!List.of(allowed.replaceAll("[\\[\\]]", " ").trim().split("\\s+")).contains(literal)) {
+          throw new AzdFailure(
+              where
+                  + ": parameter "
+                  + param.name()
+                  + " = "
+                  + literal
+                  + " is not @allowed "
+                  + allowed);
+        }
+      }
+    }
+  }
+}
