@@ -1,7 +1,7 @@
 // One consumer of the order-events topic (WORKER_ROLE loyalty or customer-stats) as its own Container
 // App: the worker's image and `run` command, reading its own subscription with its own identity, so
 // each consumer scales on its own subscription's backlog. No ingress, no payments, no outbox relay
-// (only the order worker relays). main.bicep deploys this module once per role.
+// (only the relay app relays). main.bicep deploys this module once per role.
 param location string
 param tags object
 param name string
@@ -217,7 +217,7 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
               value: cosmosConnectionMode
             }
             {
-              // Only the order worker runs the outbox relay.
+              // Only the relay app (relay-app.bicep) runs the outbox relay.
               name: 'RELAY_ENABLED'
               value: 'false'
             }
