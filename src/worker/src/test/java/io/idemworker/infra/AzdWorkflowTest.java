@@ -166,6 +166,29 @@ class AzdWorkflowTest {
   }
 
   @Test
+  void eachSecretsLengthRule_isTheSameInBicepAndInTheStartupChecksThatReadIt() {
+    Bicep.Template vault = Repo.bicep("infra/modules/keyvault.bicep");
+
+    for (String param : List.of("paymentsApiKey", "paymentsWebhookSecret", "apiKey")) {
+      Map<String, String> rules = vault.find("param", param).orElseThrow().decorators();
+      assertThat(rules)
+          .as(param)
+          .containsEntry("minLength", "16")
+          .containsEntry("maxLength", "255");
+    }
+    for (int length : List.of(15, 16, 255, 256)) {
+      String value = "k".repeat(length);
+      boolean bicepTakesIt = length >= 16 && length <= 255;
+      assertThat(StartupRules.apiKeyProblem(value).isEmpty())
+          .as("API_KEY of %d", length)
+          .isEqualTo(bicepTakesIt);
+      assertThat(WebhookSecret.isValid(value))
+          .as("webhook secret of %d", length)
+          .isEqualTo(bicepTakesIt);
+    }
+  }
+
+  @Test
   void theModelsPassword_isAzdsShape() {
     String password = new AzdModel(new HashMap<>()).fifteenCharacterPassword();
 
