@@ -113,6 +113,68 @@ public final class CosmosEmulator implements AutoCloseable {
   }
 
   /**
+   * Creates a database (when missing) and a container in it, as a client's create would, for tests
+   * that declare their containers up front. Idempotent: an existing container is kept as it is when
+   * its partition key path is the same.
+   *
+   * @param database the database's id
+   * @param container the container's id
+   * @param partitionKeyPath the partition key path, such as {@code /orderId}
+   * @throws IllegalArgumentException when an id is invalid, or the container exists with another
+   *     partition key path
+   */
+  public void createContainer(String database, String container, String partitionKeyPath) {
+    synchronized (store) {
+      Database db;
+      try {
+        db = store.database(database);
+      } catch (CosmosError notFound) {
+        db =
+            createOrReject(
+                () -> store.createDatabase(mapper.createObjectNode().put("id", database)));
+      }
+      Database owner = db;
+      if (owner.containersByName.containsKey(container)) {
+        String existing =
+            owner
+                .containersByName
+                .get(container)
+                .properties()
+                .path("partitionKey")
+                .path("paths")
+                .path(0)
+                .asText();
+        if (!existing.equals(partitionKeyPath)) {
+          throw new IllegalArgumentException(
+              "container "
+                  + database
+                  + "/"
+                  + container
+                  + " exists with partition key "
+                  + existing
+                  + ", not "
+                  + partitionKeyPath);
+        }
+        return;
+      }
+      com.fasterxml.jackson.databind.node.ObjectNode body =
+          mapper.createObjectNode().put("id", container);
+      com.fasterxml.jackson.databind.node.ObjectNode key = body.putObject("partitionKey");
+      key.putArray("paths").add(partitionKeyPath);
+      key.put("kind", "Hash").put("version", 2);
+      createOrReject(() -> store.createContainer(owner, body));
+    }
+  }
+
+  private static <T> T createOrReject(java.util.function.Supplier<T> create) {
+    try {
+      return create.get();
+    } catch (CosmosError e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+  }
+
+  /**
    * The bound port.
    *
    * @throws IllegalStateException before {@link #start()}

@@ -1,0 +1,89 @@
+package io.idemworker.emulator.junit;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Runs the in-process Azure emulators for a test class and injects an {@link Emulators} handle into
+ * its test and lifecycle method parameters (and into fields of that type).
+ *
+ * <pre>{@code
+ * @AzureEmulators(queues = "orders", containers = "shop/orders:/orderId")
+ * class OrderServiceTest {
+ *   @Test
+ *   void placesAnOrderOnce(Emulators azure) {
+ *     var sender = new ServiceBusClientBuilder()
+ *         .connectionString(azure.serviceBusConnectionString()).sender().queueName("orders")
+ *         .buildClient();
+ *     var cosmos = new CosmosClientBuilder()
+ *         .endpoint(azure.cosmosEndpoint()).key(azure.cosmosKey()).gatewayMode().buildClient();
+ *     ...
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>Entities are created before the first test of the class and are idempotent (an existing entity
+ * keeps its settings), so classes sharing emulators may declare the same ones. After each test the
+ * fault controls of every running emulator are cleared. Declaring something the emulators do not
+ * serve (a session queue in a {@code Config.json}, a malformed declaration) fails the class with an
+ * {@link org.junit.jupiter.api.extension.ExtensionConfigurationException} that names the
+ * declaration.
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Inherited
+@ExtendWith(EmulatorsExtension.class)
+public @interface AzureEmulators {
+
+  /** How long the emulators live. */
+  enum Sharing {
+    /**
+     * One set for the whole test run (the JVM's JUnit engine run), started on first use and closed
+     * when the run ends: the fastest; isolate tests with {@link Emulators#uniqueName(String)}.
+     */
+    PER_RUN,
+    /** A set of the class's own, closed after its last test. */
+    PER_CLASS
+  }
+
+  /** Whether to run the Service Bus emulator (AMQP 1.0, plain, on a free loopback port). */
+  boolean serviceBus() default true;
+
+  /**
+   * Whether to run the Cosmos DB emulator (HTTPS gateway, self-signed, on a free loopback port).
+   */
+  boolean cosmos() default true;
+
+  /** Whether to run the payment-provider double (HTTP on a free loopback port). */
+  boolean payments() default false;
+
+  /** How long the emulators live; {@link Sharing#PER_RUN} by default. */
+  Sharing sharing() default Sharing.PER_RUN;
+
+  /** Queues to create with the emulator's defaults (PT1M lock, 10 deliveries), by name. */
+  String[] queues() default {};
+
+  /**
+   * Topics to create, each {@code topic} or {@code topic/subscription,subscription}; every
+   * subscription gets the defaults and the catch-all rule.
+   */
+  String[] topics() default {};
+
+  /**
+   * Cosmos DB containers to create, each {@code database/container:/partitionKeyPath} (the database
+   * is created when missing).
+   */
+  String[] containers() default {};
+
+  /**
+   * An official-format Service Bus emulator {@code Config.json} to load entities from: a class-path
+   * resource, or else a file path. Empty: none.
+   */
+  String serviceBusConfig() default "";
+}

@@ -1,0 +1,129 @@
+package io.idemworker.emulator.junit;
+
+import io.idemworker.emulator.cosmos.CosmosEmulator;
+import io.idemworker.emulator.payments.PaymentProviderEmulator;
+import io.idemworker.emulator.servicebus.QueueSettings;
+import io.idemworker.emulator.servicebus.ServiceBusEmulator;
+import java.net.URI;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What a test gets from {@link AzureEmulators}: the running emulators, the values a client needs to
+ * reach them, and fresh names for isolation. Thread-safe: the emulators are, and the handle is
+ * immutable.
+ *
+ * <p>Asking for an emulator the class did not switch on throws {@link IllegalStateException} naming
+ * the {@code @AzureEmulators} attribute to set.
+ */
+public final class Emulators {
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final Optional<ServiceBusEmulator> serviceBus;
+  private final Optional<CosmosEmulator> cosmos;
+  private final Optional<PaymentProviderEmulator> payments;
+
+  Emulators(
+      Optional<ServiceBusEmulator> serviceBus,
+      Optional<CosmosEmulator> cosmos,
+      Optional<PaymentProviderEmulator> payments) {
+    this.serviceBus = serviceBus;
+    this.cosmos = cosmos;
+    this.payments = payments;
+  }
+
+  /** The Service Bus emulator, for its fault controls and counters. */
+  public ServiceBusEmulator serviceBus() {
+    return serviceBus.orElseThrow(() -> off("serviceBus"));
+  }
+
+  /** The Cosmos DB emulator, for its fault controls and request statistics. */
+  public CosmosEmulator cosmos() {
+    return cosmos.orElseThrow(() -> off("cosmos"));
+  }
+
+  /** The payment-provider double, for its faults, ledger and webhooks. */
+  public PaymentProviderEmulator payments() {
+    return payments.orElseThrow(() -> off("payments"));
+  }
+
+  /**
+   * The connection string for {@code ServiceBusClientBuilder.connectionString} ({@code
+   * UseDevelopmentEmulator=true}: plain AMQP on loopback).
+   */
+  public String serviceBusConnectionString() {
+    return serviceBus().connectionString();
+  }
+
+  /** The endpoint for {@code CosmosClientBuilder.endpoint} (HTTPS; use gateway mode). */
+  public String cosmosEndpoint() {
+    return cosmos().endpoint();
+  }
+
+  /** The master key for {@code CosmosClientBuilder.key}. */
+  public String cosmosKey() {
+    return cosmos().key();
+  }
+
+  /** The payment double's base URL. */
+  public URI paymentsBaseUrl() {
+    return payments().baseUrl();
+  }
+
+  /** The API key the payment double accepts. */
+  public String paymentsApiKey() {
+    return payments().apiKey();
+  }
+
+  /**
+   * A name no other call returns: {@code prefix}, a dash and 12 hexadecimal characters; valid for
+   * queues, topics, subscriptions, databases, containers and item ids.
+   *
+   * @param prefix 1-40 letters, digits, dashes or dots
+   * @throws IllegalArgumentException for another prefix
+   */
+  public String uniqueName(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    if (!prefix.matches("[A-Za-z0-9][A-Za-z0-9.-]{0,39}")) {
+      throw new IllegalArgumentException(
+          "prefix must be 1-40 letters, digits, dashes or dots, starting with a letter or digit: '"
+              + prefix
+              + "'");
+    }
+    byte[] bytes = new byte[6];
+    RANDOM.nextBytes(bytes);
+    return prefix + "-" + HexFormat.of().formatHex(bytes);
+  }
+
+  /**
+   * Creates a queue with a fresh name and the emulator's defaults, for a test of its own.
+   *
+   * @param prefix as for {@link #uniqueName(String)}
+   * @return the queue's name
+   */
+  public String newQueue(String prefix) {
+    String name = uniqueName(prefix);
+    serviceBus().createQueue(QueueSettings.defaults(name));
+    return name;
+  }
+
+  /**
+   * Clears the fault controls of every running emulator (the extension does it after each test).
+   */
+  public void clearFaults() {
+    serviceBus.ifPresent(s -> s.faults().clear());
+    cosmos.ifPresent(c -> c.faults().clear());
+    payments.ifPresent(p -> p.faults().clear());
+  }
+
+  private static IllegalStateException off(String attribute) {
+    return new IllegalStateException(
+        "the "
+            + attribute
+            + " emulator is not running for this test class: set @AzureEmulators("
+            + attribute
+            + " = true)");
+  }
+}
