@@ -7,12 +7,14 @@ COPY src/core/pom.xml src/core/
 COPY src/emulators/pom.xml src/emulators/
 COPY src/worker/pom.xml src/worker/
 COPY src/proof/pom.xml src/proof/
+# The reactor lists the example too, so its pom must be here; the image never builds it (-pl below).
+COPY examples/order-service/pom.xml examples/order-service/
 # Download dependencies before copying the sources, into a cache mount: ~/.m2 survives between builds
 # on the same builder but is in no image layer (this step's layer is empty), so the package step below
 # reuses it on that builder only, and a fresh builder (CI, a new machine) downloads everything again.
-RUN --mount=type=cache,target=/root/.m2 mvn -B -q -DskipTests dependency:go-offline
+RUN --mount=type=cache,target=/root/.m2 mvn -B -q -DskipTests -pl src/worker,src/proof -am dependency:go-offline
 COPY src ./src
-RUN --mount=type=cache,target=/root/.m2 mvn -B -DskipTests package \
+RUN --mount=type=cache,target=/root/.m2 mvn -B -DskipTests -pl src/worker,src/proof -am package \
     && test -f src/worker/target/idemworker-worker.jar && test -d src/worker/target/lib \
     && test -f src/proof/target/idemworker.jar && test -d src/proof/target/lib
 

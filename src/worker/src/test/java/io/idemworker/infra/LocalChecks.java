@@ -360,8 +360,10 @@ final class LocalChecks {
         problems.add("the runtime stage is not a JRE 17: " + last);
       }
     }
-    if (!text.contains("mvn -B -DskipTests package")) {
-      problems.add("the build stage does not run mvn -B -DskipTests package");
+    if (!text.contains("mvn -B -DskipTests -pl src/worker,src/proof -am package")) {
+      problems.add(
+          "the build stage does not run mvn -B -DskipTests -pl src/worker,src/proof -am package"
+              + " (the two modules the images hold, not the example)");
     }
     List<String> users =
         text.lines().map(String::strip).filter(l -> l.startsWith("USER ")).toList();
