@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  *     shape
  * @param currency an ISO 4217 code
  * @param total the order's total, at least 0, at most {@link #MAX_TOTAL}, at most 4 decimal places
- * @param lineCount 1–98
+ * @param lineCount 1–100,000 (an order's lines fit in its 2 MiB document)
  * @param placedAt when the order was placed
  */
 record OrderAccepted(
@@ -32,7 +32,7 @@ record OrderAccepted(
    */
   static final BigDecimal MAX_TOTAL = BigDecimal.valueOf(100_000_000_000L);
 
-  static final int MAX_LINES = 98;
+  static final int MAX_LINES = 100_000;
   static final int SCALE = 4;
   static final Pattern ID = Pattern.compile("[A-Za-z0-9_.:\\-]{1,64}");
 

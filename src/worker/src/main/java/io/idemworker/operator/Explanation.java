@@ -90,7 +90,7 @@ record Explanation(
     root.put("resolvedBy", resolvedBy);
     root.put("found", found());
     root.set("order", order().<JsonNode>map(this::orderJson).orElse(JSON.nullNode()));
-    root.put("lines", ofType("orderLine").size());
+    root.put("lines", order().map(o -> o.path("lines").size()).orElse(0));
     ArrayNode markers = root.putArray("markers");
     ofType("inbox").forEach(m -> markers.add(markerJson(m, clock)));
     ArrayNode payments = root.putArray("payments");
@@ -220,11 +220,11 @@ record Explanation(
                   o.path("messageId").asText(o.path("idempotencyKey").asText("?")),
                   shortFingerprint(o.path("fingerprint")));
               out.printf(
-                  "          customer %s, %s %s, %d line document(s)%n",
+                  "          customer %s, %s %s, %d line(s)%n",
                   o.path("customerId").asText("?"),
                   o.path("currency").asText("?"),
                   o.path("total").asText("?"),
-                  ofType("orderLine").size());
+                  o.path("lines").size());
               if (o.has("status")) {
                 out.printf(
                     "status    %s (version %s) since %s; earlier statuses are not stored%n",

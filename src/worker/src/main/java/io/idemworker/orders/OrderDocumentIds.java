@@ -32,17 +32,6 @@ public final class OrderDocumentIds {
   private OrderDocumentIds() {}
 
   /**
-   * The id of an order line document.
-   *
-   * @param orderId the order
-   * @param lineNumber 1-based
-   * @return {@code orderId:line:N}
-   */
-  public static String line(String orderId, int lineNumber) {
-    return orderId + ":line:" + lineNumber;
-  }
-
-  /**
    * The id of the {@code OrderAccepted} outbox event: a UUID (version 8, RFC 9562) made of the
    * SHA-256 of the event type and the idempotency key, so every replay of one message yields the
    * same id and downstream duplicate detection drops the copy.

@@ -20,7 +20,8 @@ import java.util.Optional;
  * <ul>
  *   <li>the order ({@code id} = orderId, {@code type} = {@code order}): the anchor, whose creation
  *       is the duplicate check;
- *   <li>one {@code orderLine} document per line ({@code id} = {@code orderId:line:N});
+ *   <li>the lines, inside the order document only (each fact is written once: a line document per
+ *       line would repeat them and cost a write each);
  *   <li>one {@code outbox} document holding the {@code OrderAccepted} event, whose {@code id}
  *       derives from the idempotency key alone, so a replay produces the same event id and
  *       downstream duplicate detection drops it.
@@ -88,21 +89,7 @@ final class OrderMessage implements MessageDecoder.ValidMessage {
       order.extraFields().forEach(extras::set);
     }
 
-    List<ObjectNode> others = new ArrayList<>(order.lines().size() + 1);
-    for (int i = 0; i < order.lines().size(); i++) {
-      OrderLine line = order.lines().get(i);
-      ObjectNode document = JSON.objectNode();
-      document.put("id", OrderDocumentIds.line(order.orderId(), i + 1));
-      document.put("orderId", order.orderId());
-      document.put("type", "orderLine");
-      document.put("lineNumber", i + 1);
-      document.put("sku", line.sku());
-      document.put("quantity", line.quantity());
-      document.put("unitPrice", line.unitPrice());
-      document.put("lineTotal", line.lineTotal());
-      others.add(document);
-    }
-
+    List<ObjectNode> others = new ArrayList<>(1);
     ObjectNode event = JSON.objectNode();
     event.put("id", OrderDocumentIds.outboxEvent(key));
     event.put("orderId", order.orderId());

@@ -13,8 +13,8 @@ import java.util.regex.Pattern;
  *
  * <p>Contract: {@code orderId} and {@code customerId} are 1–64 characters of letters, digits and
  * {@code -_.:}; {@code currency} is an ISO 4217 code; {@code placedAt} an ISO 8601 instant; {@code
- * lines} holds 1 to {@value #MAX_LINES} lines. Unknown extra fields are kept in {@link
- * #extraFields()} but are not part of the fingerprint.
+ * lines} holds at least 1 line, as many as fit in the order document ({@link #MAX_DOCUMENT_BYTES}).
+ * Unknown extra fields are kept in {@link #extraFields()} but are not part of the fingerprint.
  *
  * @param orderId the order id; also the Service Bus MessageId and the Cosmos partition key
  * @param customerId the customer id
@@ -32,10 +32,17 @@ record OrderPlaced(
     Map<String, JsonNode> extraFields) {
 
   /**
-   * At most this many lines: the order, its lines and the outbox event must fit in one Cosmos DB
-   * transactional batch, whose limit is 100 operations.
+   * The largest order document Cosmos DB stores (its item limit, 2 MiB). The lines live in the
+   * order document only, so this, not a line count, bounds an order: a body whose document would
+   * not fit is refused before any write ({@link #DOCUMENT_OVERHEAD_BYTES}).
    */
-  public static final int MAX_LINES = 98;
+  public static final int MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
+
+  /**
+   * What the order document adds to the body's own fields, at most: its id, type, total, line
+   * count, keys, fingerprint, timestamps and Cosmos DB's system properties.
+   */
+  public static final int DOCUMENT_OVERHEAD_BYTES = 4096;
 
   /** The largest quantity on one line. */
   public static final int MAX_QUANTITY = 10_000;
@@ -59,8 +66,8 @@ record OrderPlaced(
       throw new IllegalArgumentException("currency must be an ISO 4217 code");
     }
     lines = List.copyOf(lines);
-    if (lines.isEmpty() || lines.size() > MAX_LINES) {
-      throw new IllegalArgumentException("lines must hold 1 to " + MAX_LINES + " lines");
+    if (lines.isEmpty()) {
+      throw new IllegalArgumentException("lines must hold at least 1 line");
     }
     extraFields = Map.copyOf(extraFields);
   }

@@ -132,7 +132,7 @@ class OrderDecoderTest {
   }
 
   @Test
-  void writeSet_holdsOrderLinesAndADeterministicOutboxEvent() {
+  void writeSet_holdsTheOrderWithItsLinesAndADeterministicOutboxEvent() {
     MessageDecoder.ValidMessage valid =
         ((MessageDecoder.Valid) decoder.decode(Orders.order("ord-1"))).message();
     Fingerprint fingerprint = Fingerprint.of(valid.immutableFields());
@@ -144,30 +144,19 @@ class OrderDecoderTest {
         writeSetOf(valid.change(key, fingerprint, Instant.parse("2026-11-30T13:00:00Z")));
 
     assertThat(first.anchorId()).isEqualTo("ord-1");
-    assertThat(first.documents()).hasSize(4);
+    assertThat(first.documents()).hasSize(2);
+    assertThat(first.anchor().path("lines")).hasSize(2);
     assertThat(first.documents())
         .allSatisfy(d -> assertThat(d.get("orderId").asText()).isEqualTo("ord-1"));
-    assertThat(first.documents().get(3).get("id").asText())
-        .isEqualTo(replay.documents().get(3).get("id").asText())
+    assertThat(first.documents().get(1).get("id").asText())
+        .isEqualTo(replay.documents().get(1).get("id").asText())
         .matches("[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
     assertThat(first.anchor().get("fingerprint").asText()).isEqualTo(fingerprint.value());
   }
 
   @Test
-  void maximumLines_fitInOneTransactionalBatch() {
-    StringBuilder lines = new StringBuilder();
-    for (int i = 0; i < OrderPlaced.MAX_LINES; i++) {
-      lines
-          .append(i == 0 ? "" : ",")
-          .append("{\"sku\":\"S")
-          .append(i)
-          .append("\",\"quantity\":1,\"unitPrice\":1}");
-    }
-    String body =
-        "{\"orderId\":\"o\",\"customerId\":\"c\",\"currency\":\"EUR\","
-            + "\"placedAt\":\"2026-11-30T10:00:00Z\",\"lines\":["
-            + lines
-            + "]}";
+  void manyLines_liveInTheOrderDocument_soTheBatchHoldsTheOrderAndItsEventOnly() {
+    String body = orderWithLines(500, "S");
     MessageDecoder.ValidMessage valid =
         ((MessageDecoder.Valid) decoder.decode(Orders.message("o", body))).message();
 
@@ -176,13 +165,45 @@ class OrderDecoderTest {
             valid.change(
                 new IdempotencyKey("o"), Fingerprint.of(valid.immutableFields()), Instant.EPOCH));
 
-    assertThat(writeSet.documents()).hasSize(WriteSet.MAX_DOCUMENTS);
+    assertThat(writeSet.anchor().path("lines")).hasSize(500);
+    assertThat(writeSet.documents())
+        .extracting(d -> d.path("type").asText())
+        .containsExactly("order", "outbox");
+  }
+
+  @Test
+  void anOrderTooLargeForItsDocument_isRefusedNamingLines_beforeAnyWrite() {
+    String sku = "S".repeat(OrderPlaced.MAX_SKU_LENGTH - 6);
+    int perLine = ("{\"sku\":\"" + sku + "000000\",\"quantity\":1,\"unitPrice\":1},").length();
+    String body = orderWithLines(OrderPlaced.MAX_DOCUMENT_BYTES / perLine + 1, sku);
+
+    String description = invalid(Orders.message("o", body)).description();
+
+    assertThat(body.length()).isGreaterThan(OrderPlaced.MAX_DOCUMENT_BYTES - 4096);
+    assertThat(description)
+        .contains("lines make the order document larger than Cosmos DB's item limit");
+  }
+
+  private static String orderWithLines(int count, String skuPrefix) {
+    StringBuilder lines = new StringBuilder();
+    for (int i = 0; i < count; i++) {
+      lines
+          .append(i == 0 ? "" : ",")
+          .append("{\"sku\":\"")
+          .append(skuPrefix)
+          .append(String.format("%06d", i))
+          .append("\",\"quantity\":1,\"unitPrice\":1}");
+    }
+    return "{\"orderId\":\"o\",\"customerId\":\"c\",\"currency\":\"EUR\","
+        + "\"placedAt\":\"2026-11-30T10:00:00Z\",\"lines\":["
+        + lines
+        + "]}";
   }
 
   @Test
   void manyViolations_areListedUpToTenSoTheDescriptionStaysShort() {
     StringBuilder lines = new StringBuilder();
-    for (int i = 0; i < OrderPlaced.MAX_LINES; i++) {
+    for (int i = 0; i < 98; i++) {
       lines.append(i == 0 ? "" : ",").append("{\"sku\":\"\",\"quantity\":0,\"unitPrice\":-1}");
     }
     String body =
@@ -193,7 +214,7 @@ class OrderDecoderTest {
 
     String description = invalid(Orders.message("o", body)).description();
 
-    assertThat(description).endsWith("; and " + (3 * OrderPlaced.MAX_LINES - 10) + " more");
+    assertThat(description).endsWith("; and " + (3 * 98 - 10) + " more");
     assertThat(description.length()).isLessThan(1000);
   }
 
