@@ -104,6 +104,8 @@ final class AzdModel {
       Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(=([^}]*))?}");
   private static final Pattern COMMAND = Pattern.compile("\\$\\(\\s*(\\w+)([\\w\\s-]*)\\)");
   private static final String REGISTRY_IMAGE = "crtest.azurecr.io/idemworker/";
+  private static final Pattern SECRET_URL =
+      Pattern.compile("'\\$\\{[A-Za-z0-9_.]+}secrets/\\$\\{([A-Za-z0-9_]+)}'");
 
   private final Map<String, String> files;
   private final SecureRandom random = new SecureRandom();
@@ -114,6 +116,23 @@ final class AzdModel {
 
   final Vaults vaults = new Vaults();
   private final List<String> lastOutputs = new ArrayList<>();
+
+  /**
+   * A Container App that reads a Key Vault secret at run time (a {@code keyVaultUrl} secret with an
+   * identity), found in the last provision.
+   *
+   * @param app the app's resource, as {@code module/symbol}
+   * @param secret the secret's name
+   * @param principal the identity as {@link #principalKey} tells them apart
+   * @param grantedBefore whether a role on that secret for that identity was recorded before the
+   *     app's module deployed (in a module it waits for, or in its own)
+   */
+  record SecretRead(String app, String secret, String principal, boolean grantedBefore) {}
+
+  /** The run-time secret reads of the apps in the last provision. */
+  final List<SecretRead> secretReads = new ArrayList<>();
+
+  private final Map<String, Set<String>> grantedIn = new HashMap<>();
   private int deploys;
 
   /** The parameter values of the last provision, after azd and the template's defaults. */
@@ -196,7 +215,9 @@ final class AzdModel {
     lastParameters = parameters;
     checkDecorators(main, parameters, "main.bicep");
     BicepEval eval = new BicepEval(main, parameters, functions(), this::module);
-    deploy(eval, "main.bicep");
+    secretReads.clear();
+    grantedIn.clear();
+    deploy(eval, "main.bicep", Set.of());
     lastOutputs.clear();
     for (Declaration output : main.all("output")) {
       if (output.decorators().containsKey("secure")) {
@@ -425,9 +446,9 @@ final class AzdModel {
    * One template's deployment: every deployed module's parameters against its decorators, {@code
    * fail(…)} on the branch taken, Key Vault writes and secret role assignments.
    */
-  private void deploy(BicepEval eval, String where) {
+  private void deploy(BicepEval eval, String where, Set<String> waitsFor) {
     Template t = eval.template();
-    for (Declaration module : t.all("module")) {
+    for (Declaration module : modulesInDependencyOrder(t)) {
       if (!eval.deployed(module.name())) {
         continue;
       }
@@ -435,7 +456,7 @@ final class AzdModel {
       failures(given, where + " → module " + module.name());
       BicepEval child = eval.module(module.name());
       checkDecorators(child.template(), given, module.type());
-      deploy(child, module.type());
+      deploy(child, module.type(), upstream(t, module));
     }
     for (Declaration resource : t.all("resource")) {
       try {
@@ -482,9 +503,100 @@ final class AzdModel {
         vaults
             .readers
             .computeIfAbsent(vault.get() + "/" + secretSymbols.get(scope), k -> new HashSet<>())
-            .add(String.valueOf(principal));
+            .add(principalKey(principal));
+        grantedIn
+            .computeIfAbsent(
+                secretSymbols.get(scope) + "|" + principalKey(principal), k -> new HashSet<>())
+            .add(where);
       }
     }
+    recordSecretReads(eval, where, waitsFor);
+  }
+
+  private void recordSecretReads(BicepEval eval, String where, Set<String> waitsFor) {
+    Template t = eval.template();
+    for (Declaration app : t.resourcesOfType("Microsoft.App/containerApps")) {
+      if (!eval.deployed(app.name())) {
+        continue;
+      }
+      Object secrets =
+          BicepEval.at(eval.resource(app.name()), "properties.configuration.secrets")
+              .orElse(List.of());
+      if (!(secrets instanceof List<?> list)) {
+        throw new AzdFailure(where + " → " + app.name() + ": secrets the model cannot read");
+      }
+      for (Object item : list) {
+        Object url = item instanceof Map<?, ?> m ? m.get("keyVaultUrl") : null;
+        Object identity = item instanceof Map<?, ?> m ? m.get("identity") : null;
+        if (url == null || identity == null) {
+          continue;
+        }
+        String text = url instanceof BicepEval.Opaque o ? o.text() : "'" + url + "'";
+        Matcher m = SECRET_URL.matcher(text);
+        if (!m.matches()) {
+          throw new AzdFailure(
+              where + " → " + app.name() + ": a keyVaultUrl the model cannot read: " + text);
+        }
+        String name = String.valueOf(eval.expression(m.group(1)));
+        String principal = principalKey(identity);
+        Set<String> granted = grantedIn.getOrDefault(name + "|" + principal, Set.of());
+        boolean before = granted.contains(where) || granted.stream().anyMatch(waitsFor::contains);
+        secretReads.add(new SecretRead(where + "/" + app.name(), name, principal, before));
+      }
+    }
+  }
+
+  /**
+   * An identity as the model tells them apart: the resource behind a {@code .id} or {@code
+   * .properties.principalId} that only Azure knows ({@code worker} for {@code worker.id}), or a
+   * principal id given as a value (the deploying user's). Resource symbols are unique enough across
+   * these templates for that; a model of more templates would qualify them by module.
+   */
+  static String principalKey(Object value) {
+    if (value instanceof BicepEval.Opaque o) {
+      return o.text().replaceAll("\\.(id|properties\\.principalId)$", "");
+    }
+    return String.valueOf(value);
+  }
+
+  /**
+   * The module files {@code module} waits for: those whose outputs its parameters use,
+   * transitively.
+   */
+  private static Set<String> upstream(Template t, Declaration module) {
+    Set<String> seen = new HashSet<>();
+    List<Declaration> todo = new ArrayList<>(List.of(module));
+    while (!todo.isEmpty()) {
+      Declaration d = todo.remove(todo.size() - 1);
+      String params = t.body(d).at("params").map(Bicep::text).orElse("");
+      for (Declaration other : t.all("module")) {
+        if (params.contains(other.name() + ".outputs.") && seen.add(other.type())) {
+          todo.add(other);
+        }
+      }
+    }
+    return seen;
+  }
+
+  /** The modules in an order ARM could deploy them: each after those whose outputs it uses. */
+  private static List<Declaration> modulesInDependencyOrder(Template t) {
+    List<Declaration> ordered = new ArrayList<>();
+    List<Declaration> left = new ArrayList<>(t.all("module"));
+    while (!left.isEmpty()) {
+      boolean progressed = false;
+      for (Declaration d : List.copyOf(left)) {
+        String params = t.body(d).at("params").map(Bicep::text).orElse("");
+        if (left.stream().noneMatch(o -> o != d && params.contains(o.name() + ".outputs."))) {
+          ordered.add(d);
+          left.remove(d);
+          progressed = true;
+        }
+      }
+      if (!progressed) {
+        throw new AzdFailure("a dependency cycle among modules: " + left);
+      }
+    }
+    return ordered;
   }
 
   private static void failures(Object value, String where) {

@@ -83,6 +83,46 @@ class AzdWorkflowTest {
     assertThat(after.get("api-key")).isNotEqualTo(before.get("api-key"));
   }
 
+  @ParameterizedTest
+  @EnumSource(PrincipalType.class)
+  void everyAppThatReadsASecret_holdsItsRole_grantedBeforeTheAppIsDeployed(PrincipalType type) {
+    AzdModel azd = new AzdModel(AzdModel.repositoryFiles());
+
+    azd.up(principal(type));
+
+    assertThat(azd.secretReads)
+        .extracting(AzdModel.SecretRead::secret)
+        .contains("payments-api-key", "payments-webhook-secret", "api-key");
+    assertThat(azd.secretReads)
+        .allSatisfy(
+            read -> {
+              assertThat(azd.vaults.readers.get(azd.vaultName() + "/" + read.secret()))
+                  .as(read.app() + " reading " + read.secret())
+                  .contains(read.principal());
+              assertThat(read.grantedBefore()).as(read.app() + " waits for its role").isTrue();
+            });
+  }
+
+  @Test
+  void anAppReadingASecretWithoutItsRole_isCaught() {
+    Map<String, String> files = AzdModel.repositoryFiles();
+    files.put(
+        "infra/modules/keyvault.bicep",
+        Mutations.removeLines(
+            files.get("infra/modules/keyvault.bicep"), "resource workerSecretsUser", 12));
+    AzdModel azd = new AzdModel(files);
+
+    azd.up(principal(PrincipalType.User));
+
+    assertThat(azd.secretReads)
+        .filteredOn(r -> r.app().startsWith("modules/worker-app.bicep"))
+        .singleElement()
+        .satisfies(
+            read ->
+                assertThat(azd.vaults.readers.get(azd.vaultName() + "/payments-api-key"))
+                    .doesNotContain(read.principal()));
+  }
+
   @Test
   void aRealProvidersKeySetByHand_survivesLaterProvisions() {
     AzdModel azd = new AzdModel(AzdModel.repositoryFiles());

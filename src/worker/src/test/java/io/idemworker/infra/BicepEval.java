@@ -413,6 +413,12 @@ final class BicepEval {
                   .replace(String.valueOf(args.get(1)), String.valueOf(args.get(2)));
         } else if (name.equals("toLower") && args.size() == 1 && allKnown) {
           value = String.valueOf(args.get(0)).toLowerCase(java.util.Locale.ROOT);
+        } else if (name.equals("concat")
+            && !args.isEmpty()
+            && args.stream().allMatch(a -> a instanceof List<?>)) {
+          List<Object> joined = new ArrayList<>();
+          args.forEach(a -> joined.addAll((List<?>) a));
+          value = joined;
         } else if (name.equals("string") && args.size() == 1 && allKnown) {
           value = String.valueOf(args.get(0));
         } else if (functions.containsKey(name) && allKnown) {
