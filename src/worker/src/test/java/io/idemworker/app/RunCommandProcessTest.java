@@ -46,6 +46,8 @@ class RunCommandProcessTest {
   private final List<JsonNode> outcomeLines = new CopyOnWriteArrayList<>();
   private Process process;
   private Thread stdoutReader;
+  // The child's stderr (its log), kept so a child that dies says why in the failure message.
+  private java.nio.file.Path childLog;
 
   @AfterEach
   void cleanUp() {
@@ -232,7 +234,9 @@ class RunCommandProcessTest {
     // The relay runs too (RELAY_ENABLED defaults to true); a missing topic would pause it.
     Emulators.serviceBus()
         .createTopic(TopicSettings.defaults("order-events").withRequiresDuplicateDetection(true));
-    Process started = command(env).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    childLog = java.nio.file.Files.createTempFile("run-command-child-", ".log");
+    childLog.toFile().deleteOnExit();
+    Process started = command(env).redirectError(childLog.toFile()).start();
     Thread reader =
         new Thread(
             () -> {
@@ -290,9 +294,20 @@ class RunCommandProcessTest {
         assertThat(left)
             .as("waiting for " + what + ", saw " + outcomeLines.size() + " lines")
             .isPositive();
-        assertThat(process.isAlive()).as("worker process alive").isTrue();
+        assertThat(process.isAlive())
+            .as("worker process alive; the end of its log:%n%s", logTail())
+            .isTrue();
         TimeUnit.NANOSECONDS.timedWait(outcomeLines, Math.min(left, 500_000_000L));
       }
+    }
+  }
+
+  private String logTail() {
+    try {
+      List<String> lines = java.nio.file.Files.readAllLines(childLog, StandardCharsets.UTF_8);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+    } catch (IOException | RuntimeException e) {
+      return "(no log: " + e + ")";
     }
   }
 }
