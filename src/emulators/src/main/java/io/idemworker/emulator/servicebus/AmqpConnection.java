@@ -25,9 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client connection: its socket, selector and proton-j transport (SASL ANONYMOUS, frames,
- * heartbeats), its connection and session endpoints, and the loop that runs them. What its links do
- * is {@link AmqpLinks}'s job; this class feeds it the link events.
+ * One client connection: its socket, selector and proton-j transport (SASL MSSBCBS or ANONYMOUS,
+ * frames, heartbeats), its connection and session endpoints, and the loop that runs them. What its
+ * links do is {@link AmqpLinks}'s job; this class feeds it the link events.
  *
  * <p>Every proton-j object of the connection is touched only by the thread running {@link #run()};
  * other threads talk to it through {@link #execute(Runnable)} and {@link #requestPump()}, which
@@ -120,7 +120,7 @@ final class AmqpConnection implements Runnable {
       transport.setMaxFrameSize(65536);
       Sasl sasl = transport.sasl();
       sasl.server();
-      sasl.setMechanisms("ANONYMOUS");
+      sasl.setMechanisms("MSSBCBS", "ANONYMOUS");
       sasl.setListener(new AcceptAll());
       transport.setIdleTimeout(IDLE_TIMEOUT_MILLIS);
       connection.collect(collector);

@@ -81,11 +81,16 @@ final class AmqpLinks {
       String entity = Broker.normalise(address);
       entity = entity.substring(0, entity.length() - Broker.MANAGEMENT_SUFFIX.length());
       Optional<EntityStore> store = context.broker().resolve(entity);
-      if (store.isEmpty()) {
+      if (store.isPresent()) {
+        requests.attachManagement(r, store.get());
+        return;
+      }
+      Optional<Topic> topic = context.broker().resolveTopic(entity);
+      if (topic.isEmpty()) {
         refuse(r, address);
         return;
       }
-      requests.attachManagement(r, store.get());
+      requests.attachTopicManagement(r, topic.get());
       return;
     }
     Optional<MessageSink> sink = context.broker().resolveSink(address);

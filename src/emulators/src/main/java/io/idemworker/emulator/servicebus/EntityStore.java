@@ -93,6 +93,10 @@ final class EntityStore implements MessageSink {
     return path;
   }
 
+  Clock clock() {
+    return clock;
+  }
+
   QueueSettings settings() {
     return settings;
   }
@@ -465,15 +469,18 @@ final class EntityStore implements MessageSink {
     Message copy = MessageCodec.copy(m);
     copy.setApplicationProperties(new ApplicationProperties(props));
     LOG.info("{}: sequence number {} dead-lettered, reason {}", path, sm.sequenceNumber, reason);
-    deadLetter.acceptDeadLettered(sm, copy, path);
+    deadLetter.acceptDeadLettered(sm, copy);
   }
 
-  private synchronized void acceptDeadLettered(StoredMessage from, Message copy, String source) {
+  /**
+   * Takes a dead-lettered message in. No {@code DeadLetterSource} is set: Service Bus sets it only
+   * on messages auto-forwarded out of a dead-letter queue, and this emulator does not forward.
+   */
+  private synchronized void acceptDeadLettered(StoredMessage from, Message copy) {
     StoredMessage sm =
         new StoredMessage(
             from.sequenceNumber, copy, from.enqueuedTime, Instant.MAX, from.ttlMillis, 0);
     sm.deliveryCount = from.deliveryCount;
-    sm.deadLetterSource = source;
     makeAvailable(sm);
     signal();
   }
