@@ -25,14 +25,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client connection: its socket, selector and proton-j transport (SASL ANONYMOUS, frames,
- * heartbeats), its connection and session endpoints, and the loop that runs them. What its links do
- * is {@link AmqpLinks}'s job; this class feeds it the link events.
+ * One client connection: its socket, selector and proton-j transport (SASL MSSBCBS or ANONYMOUS,
+ * frames, heartbeats), its connection and session endpoints, and the loop that runs them. What its
+ * links do is {@link AmqpLinks}'s job; this class feeds it the link events.
  *
  * <p>Every proton-j object of the connection is touched only by the thread running {@link #run()};
  * other threads talk to it through {@link #execute(Runnable)} and {@link #requestPump()}, which
  * wake its selector, and may end it with {@link #abort()}. Malformed input closes only this
- * connection; when it ends, however it ends, the locks its links hold go back to their stores.
+ * connection; when it ends, however it ends, its links end and the locks they hold stay until their
+ * LockDuration runs out, as on the service.
  */
 final class AmqpConnection implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(AmqpConnection.class);
@@ -98,8 +99,8 @@ final class AmqpConnection implements Runnable {
 
   /**
    * Closes the socket abruptly, as a dropped network would. The socket is closed before this
-   * returns, so nothing the peer sends afterwards takes effect; the connection thread then releases
-   * the connection's locks and ends.
+   * returns, so nothing the peer sends afterwards takes effect; the connection thread then ends its
+   * links (their locks run out on the clock) and ends.
    */
   void abort() {
     stop = true;
@@ -120,7 +121,7 @@ final class AmqpConnection implements Runnable {
       transport.setMaxFrameSize(65536);
       Sasl sasl = transport.sasl();
       sasl.server();
-      sasl.setMechanisms("ANONYMOUS");
+      sasl.setMechanisms("MSSBCBS", "ANONYMOUS");
       sasl.setListener(new AcceptAll());
       transport.setIdleTimeout(IDLE_TIMEOUT_MILLIS);
       connection.collect(collector);
@@ -269,7 +270,7 @@ final class AmqpConnection implements Runnable {
         }
       }
       case CONNECTION_REMOTE_CLOSE -> {
-        links.releaseAll();
+        links.endAll();
         connection.close();
       }
       case SESSION_REMOTE_OPEN -> {
@@ -301,9 +302,9 @@ final class AmqpConnection implements Runnable {
 
   private void cleanup() {
     try {
-      links.releaseAll();
+      links.endAll();
     } catch (RuntimeException e) {
-      LOG.warn("connection {}: releasing locks failed", remote, e);
+      LOG.warn("connection {}: ending its links failed", remote, e);
     }
     try {
       selector.close();

@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * deliveries, detach, session close) to the link they concern.
  *
  * <p>Not thread-safe: confined to its connection's thread. Whenever a consumer link ends — detach,
- * its session's close, the connection's close or end — the locks it holds go back to its store.
+ * its session's close, the connection's close or end — the locks it holds are detached from it and
+ * run out on the store's clock, as on the service.
  */
 final class AmqpLinks {
   private static final Logger LOG = LoggerFactory.getLogger(AmqpLinks.class);
@@ -81,11 +82,16 @@ final class AmqpLinks {
       String entity = Broker.normalise(address);
       entity = entity.substring(0, entity.length() - Broker.MANAGEMENT_SUFFIX.length());
       Optional<EntityStore> store = context.broker().resolve(entity);
-      if (store.isEmpty()) {
+      if (store.isPresent()) {
+        requests.attachManagement(r, store.get());
+        return;
+      }
+      Optional<Topic> topic = context.broker().resolveTopic(entity);
+      if (topic.isEmpty()) {
         refuse(r, address);
         return;
       }
-      requests.attachManagement(r, store.get());
+      requests.attachTopicManagement(r, topic.get());
       return;
     }
     Optional<MessageSink> sink = context.broker().resolveSink(address);
@@ -144,7 +150,7 @@ final class AmqpLinks {
             AmqpError.NOT_IMPLEMENTED, feature + " are not supported by this emulator."));
   }
 
-  /** Ends a link the client detached or closed, giving back the locks it held. */
+  /** Ends a link the client detached or closed; the locks it held run out on the clock. */
   void onDetach(Link link) {
     ConsumerLink c = consumers.get(link);
     if (c != null) {
@@ -196,8 +202,8 @@ final class AmqpLinks {
     }
   }
 
-  /** Ends every consumer link, giving back every lock this connection holds. */
-  void releaseAll() {
+  /** Ends every consumer link; the locks this connection holds run out on the clock. */
+  void endAll() {
     for (ConsumerLink c : new ArrayList<>(consumers.values())) {
       close(c);
     }

@@ -15,10 +15,27 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Broker {
   static final String DEAD_LETTER_SUFFIX = "/$deadletterqueue";
+  static final String TRANSFER_DEAD_LETTER_SUFFIX = "/$transfer/$deadletterqueue";
   static final String MANAGEMENT_SUFFIX = "/$management";
   static final String SUBSCRIPTIONS_SEGMENT = "/Subscriptions/";
 
-  private record Queue(EntityStore main, EntityStore deadLetter) {}
+  /**
+   * A queue or subscription with its subqueues. The transfer dead-letter subqueue holds what
+   * auto-forwarding fails to deliver; without auto-forwarding it stays empty, but it is served.
+   */
+  private record Queue(EntityStore main, EntityStore deadLetter, EntityStore transferDeadLetter) {
+    Queue(EntityStore main, EntityStore deadLetter) {
+      this(
+          main,
+          deadLetter,
+          new EntityStore(
+              main.path() + TRANSFER_DEAD_LETTER_SUFFIX,
+              main.settings(),
+              main.clock(),
+              new AtomicLong(),
+              null));
+    }
+  }
 
   private final Clock clock;
   private final Map<String, Queue> queues = new ConcurrentHashMap<>();
@@ -108,13 +125,19 @@ final class Broker {
    * Resolves the address of an entity that holds messages: a queue ({@code orders}), a subscription
    * ({@code topic/Subscriptions/name}) or the dead-letter subqueue of either ({@code
    * .../$deadletterqueue}), optionally with a scheme and host ({@code amqp://host/orders});
-   * case-insensitive. A topic holds no messages and does not resolve here.
+   * case-insensitive; {@code .../$Transfer/$DeadLetterQueue} is the transfer dead-letter subqueue.
+   * A topic holds no messages and does not resolve here.
    */
   Optional<EntityStore> resolve(String address) {
     if (address == null) {
       return Optional.empty();
     }
     String path = normalise(address);
+    if (path.endsWith(TRANSFER_DEAD_LETTER_SUFFIX)) {
+      String owner = path.substring(0, path.length() - TRANSFER_DEAD_LETTER_SUFFIX.length());
+      Queue q = queues.containsKey(owner) ? queues.get(owner) : subscriptions.get(owner);
+      return q == null ? Optional.empty() : Optional.of(q.transferDeadLetter);
+    }
     boolean dlq = false;
     if (path.endsWith(DEAD_LETTER_SUFFIX)) {
       dlq = true;
@@ -128,6 +151,11 @@ final class Broker {
       return Optional.empty();
     }
     return Optional.of(dlq ? q.deadLetter : q.main);
+  }
+
+  /** Resolves a topic by name ({@code order-events}), as its management node's address names it. */
+  Optional<Topic> resolveTopic(String address) {
+    return address == null ? Optional.empty() : Optional.ofNullable(topics.get(normalise(address)));
   }
 
   static String normalise(String address) {
@@ -152,6 +180,7 @@ final class Broker {
       for (Queue q : entities.values()) {
         q.main.sweep();
         q.deadLetter.sweep();
+        q.transferDeadLetter.sweep();
       }
     }
   }

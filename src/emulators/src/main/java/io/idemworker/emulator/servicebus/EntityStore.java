@@ -93,6 +93,10 @@ final class EntityStore implements MessageSink {
     return path;
   }
 
+  Clock clock() {
+    return clock;
+  }
+
   QueueSettings settings() {
     return settings;
   }
@@ -264,7 +268,7 @@ final class EntityStore implements MessageSink {
   /**
    * Takes up to {@code max} available messages for a receiver link.
    *
-   * @param owner the link holding the locks, released by {@link #releaseAll}
+   * @param owner the link holding the locks, detached by {@link #detachLocks}
    * @param receiveAndDelete whether the messages are deleted instead of locked
    */
   synchronized List<Snapshot> take(int max, Object owner, boolean receiveAndDelete) {
@@ -388,20 +392,17 @@ final class EntityStore implements MessageSink {
   }
 
   /**
-   * Returns every lock held by {@code owner} to the queue, counting a delivery attempt, as when a
-   * receiver link or its connection closes.
+   * Detaches every lock held by {@code owner} from it, as when a receiver link or its connection
+   * closes. As on the service, the locks outlive the link: each message stays locked until its
+   * LockDuration ends (then it comes back with delivery count + 1, like any expired lock), and
+   * until then it can be settled or renewed by lock token through the management node.
    */
-  synchronized void releaseAll(Object owner, Iterable<UUID> tokens) {
-    boolean any = false;
+  synchronized void detachLocks(Object owner, Iterable<UUID> tokens) {
     for (UUID token : tokens) {
       StoredMessage sm = locked.get(token);
       if (sm != null && sm.lockOwner == owner) {
-        redeliverOrDeadLetter(sm);
-        any = true;
+        sm.lockOwner = null;
       }
-    }
-    if (any) {
-      signal();
     }
   }
 
@@ -465,15 +466,18 @@ final class EntityStore implements MessageSink {
     Message copy = MessageCodec.copy(m);
     copy.setApplicationProperties(new ApplicationProperties(props));
     LOG.info("{}: sequence number {} dead-lettered, reason {}", path, sm.sequenceNumber, reason);
-    deadLetter.acceptDeadLettered(sm, copy, path);
+    deadLetter.acceptDeadLettered(sm, copy);
   }
 
-  private synchronized void acceptDeadLettered(StoredMessage from, Message copy, String source) {
+  /**
+   * Takes a dead-lettered message in. No {@code DeadLetterSource} is set: Service Bus sets it only
+   * on messages auto-forwarded out of a dead-letter queue, and this emulator does not forward.
+   */
+  private synchronized void acceptDeadLettered(StoredMessage from, Message copy) {
     StoredMessage sm =
         new StoredMessage(
             from.sequenceNumber, copy, from.enqueuedTime, Instant.MAX, from.ttlMillis, 0);
     sm.deliveryCount = from.deliveryCount;
-    sm.deadLetterSource = source;
     makeAvailable(sm);
     signal();
   }

@@ -62,6 +62,33 @@ final class ManagementNode {
     }
   }
 
+  /**
+   * Answers a request to a topic's management node: {@code schedule-message} and {@code
+   * cancel-scheduled-message}, which the SDK sends there for a topic sender; other operations
+   * answer 501.
+   */
+  static Message handleTopic(Topic topic, Message request) {
+    String op = String.valueOf(applicationProperties(request).get("operation"));
+    Map<?, ?> body = bodyMap(request);
+    try {
+      return switch (op) {
+        case "com.microsoft:schedule-message" ->
+            sequenceNumbers(topic.schedule(scheduledMessages(body)));
+        case "com.microsoft:cancel-scheduled-message" -> {
+          topic.cancelScheduled(longs(body.get("sequence-numbers")));
+          yield status(200, "OK", null, null);
+        }
+        default -> {
+          LOG.warn("{}: topic management operation {} is not implemented", topic.path(), op);
+          yield status(501, "operation not implemented: " + op, null, "amqp:not-implemented");
+        }
+      };
+    } catch (RuntimeException e) {
+      LOG.warn("{}: bad management request {}: {}", topic.path(), op, e.toString());
+      return status(400, "bad request: " + e.getMessage(), null, "amqp:invalid-field");
+    }
+  }
+
   private static Message renewLock(EntityStore store, Map<?, ?> body) {
     List<UUID> tokens = uuids(body.get("lock-tokens"));
     Date[] expirations = new Date[tokens.size()];
@@ -115,14 +142,19 @@ final class ManagementNode {
   }
 
   private static Message schedule(EntityStore store, Map<?, ?> body) {
+    return sequenceNumbers(store.schedule(scheduledMessages(body)));
+  }
+
+  private static List<Message> scheduledMessages(Map<?, ?> body) {
     List<Message> messages = new ArrayList<>();
     for (Object entry : (Iterable<?>) body.get("messages")) {
       Binary b = (Binary) ((Map<?, ?>) entry).get("message");
-      Message m = Message.Factory.create();
-      m.decode(b.getArray(), b.getArrayOffset(), b.getLength());
-      messages.add(m);
+      messages.add(MessageCodec.decode(b.getArray(), b.getArrayOffset(), b.getLength()));
     }
-    long[] seqs = store.schedule(messages);
+    return messages;
+  }
+
+  private static Message sequenceNumbers(long[] seqs) {
     // An Object array: proton-j encodes it as an AMQP array of long, which the client decodes as
     // long[]; a primitive long[] inside a map is not encodable by proton-j.
     Long[] boxed = new Long[seqs.length];

@@ -12,10 +12,16 @@ import java.util.UUID;
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
+import org.apache.qpid.proton.amqp.messaging.AmqpSequence;
+import org.apache.qpid.proton.amqp.messaging.AmqpValue;
+import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
 import org.apache.qpid.proton.amqp.messaging.Data;
+import org.apache.qpid.proton.amqp.messaging.DeliveryAnnotations;
+import org.apache.qpid.proton.amqp.messaging.Footer;
 import org.apache.qpid.proton.amqp.messaging.Header;
 import org.apache.qpid.proton.amqp.messaging.MessageAnnotations;
 import org.apache.qpid.proton.amqp.messaging.Properties;
+import org.apache.qpid.proton.amqp.messaging.Section;
 import org.apache.qpid.proton.codec.AMQPDefinedTypes;
 import org.apache.qpid.proton.codec.DecoderImpl;
 import org.apache.qpid.proton.codec.EncoderImpl;
@@ -29,16 +35,17 @@ final class MessageCodec {
   static final Symbol LOCKED_UNTIL = Symbol.valueOf("x-opt-locked-until");
   static final Symbol LOCK_TOKEN = Symbol.valueOf("x-opt-lock-token");
   static final Symbol MESSAGE_STATE = Symbol.valueOf("x-opt-message-state");
-  static final Symbol DEAD_LETTER_SOURCE = Symbol.valueOf("x-opt-deadletter-source");
   static final Symbol ENQUEUE_SEQUENCE_NUMBER = Symbol.valueOf("x-opt-enqueue-sequence-number");
 
-  private static final ThreadLocal<DecoderImpl> DECODER =
+  private record Codec(DecoderImpl decoder, EncoderImpl encoder) {}
+
+  private static final ThreadLocal<Codec> CODEC =
       ThreadLocal.withInitial(
           () -> {
             DecoderImpl decoder = new DecoderImpl();
             EncoderImpl encoder = new EncoderImpl(decoder);
             AMQPDefinedTypes.registerAllTypes(decoder, encoder);
-            return decoder;
+            return new Codec(decoder, encoder);
           });
   private static final ThreadLocal<byte[]> ENCODE_BUFFER =
       ThreadLocal.withInitial(() -> new byte[64 * 1024]);
@@ -48,31 +55,85 @@ final class MessageCodec {
   /** Decodes one transfer's payload; a batch (format 0x80013700) yields one message per Data. */
   static List<Message> decodeTransfer(byte[] bytes, int length, int messageFormat) {
     if (messageFormat != BATCH_FORMAT) {
-      Message m = Message.Factory.create();
-      m.decode(bytes, 0, length);
-      return List.of(m);
+      return List.of(decode(bytes, 0, length));
     }
-    DecoderImpl decoder = DECODER.get();
-    decoder.setByteBuffer(ByteBuffer.wrap(bytes, 0, length));
     List<Message> out = new ArrayList<>();
-    try {
-      ByteBuffer buffer = ByteBuffer.wrap(bytes, 0, length);
-      decoder.setByteBuffer(buffer);
-      while (buffer.hasRemaining()) {
-        Object section = decoder.readObject();
-        if (section instanceof Data data) {
-          Binary b = data.getValue();
-          Message m = Message.Factory.create();
-          m.decode(b.getArray(), b.getArrayOffset(), b.getLength());
-          out.add(m);
-        }
+    for (Object section : sections(bytes, 0, length)) {
+      if (section instanceof Data data) {
+        Binary b = data.getValue();
+        out.add(decode(b.getArray(), b.getArrayOffset(), b.getLength()));
       }
-    } finally {
-      decoder.setByteBuffer(null);
     }
     if (out.isEmpty()) {
       throw new IllegalArgumentException(
           "a batch transfer (format 0x80013700) has no Data section");
+    }
+    return out;
+  }
+
+  /**
+   * Decodes one AMQP message section by section, keeping every body section: a body of several
+   * {@code data} or {@code amqp-sequence} sections comes back as a {@link SectionedMessage}.
+   *
+   * @throws IllegalArgumentException for a section that is not a message section
+   */
+  static Message decode(byte[] bytes, int offset, int length) {
+    Message m = Message.Factory.create();
+    List<Section> body = new ArrayList<>();
+    Header header = null;
+    DeliveryAnnotations deliveryAnnotations = null;
+    MessageAnnotations messageAnnotations = null;
+    Properties properties = null;
+    ApplicationProperties applicationProperties = null;
+    Footer footer = null;
+    for (Object section : sections(bytes, offset, length)) {
+      if (section instanceof Header h) {
+        header = h;
+      } else if (section instanceof DeliveryAnnotations d) {
+        deliveryAnnotations = d;
+      } else if (section instanceof MessageAnnotations a) {
+        messageAnnotations = a;
+      } else if (section instanceof Properties p) {
+        properties = p;
+      } else if (section instanceof ApplicationProperties a) {
+        applicationProperties = a;
+      } else if (section instanceof Data || section instanceof AmqpSequence) {
+        body.add((Section) section);
+      } else if (section instanceof AmqpValue v) {
+        body.add(v);
+      } else if (section instanceof Footer f) {
+        footer = f;
+      } else {
+        throw new IllegalArgumentException(
+            "not an AMQP message section: "
+                + (section == null ? "null" : section.getClass().getSimpleName()));
+      }
+    }
+    if (body.size() > 1) {
+      m = new SectionedMessage(body);
+    } else if (body.size() == 1) {
+      m.setBody(body.get(0));
+    }
+    m.setHeader(header);
+    m.setDeliveryAnnotations(deliveryAnnotations);
+    m.setMessageAnnotations(messageAnnotations);
+    m.setProperties(properties);
+    m.setApplicationProperties(applicationProperties);
+    m.setFooter(footer);
+    return m;
+  }
+
+  private static List<Object> sections(byte[] bytes, int offset, int length) {
+    DecoderImpl decoder = CODEC.get().decoder();
+    ByteBuffer buffer = ByteBuffer.wrap(bytes, offset, length);
+    decoder.setByteBuffer(buffer);
+    List<Object> out = new ArrayList<>();
+    try {
+      while (buffer.hasRemaining()) {
+        out.add(decoder.readObject());
+      }
+    } finally {
+      decoder.setByteBuffer(null);
     }
     return out;
   }
@@ -83,11 +144,15 @@ final class MessageCodec {
     return encode(m);
   }
 
+  /** Encodes every section of {@code m}, all body sections of a {@link SectionedMessage}. */
   static byte[] encode(Message m) {
     byte[] buffer = ENCODE_BUFFER.get();
     while (true) {
       try {
-        int n = m.encode(buffer, 0, buffer.length);
+        int n =
+            m instanceof SectionedMessage sm
+                ? encodeSections(sm, buffer)
+                : m.encode(buffer, 0, buffer.length);
         byte[] out = new byte[n];
         System.arraycopy(buffer, 0, out, 0, n);
         return out;
@@ -98,9 +163,33 @@ final class MessageCodec {
     }
   }
 
+  private static int encodeSections(SectionedMessage m, byte[] buffer) {
+    EncoderImpl encoder = CODEC.get().encoder();
+    ByteBuffer out = ByteBuffer.wrap(buffer);
+    encoder.setByteBuffer(out);
+    try {
+      List<Object> sections = new ArrayList<>();
+      sections.add(m.getHeader());
+      sections.add(m.getDeliveryAnnotations());
+      sections.add(m.getMessageAnnotations());
+      sections.add(m.getProperties());
+      sections.add(m.getApplicationProperties());
+      sections.addAll(m.bodySections());
+      sections.add(m.getFooter());
+      for (Object section : sections) {
+        if (section != null) {
+          encoder.writeObject(section);
+        }
+      }
+      return out.position();
+    } finally {
+      encoder.setByteBuffer((ByteBuffer) null);
+    }
+  }
+
   static Message deliveryView(Snapshot s, boolean withLock) {
     Message src = s.message();
-    Message m = Message.Factory.create();
+    Message m = newLike(src);
     Header h = new Header();
     h.setDurable(true);
     h.setDeliveryCount(UnsignedInteger.valueOf(s.deliveryCount()));
@@ -110,10 +199,13 @@ final class MessageCodec {
     }
     h.setTtl(UnsignedInteger.valueOf(s.ttlMillis()));
     m.setHeader(h);
-    m.setDeliveryAnnotations(src.getDeliveryAnnotations());
+    if (src.getDeliveryAnnotations() != null) {
+      m.setDeliveryAnnotations(
+          new DeliveryAnnotations(symbolKeys(src.getDeliveryAnnotations().getValue())));
+    }
     Map<Symbol, Object> annotations = new HashMap<>();
-    if (src.getMessageAnnotations() != null && src.getMessageAnnotations().getValue() != null) {
-      annotations.putAll(src.getMessageAnnotations().getValue());
+    if (src.getMessageAnnotations() != null) {
+      annotations.putAll(symbolKeys(src.getMessageAnnotations().getValue()));
     }
     annotations.put(SEQUENCE_NUMBER, s.sequenceNumber());
     annotations.put(ENQUEUE_SEQUENCE_NUMBER, s.sequenceNumber());
@@ -126,15 +218,36 @@ final class MessageCodec {
       annotations.put(LOCK_TOKEN, s.lockToken());
     }
     annotations.put(MESSAGE_STATE, messageState(s.state()));
-    if (s.deadLetterSource() != null) {
-      annotations.put(DEAD_LETTER_SOURCE, s.deadLetterSource());
-    }
     m.setMessageAnnotations(new MessageAnnotations(annotations));
     m.setProperties(src.getProperties());
     m.setApplicationProperties(src.getApplicationProperties());
-    m.setBody(src.getBody());
-    m.setFooter(src.getFooter());
+    if (!(m instanceof SectionedMessage)) {
+      m.setBody(src.getBody());
+    }
+    if (src.getFooter() != null) {
+      m.setFooter(new Footer(symbolKeys(src.getFooter().getValue())));
+    }
     return m;
+  }
+
+  /**
+   * The keys of an annotations or footer map as symbols, which AMQP requires there and the SDKs
+   * cast to: a client may have sent them as strings.
+   */
+  private static Map<Symbol, Object> symbolKeys(Map<?, ?> map) {
+    Map<Symbol, Object> out = new HashMap<>();
+    if (map != null) {
+      map.forEach(
+          (k, v) -> out.put(k instanceof Symbol sym ? sym : Symbol.valueOf(String.valueOf(k)), v));
+    }
+    return out;
+  }
+
+  /** An empty message of the same shape: a {@link SectionedMessage} keeps its body sections. */
+  private static Message newLike(Message src) {
+    return src instanceof SectionedMessage sm
+        ? new SectionedMessage(sm.bodySections())
+        : Message.Factory.create();
   }
 
   private static int messageState(State state) {
@@ -159,7 +272,7 @@ final class MessageCodec {
 
   /** A shallow copy of every section, so that replacing one section leaves the original alone. */
   static Message copy(Message src) {
-    Message m = Message.Factory.create();
+    Message m = newLike(src);
     m.setHeader(src.getHeader());
     m.setDeliveryAnnotations(src.getDeliveryAnnotations());
     m.setMessageAnnotations(src.getMessageAnnotations());

@@ -43,7 +43,7 @@ public record QueueSettings(
       throw new IllegalArgumentException(
           "maxDeliveryCount must be >= 1 but was " + maxDeliveryCount);
     }
-    requirePositive("duplicateDetectionHistoryTimeWindow", duplicateDetectionHistoryTimeWindow);
+    requireDuplicateWindow(duplicateDetectionHistoryTimeWindow);
     requirePositive("defaultMessageTimeToLive", defaultMessageTimeToLive);
   }
 
@@ -159,6 +159,25 @@ public record QueueSettings(
         duplicateDetectionHistoryTimeWindow,
         defaultMessageTimeToLive,
         value);
+  }
+
+  /** The shortest duplicate-detection window Service Bus accepts. */
+  static final Duration MIN_DUPLICATE_WINDOW = Duration.ofSeconds(20);
+
+  /** The longest duplicate-detection window Service Bus accepts. */
+  static final Duration MAX_DUPLICATE_WINDOW = Duration.ofDays(7);
+
+  /**
+   * Checks a duplicate-detection window against the service's range, 20 seconds to 7 days, whether
+   * or not duplicate detection is on (the service validates the property either way).
+   */
+  static void requireDuplicateWindow(Duration value) {
+    String field = "duplicateDetectionHistoryTimeWindow";
+    Objects.requireNonNull(value, field + " must not be null");
+    if (value.compareTo(MIN_DUPLICATE_WINDOW) < 0 || value.compareTo(MAX_DUPLICATE_WINDOW) > 0) {
+      throw new IllegalArgumentException(
+          field + " must be between PT20S and P7D (PT168H) but was " + value);
+    }
   }
 
   private static void requirePositive(String field, Duration value) {

@@ -32,14 +32,19 @@ final class RequestLinks {
 
   private enum Node {
     CBS,
-    MANAGEMENT
+    MANAGEMENT,
+    TOPIC_MANAGEMENT
   }
 
-  private record RequestLink(Node node, EntityStore store) {}
+  /** A request link: the node it reaches (its address normalised) and the entity behind it. */
+  private record RequestLink(Node node, String address, EntityStore store, Topic topic) {}
 
   private final String remote;
   private final Map<Link, RequestLink> requestLinks = new IdentityHashMap<>();
   private final Map<String, Sender> replyLinks = new HashMap<>();
+
+  /** Reply links by the node they come from (their source address normalised). */
+  private final Map<String, Sender> replyLinksByNode = new HashMap<>();
 
   RequestLinks(String remote) {
     this.remote = remote;
@@ -56,12 +61,21 @@ final class RequestLinks {
 
   /** Opens a client's link to the {@code $cbs} node and gives it request credit. */
   void attachCbs(Receiver r) {
-    attachRequests(r, new RequestLink(Node.CBS, null));
+    attachRequests(r, new RequestLink(Node.CBS, "$cbs", null, null));
   }
 
   /** Opens a client's link to {@code store}'s {@code $management} node and gives it credit. */
   void attachManagement(Receiver r, EntityStore store) {
-    attachRequests(r, new RequestLink(Node.MANAGEMENT, store));
+    attachRequests(r, new RequestLink(Node.MANAGEMENT, nodeOf(r), store, null));
+  }
+
+  /** Opens a client's link to {@code topic}'s {@code $management} node and gives it credit. */
+  void attachTopicManagement(Receiver r, Topic topic) {
+    attachRequests(r, new RequestLink(Node.TOPIC_MANAGEMENT, nodeOf(r), null, topic));
+  }
+
+  private static String nodeOf(Receiver r) {
+    return Broker.normalise(AmqpTerms.address(r.getRemoteTarget()));
   }
 
   private void attachRequests(Receiver r, RequestLink link) {
@@ -72,7 +86,8 @@ final class RequestLinks {
 
   /**
    * Opens a link on which answers go back, known by its target address (the requests' reply-to)
-   * and, failing that, by its name.
+   * and, failing that, by its name; a request without reply-to is answered on the latest such link
+   * from the node it was sent to.
    */
   void attachReply(Sender s) {
     String replyTo = AmqpTerms.address(s.getRemoteTarget());
@@ -80,6 +95,10 @@ final class RequestLinks {
       replyLinks.put(replyTo, s);
     }
     replyLinks.putIfAbsent(s.getName(), s);
+    String node = AmqpTerms.address(s.getRemoteSource());
+    if (node != null) {
+      replyLinksByNode.put(Broker.normalise(node), s);
+    }
     s.open();
   }
 
@@ -91,6 +110,7 @@ final class RequestLinks {
   void detach(Link link) {
     requestLinks.remove(link);
     replyLinks.values().removeIf(s -> s == link);
+    replyLinksByNode.values().removeIf(s -> s == link);
   }
 
   /**
@@ -119,12 +139,14 @@ final class RequestLinks {
     }
     AmqpTerms.answer(d, Accepted.getInstance());
     Message response =
-        link.node == Node.CBS
-            ? ManagementNode.cbs(request)
-            : ManagementNode.handle(link.store, request);
+        switch (link.node) {
+          case CBS -> ManagementNode.cbs(request);
+          case MANAGEMENT -> ManagementNode.handle(link.store, request);
+          case TOPIC_MANAGEMENT -> ManagementNode.handleTopic(link.topic, request);
+        };
     response.setCorrelationId(request.getMessageId());
     String replyTo = request.getReplyTo();
-    Sender reply = replyTo == null ? null : replyLinks.get(replyTo);
+    Sender reply = replyTo == null ? replyLinksByNode.get(link.address) : replyLinks.get(replyTo);
     if (reply == null || reply.getLocalState() != EndpointState.ACTIVE) {
       LOG.warn("connection {}: no reply link for reply-to '{}'; response dropped", remote, replyTo);
       return;

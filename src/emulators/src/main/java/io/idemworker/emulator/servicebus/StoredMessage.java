@@ -27,7 +27,6 @@ final class StoredMessage {
   UUID lockToken;
   Instant lockedUntil;
   Object lockOwner;
-  String deadLetterSource;
 
   /** Set by defer: a deferred message stays deferred when its lock is abandoned or lost. */
   boolean deferred;
@@ -57,8 +56,7 @@ final class StoredMessage {
       int deliveryCount,
       State state,
       UUID lockToken,
-      Instant lockedUntil,
-      String deadLetterSource) {}
+      Instant lockedUntil) {}
 
   Snapshot snapshot() {
     // A copy of the sections: the store may swap the application properties later (modify),
@@ -72,7 +70,6 @@ final class StoredMessage {
         deliveryCount,
         deferred && state == State.LOCKED ? State.DEFERRED : state,
         lockToken,
-        lockedUntil,
-        deadLetterSource);
+        lockedUntil);
   }
 }

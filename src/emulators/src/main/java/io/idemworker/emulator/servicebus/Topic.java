@@ -124,4 +124,36 @@ final class Topic implements MessageSink {
     }
     return n == seqs.length ? seqs : Arrays.copyOf(seqs, n);
   }
+
+  /**
+   * Schedules messages sent to the topic's management node ({@code schedule-message}): each gets a
+   * topic sequence number and is scheduled, by its {@code x-opt-scheduled-enqueue-time}, in every
+   * subscription whose rules match. Duplicate detection does not apply, as for a queue's schedule.
+   *
+   * @return one sequence number per message, in order
+   */
+  synchronized long[] schedule(List<Message> messages) {
+    long[] seqs = new long[messages.size()];
+    for (int i = 0; i < messages.size(); i++) {
+      Message m = messages.get(i);
+      MessageCodec.ensureMessageId(m);
+      seqs[i] = sequence.incrementAndGet();
+      for (Subscription s : subscriptions) {
+        if (s.matches(m)) {
+          s.main.enqueueFromTopic(MessageCodec.copy(m), seqs[i]);
+        }
+      }
+    }
+    return seqs;
+  }
+
+  /**
+   * Cancels scheduled messages by topic sequence number in every subscription; unknown or already
+   * enqueued numbers are ignored.
+   */
+  synchronized void cancelScheduled(long[] sequenceNumbers) {
+    for (Subscription s : subscriptions) {
+      s.main.cancelScheduled(sequenceNumbers);
+    }
+  }
 }

@@ -43,8 +43,7 @@ public record TopicSettings(
       throw new IllegalArgumentException(
           "name must not contain '/Subscriptions/' but was '" + name + "'");
     }
-    SubscriptionSettings.requirePositive(
-        "duplicateDetectionHistoryTimeWindow", duplicateDetectionHistoryTimeWindow);
+    QueueSettings.requireDuplicateWindow(duplicateDetectionHistoryTimeWindow);
     SubscriptionSettings.requirePositive("defaultMessageTimeToLive", defaultMessageTimeToLive);
     subscriptions = List.copyOf(Objects.requireNonNull(subscriptions, "subscriptions"));
     Set<String> names = new HashSet<>();

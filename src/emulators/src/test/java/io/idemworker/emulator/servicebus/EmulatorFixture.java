@@ -105,11 +105,16 @@ final class EmulatorFixture implements AutoCloseable {
   }
 
   ServiceBusReceiverClient deadLetterReceiver(String queue) {
+    return subQueueReceiver(queue, SubQueue.DEAD_LETTER_QUEUE);
+  }
+
+  /** A peek-lock receiver of one of the queue's subqueues, without automatic lock renewal. */
+  ServiceBusReceiverClient subQueueReceiver(String queue, SubQueue subQueue) {
     ServiceBusReceiverClient c =
         Clients.builder(emulator)
             .receiver()
             .queueName(queue)
-            .subQueue(com.azure.messaging.servicebus.models.SubQueue.DEAD_LETTER_QUEUE)
+            .subQueue(subQueue)
             .disableAutoComplete()
             .maxAutoLockRenewDuration(Duration.ZERO)
             .buildClient();

@@ -21,7 +21,7 @@ import org.apache.qpid.proton.engine.Transport;
 final class RawAmqpClient implements AutoCloseable {
   final Connection connection = Connection.Factory.create();
   final Session session;
-  private final Transport transport = Transport.Factory.create();
+  final Transport transport = Transport.Factory.create();
   private final Socket socket = new Socket();
   private final InputStream in;
   private final OutputStream out;
@@ -39,6 +39,14 @@ final class RawAmqpClient implements AutoCloseable {
    *     never sends heartbeats
    */
   RawAmqpClient(int port, int idleTimeoutMillis) throws IOException {
+    this(port, idleTimeoutMillis, "ANONYMOUS");
+  }
+
+  /**
+   * Connects with the given SASL mechanism (Microsoft's Python and C SDKs ask for {@code MSSBCBS})
+   * and opens a connection and a session.
+   */
+  RawAmqpClient(int port, int idleTimeoutMillis, String saslMechanism) throws IOException {
     socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
     socket.setTcpNoDelay(true);
     socket.setSoTimeout(50);
@@ -46,7 +54,7 @@ final class RawAmqpClient implements AutoCloseable {
     out = socket.getOutputStream();
     Sasl sasl = transport.sasl();
     sasl.client();
-    sasl.setMechanisms("ANONYMOUS");
+    sasl.setMechanisms(saslMechanism);
     transport.setIdleTimeout(idleTimeoutMillis);
     transport.bind(connection);
     connection.setHostname("localhost");
