@@ -87,29 +87,16 @@ final class MetadataHandler {
         .header("x-ms-content-path", c.database.rid);
   }
 
-  /** The container's single range, covering every partition key ({@code ""} to {@code FF}). */
+  /** The container's partition key ranges, together covering {@code ""} to {@code FF}. */
   HttpReply partitionKeyRanges(Container c, HttpRequest h) {
-    String etag = "\"" + c.rid + "-1\"";
+    String etag = "\"" + c.rid + "-" + c.ranges.count() + "\"";
     if (etag.equals(h.getFirst("If-None-Match"))) {
       return new HttpReply(304, null, RequestCharges.METADATA).header("etag", etag);
     }
     ObjectNode n = json.mapper().createObjectNode();
     n.put("_rid", c.rid);
-    ObjectNode range = n.putArray("PartitionKeyRanges").addObject();
-    String rangeRid = Rids.text(Rids.partitionKeyRange(c.ridBytes, 1));
-    range.put("_rid", rangeRid);
-    range.put("id", "0");
-    range.put("_etag", "\"00000000-0000-0000-0000-000000000001\"");
-    range.put("minInclusive", "");
-    range.put("maxExclusive", "FF");
-    range.put("ridPrefix", 0);
-    range.put("_self", "dbs/" + c.database.rid + "/colls/" + c.rid + "/pkranges/" + rangeRid + "/");
-    range.put("throughputFraction", 1);
-    range.put("status", "online");
-    range.putArray("parents");
-    range.put("_ts", c.properties().path("_ts").asLong());
-    range.put("_lsn", 1);
-    n.put("_count", 1);
+    c.ranges.writeTo(n.putArray("PartitionKeyRanges"), c);
+    n.put("_count", c.ranges.count());
     return json.reply(200, n).header("etag", etag);
   }
 

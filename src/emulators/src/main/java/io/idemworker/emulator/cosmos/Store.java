@@ -25,10 +25,16 @@ final class Store {
   private final AtomicInteger databaseNumbers =
       new AtomicInteger(ThreadLocalRandom.current().nextInt(1, 1 << 20));
   private final AtomicLong etags = new AtomicLong();
+  private final PartitionKeyRanges ranges;
 
   Store(ObjectMapper mapper, Clock clock) {
+    this(mapper, clock, new PartitionKeyRanges(1));
+  }
+
+  Store(ObjectMapper mapper, Clock clock, PartitionKeyRanges ranges) {
     this.mapper = mapper;
     this.clock = clock;
+    this.ranges = ranges;
   }
 
   Collection<Database> databases() {
@@ -78,7 +84,7 @@ final class Store {
     Integer defaultTtl = defaultTtl(body);
     byte[] rid = Rids.container(db.ridBytes, db.containerNumbers.incrementAndGet());
     ObjectNode props = containerProperties(body, rid, db, nextEtag());
-    Container c = new Container(mapper, clock, db, id, rid, paths, props, defaultTtl);
+    Container c = new Container(mapper, clock, db, id, rid, paths, props, defaultTtl, ranges);
     db.containersByName.put(id, c);
     db.containersByRid.put(c.rid, c);
     return c;
