@@ -1,7 +1,9 @@
 package io.idemworker.emulator.cosmos;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -30,8 +32,9 @@ final class MetadataHandler {
     return json.reply(200, accountJson());
   }
 
-  HttpReply createDatabase(byte[] body) {
+  HttpReply createDatabase(HttpRequest h, byte[] body) {
     Database db = store.createDatabase(json.parseObject(body));
+    store.offers.createFor(h, db.rid, "dbs/" + db.rid + "/");
     return json.reply(201, store.databaseJson(db)).header("etag", db.etag);
   }
 
@@ -53,8 +56,64 @@ final class MetadataHandler {
     return new HttpReply(204, null, RequestCharges.METADATA);
   }
 
-  HttpReply createContainer(Database db, byte[] body) {
-    return containerReply(201, store.createContainer(db, json.parseObject(body)));
+  HttpReply createContainer(Database db, HttpRequest h, byte[] body) {
+    Container c = store.createContainer(db, json.parseObject(body));
+    store.offers.createFor(h, c.rid, "dbs/" + db.rid + "/colls/" + c.rid + "/");
+    return containerReply(201, c);
+  }
+
+  /** {@code POST /dbs} as a query: the databases the query selects. */
+  HttpReply queryDatabases(byte[] body) {
+    List<JsonNode> all = new ArrayList<>();
+    store.databases().forEach(db -> all.add(store.databaseJson(db)));
+    return feed("", "Databases", query(all, body));
+  }
+
+  /** {@code POST /dbs/{db}/colls} as a query: the containers the query selects. */
+  HttpReply queryContainers(Database db, byte[] body) {
+    List<JsonNode> all = new ArrayList<>();
+    db.containersByName.values().forEach(c -> all.add(c.properties()));
+    return feed(db.rid, "DocumentCollections", query(all, body));
+  }
+
+  /** {@code GET /offers}: every offer. */
+  HttpReply offers() {
+    return feed("", "Offers", store.offers.all());
+  }
+
+  /** {@code POST /offers} as a query. */
+  HttpReply queryOffers(byte[] body) {
+    return feed("", "Offers", query(store.offers.all(), body));
+  }
+
+  HttpReply offer(String rid) {
+    return offerReply(store.offers.read(rid));
+  }
+
+  HttpReply replaceOffer(String rid, byte[] body) {
+    return offerReply(store.offers.replace(rid, json.parseObject(body)));
+  }
+
+  private HttpReply offerReply(ObjectNode offer) {
+    return json.reply(200, offer)
+        .header("etag", offer.path("_etag").asText())
+        .header("x-ms-cosmos-min-throughput", Integer.toString(Offers.MIN_THROUGHPUT))
+        .header("x-ms-offer-replace-pending", "false");
+  }
+
+  private List<JsonNode> query(List<JsonNode> resources, byte[] body) {
+    QueryEngine.QuerySpec spec = QueryEngine.QuerySpec.from(json.parse(body));
+    SqlQuery query = SqlParser.parseQuery(spec.text());
+    return QueryEngine.evaluateResources(query, resources, spec.parameters(), json.mapper());
+  }
+
+  private HttpReply feed(String rid, String name, List<JsonNode> resources) {
+    ObjectNode n = json.mapper().createObjectNode();
+    n.put("_rid", rid);
+    ArrayNode arr = n.putArray(name);
+    resources.forEach(arr::add);
+    n.put("_count", arr.size());
+    return json.reply(200, n).header("x-ms-item-count", Integer.toString(arr.size()));
   }
 
   HttpReply containers(Database db) {

@@ -121,25 +121,50 @@ final class QueryEngine {
 
   private record Matched(JsonNode doc, List<JsonNode> keys, long number) {}
 
+  /**
+   * Runs {@code query} over resources that are not items (databases, containers, offers), in the
+   * order given; the values of its result rows.
+   */
+  static List<JsonNode> evaluateResources(
+      SqlQuery query,
+      List<JsonNode> resources,
+      Map<String, JsonNode> parameters,
+      ObjectMapper mapper) {
+    List<Matched> docs = new ArrayList<>();
+    for (int i = 0; i < resources.size(); i++) {
+      docs.add(new Matched(resources.get(i), List.of(), i));
+    }
+    return rows(query, docs, parameters, mapper).stream().map(Row::value).toList();
+  }
+
   private static List<Row> evaluateRows(
       SqlQuery query,
       List<StoredItem> documents,
       Map<String, JsonNode> parameters,
       ObjectMapper mapper) {
-    List<Matched> matched = new ArrayList<>();
+    List<Matched> docs = new ArrayList<>();
     for (StoredItem item : documents) {
-      JsonNode doc;
       try {
-        doc = mapper.readTree(item.json());
+        docs.add(
+            new Matched(mapper.readTree(item.json()), List.of(), Rids.documentNumber(item.rid())));
       } catch (IOException e) {
         throw new IllegalStateException("stored item is not JSON", e);
       }
+    }
+    return rows(query, docs, parameters, mapper);
+  }
+
+  private static List<Row> rows(
+      SqlQuery query, List<Matched> docs, Map<String, JsonNode> parameters, ObjectMapper mapper) {
+    List<Matched> matched = new ArrayList<>();
+    for (Matched d : docs) {
+      JsonNode doc = d.doc();
       if (query.where().map(w -> w.matches(doc, parameters)).orElse(true)) {
         List<JsonNode> keys = new ArrayList<>();
         for (SqlQuery.OrderBy o : query.orderBy()) {
           keys.add(o.key().evaluate(doc, parameters));
         }
-        matched.add(new Matched(doc, keys, Rids.documentNumber(item.rid())));
+        matched.add(new Matched(doc, keys, d.number()));
       }
     }
     if (!query.aggregates().isEmpty()) {

@@ -26,6 +26,7 @@ final class Store {
       new AtomicInteger(ThreadLocalRandom.current().nextInt(1, 1 << 20));
   private final AtomicLong etags = new AtomicLong();
   private final PartitionKeyRanges ranges;
+  final Offers offers;
 
   Store(ObjectMapper mapper, Clock clock) {
     this(mapper, clock, new PartitionKeyRanges(1));
@@ -35,6 +36,7 @@ final class Store {
     this.mapper = mapper;
     this.clock = clock;
     this.ranges = ranges;
+    this.offers = new Offers(mapper, clock);
   }
 
   Collection<Database> databases() {
@@ -67,6 +69,8 @@ final class Store {
   synchronized void deleteDatabase(Database db) {
     if (byName.remove(db.id, db)) {
       byRid.remove(db.rid);
+      offers.removeFor(db.rid);
+      db.containersByName.values().forEach(c -> offers.removeFor(c.rid));
     } else {
       throw CosmosError.notFound("Resource Not Found: database " + db.id);
     }
@@ -116,6 +120,7 @@ final class Store {
   synchronized void deleteContainer(Container c) {
     if (c.database.containersByName.remove(c.id, c)) {
       c.database.containersByRid.remove(c.rid);
+      offers.removeFor(c.rid);
     } else {
       throw CosmosError.notFound("Resource Not Found: container " + c.id);
     }
