@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -47,6 +48,9 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
           "attachments",
           "schemas",
           "partitionedsystemdocuments");
+
+  private static final Map<String, String> SCRIPT_FEEDS =
+      Map.of("sprocs", "StoredProcedures", "triggers", "Triggers", "udfs", "UserDefinedFunctions");
 
   private final Store store;
   private final MasterKeyAuth auth;
@@ -143,6 +147,9 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     if (n == 5 && child.equals("pkranges")) {
       return Operation.METADATA;
     }
+    if (n == 5 && SCRIPT_FEEDS.containsKey(child) && (method.equals("GET") || isQuery(h))) {
+      return Operation.METADATA;
+    }
     if (!child.equals("docs")) {
       return Operation.UNSUPPORTED;
     }
@@ -189,7 +196,10 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     if (query && n == 3 && segs.get(2).equals("colls")) {
       return metadata.queryContainers(store.database(segs.get(1)), body);
     }
-    if (isQuery(h) && !(n == 5 && segs.get(4).equals("docs") && method.equals("POST"))) {
+    if (isQuery(h)
+        && !(n == 5
+            && method.equals("POST")
+            && (segs.get(4).equals("docs") || SCRIPT_FEEDS.containsKey(segs.get(4))))) {
       throw CosmosError.notImplemented("Querying '/" + String.join("/", segs) + "'");
     }
     if (n == 1) {
@@ -231,6 +241,10 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     if (child.equals("pkranges") && n == 5) {
       requireMethod(method, "GET");
       return metadata.partitionKeyRanges(c, h);
+    }
+    if (n == 5 && SCRIPT_FEEDS.containsKey(child) && (method.equals("GET") || query)) {
+      // No scripts can be created here, so every read feed or query of them is empty.
+      return metadata.emptyFeed(c.rid, SCRIPT_FEEDS.get(child));
     }
     if (!child.equals("docs")) {
       throw unimplementedOrUnknown(child, segs);

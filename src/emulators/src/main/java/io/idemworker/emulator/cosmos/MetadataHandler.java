@@ -76,6 +76,11 @@ final class MetadataHandler {
     return feed(db.rid, "DocumentCollections", query(all, body));
   }
 
+  /** A feed of no resources, named {@code name} as the service names that resource type's feed. */
+  HttpReply emptyFeed(String rid, String name) {
+    return feed(rid, name, List.of());
+  }
+
   /** {@code GET /offers}: every offer. */
   HttpReply offers() {
     return feed("", "Offers", store.offers.all());

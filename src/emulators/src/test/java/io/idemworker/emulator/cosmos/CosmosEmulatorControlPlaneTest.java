@@ -112,6 +112,26 @@ class CosmosEmulatorControlPlaneTest {
   }
 
   @Test
+  void scriptQueries_answerAnEmptyFeed_whileCreatingScriptsIsRefused() {
+    client.createDatabaseIfNotExists("scripts-db");
+    var db = client.getDatabase("scripts-db");
+    db.createContainerIfNotExists(new CosmosContainerProperties("c", "/pk"));
+    var scripts = db.getContainer("c").getScripts();
+
+    assertThat(scripts.queryStoredProcedures("SELECT * FROM root", null).stream()).isEmpty();
+    assertThat(scripts.queryTriggers("SELECT * FROM root", null).stream()).isEmpty();
+    assertThat(scripts.queryUserDefinedFunctions("SELECT * FROM root", null).stream()).isEmpty();
+    assertThat(scripts.readAllStoredProcedures().stream()).isEmpty();
+    Throwable t =
+        catchThrowable(
+            () ->
+                scripts.createStoredProcedure(
+                    new com.azure.cosmos.models.CosmosStoredProcedureProperties(
+                        "sp", "function () {}")));
+    assertThat(((CosmosException) t).getStatusCode()).isEqualTo(501);
+  }
+
+  @Test
   void deletedDatabase_disappearsFromQueriesAndReads() {
     client.createDatabase("doomed");
 
