@@ -56,7 +56,11 @@ final class QueryEngine {
       ObjectNode plan =
           pk.isPresent()
               ? QueryPlanner.singlePartition(query, mapper)
-              : QueryPlanner.crossPartition(query, spec.parameters(), mapper);
+              : QueryPlanner.crossPartition(
+                  query,
+                  spec.parameters(),
+                  h.getFirst("x-ms-cosmos-supported-query-features"),
+                  mapper);
       return new HttpReply(200, bytes(mapper, plan), RequestCharges.METADATA);
     }
     String rangeHeader = h.getFirst("x-ms-documentdb-partitionkeyrangeid");
@@ -71,12 +75,28 @@ final class QueryEngine {
       int r = range.get();
       items = c.items(key -> c.ranges.rangeOf(key) == r);
     } else {
+      if (needsMerging(query)) {
+        // What the service's gateway answers: the client must fetch the plan and fan out. The
+        // JavaScript SDK tries without a plan first and switches on this answer.
+        throw CosmosError.badRequest(
+            "Cross partition query only supports queries that need no merging by the client"
+                + " without a partition key range: this one uses ORDER BY, TOP, OFFSET/LIMIT,"
+                + " DISTINCT or an aggregate; fetch its query plan and query each range.");
+      }
       items = c.items(key -> true);
     }
     HttpReply reply =
         page(c, h, query, evaluateRows(query, items, spec.parameters(), mapper), mapper);
     range.ifPresent(r -> reply.header("x-ms-documentdb-partitionkeyrangeid", Integer.toString(r)));
     return reply.withSession(c, c.lsn());
+  }
+
+  private static boolean needsMerging(SqlQuery query) {
+    return !query.orderBy().isEmpty()
+        || !query.aggregates().isEmpty()
+        || query.distinct()
+        || query.top().isPresent()
+        || query.limit().isPresent();
   }
 
   private static HttpReply page(

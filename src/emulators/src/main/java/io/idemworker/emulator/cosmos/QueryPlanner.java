@@ -45,12 +45,15 @@ final class QueryPlanner {
 
   /** The plan of a cross-partition query, with the rewrites described above. */
   static ObjectNode crossPartition(
-      SqlQuery query, Map<String, JsonNode> parameters, ObjectMapper mapper) {
+      SqlQuery query,
+      Map<String, JsonNode> parameters,
+      String supportedFeatures,
+      ObjectMapper mapper) {
     ObjectNode n = skeleton(query, mapper);
     ObjectNode info = (ObjectNode) n.get("queryInfo");
     SqlQuery.Source src = query.source();
     if (!query.aggregates().isEmpty()) {
-      info.put("rewrittenQuery", aggregateRewrite(query));
+      info.put("rewrittenQuery", aggregateRewrite(query, arrayPartials(supportedFeatures)));
       info.putArray("aggregates").add(operator(query.aggregates().get(0).function()));
       return n;
     }
@@ -130,7 +133,18 @@ final class QueryPlanner {
         : ((SqlExpression.Literal) t).value().asText();
   }
 
-  private static String aggregateRewrite(SqlQuery query) {
+  /**
+   * Whether the client reads a VALUE aggregate's partial result as a one-element array {@code
+   * [{"item": …}]} rather than as the object {@code {"item": …}}. The JavaScript SDK (4.9.3) reads
+   * {@code payload[0]}; the Java SDK (4.81.0) reads the object's {@code item}. They are told apart
+   * by the query features they declare: only the JavaScript SDK declares {@code
+   * ListAndSetAggregate}. The service's own rule is not known here.
+   */
+  private static boolean arrayPartials(String supportedFeatures) {
+    return supportedFeatures != null && supportedFeatures.contains("ListAndSetAggregate");
+  }
+
+  private static String aggregateRewrite(SqlQuery query, boolean arrayPartials) {
     SqlExpression.Aggregate a = query.aggregates().get(0);
     if (!query.value()
         || query.aggregates().size() != 1
@@ -153,9 +167,10 @@ final class QueryPlanner {
           case AVG -> "{\"sum\": SUM(" + arg + "), \"count\": COUNT(" + arg + ")}";
         };
     SqlQuery.Source src = query.source();
-    return "SELECT VALUE {\"item\": "
-        + partial
-        + "} FROM "
+    String row = "{\"item\": " + partial + "}";
+    return "SELECT VALUE "
+        + (arrayPartials ? "[" + row + "]" : row)
+        + " FROM "
         + src.from()
         + src.where().map(w -> " WHERE " + w).orElse("");
   }
