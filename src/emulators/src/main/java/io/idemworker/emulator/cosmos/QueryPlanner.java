@@ -39,8 +39,7 @@ final class QueryPlanner {
 
   /** The plan of a query the request scopes to one logical partition: no client-side work. */
   static ObjectNode singlePartition(SqlQuery query, ObjectMapper mapper) {
-    ObjectNode n = skeleton(query, mapper);
-    return n;
+    return skeleton(query, mapper);
   }
 
   /** The plan of a cross-partition query, with the rewrites described above. */
