@@ -24,7 +24,7 @@ import picocli.CommandLine.Parameters;
     description = {
       "Prints what Cosmos DB and the dead-letter queue hold about one message or order: the order (accepted when, by which message, its fingerprint), its status as stored, inbox markers with their TTL left, payment records, outbox events and whether the relay published them, and dead-lettered copies with reason and description. Never payloads.",
       "",
-      "Reads the same variables as 'run' (the whole configuration is checked). The order id is found from --order, else from the body of a dead-lettered copy with this MessageId, else from a status-change id ({orderId}:status:{v}), else the id is taken as the orderId. A credit or payment request id that was not dead-lettered needs --order: its id does not name its order, and looking it up everywhere would be a cross-partition query.",
+      "Reads the same variables as 'run' (the whole configuration is checked). The order id is found from --order, else from the body of a dead-lettered copy with this MessageId, else from a status-change id ({orderId}:status:{v}), else from partition ID when it holds documents, else by one cross-partition query for the documents keyed by ID (a credit's inbox marker, a payment record), whose RU cost is printed. --order saves that query.",
       "",
       "Exit codes: 0 found, 1 nothing found, 2 configuration or access problem."
     })
@@ -155,7 +155,7 @@ final class ExplainCommand implements Callable<Integer> {
     if (!explanation.found()) {
       err.printf(
           "idemworker explain: nothing found for %s (read partition %s and %d dead-letter"
-              + " queue(s)); for a credit or payment request id, pass --order%n",
+              + " queue(s))%n",
           id, explanation.orderId(), sources.size());
       return 1;
     }

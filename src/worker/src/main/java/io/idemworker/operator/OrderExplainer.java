@@ -2,13 +2,17 @@ package io.idemworker.operator;
 
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.models.CosmosQueryRequestOptions;
+import com.azure.cosmos.models.FeedResponse;
 import com.azure.cosmos.models.PartitionKey;
+import com.azure.cosmos.models.SqlParameter;
+import com.azure.cosmos.models.SqlQuerySpec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.servicebus.DeadLetterReader;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -18,19 +22,27 @@ import java.util.regex.Pattern;
  * Gathers what the system holds about one message or order: every document in the order's partition
  * (one single-partition query) and the copies in the dead-letter queues it is given.
  *
- * <p><b>Finding the partition.</b> Every document lives in partition {@code orderId}, and a query
- * without the partition key is cross-partition (refused by the emulator, a fan-out over every
- * physical partition on Azure). So the order id is found first, in this order: the one the caller
- * gives ({@code --order}); the {@code orderId} in the body of a dead-lettered copy whose MessageId
- * is the id asked about; the prefix of a status-change id {@code {orderId}:status:{v}}; else the id
- * itself (an OrderPlaced MessageId is the orderId). A credit or payment request that was processed
- * and not dead-lettered therefore needs {@code --order}: its id says nothing about its order.
+ * <p><b>Finding the partition.</b> Every document lives in partition {@code orderId}. The order id
+ * is found first, cheapest way first: the one the caller gives ({@code --order}); the {@code
+ * orderId} in the body of a dead-lettered copy whose MessageId is the id asked about; the prefix of
+ * a status-change id {@code {orderId}:status:{v}}; the id itself when partition {@code id} holds
+ * documents (an OrderPlaced MessageId is the orderId); else one cross-partition query, {@link
+ * #LOOKUP_QUERY}, for the documents whose idempotency key or MessageId is the id (an inbox marker
+ * of a credit, a payment record), whose request charge is reported in {@link
+ * Explanation#resolvedBy()} or, when it finds nothing, in the problems.
  *
  * <p>Reads only; never writes, locks or settles. Not thread-safe.
  */
 final class OrderExplainer {
   private static final Pattern STATUS_ID = Pattern.compile("(.+):status:(\\d+)");
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * The look-up by key an operator would run in Data Explorer: a cross-partition query, a fan-out
+   * over every physical partition on Azure, so it runs only when cheaper ways found nothing.
+   */
+  static final String LOOKUP_QUERY =
+      "SELECT DISTINCT VALUE c.orderId FROM c WHERE c.key = @id OR c.messageId = @id";
 
   private final CosmosContainer container;
   private final DeadLetterReader deadLetters;
@@ -105,6 +117,39 @@ final class OrderExplainer {
       orderId = id;
       resolvedBy = "id taken as the orderId";
     }
+    List<JsonNode> documents = partition(orderId);
+    if (documents.isEmpty() && order.isEmpty() && fromCopy.isEmpty() && !status.matches()) {
+      Lookup lookup = lookUp(container, id);
+      String cost = String.format(Locale.ROOT, "%.2f RU", lookup.requestCharge());
+      if (lookup.orderIds().isEmpty()) {
+        problems.add(
+            "a cross-partition query for documents keyed by " + id + " found none (" + cost + ")");
+      } else {
+        orderId = lookup.orderIds().get(0);
+        resolvedBy = "cross-partition query by key, " + cost;
+        if (lookup.orderIds().size() > 1) {
+          problems.add(
+              id
+                  + " is the key of documents in several orders: "
+                  + lookup.orderIds()
+                  + "; showing "
+                  + orderId);
+        }
+        documents = partition(orderId);
+      }
+    }
+    String partition = orderId;
+    List<DeadLetterReader.DeadLetter> copies =
+        peeked.stream()
+            .filter(
+                d ->
+                    d.messageId().filter(id::equals).isPresent()
+                        || orderIdOf(d).filter(partition::equals).isPresent())
+            .toList();
+    return new Explanation(id, orderId, resolvedBy, documents, copies, problems);
+  }
+
+  private List<JsonNode> partition(String orderId) {
     List<JsonNode> documents = new ArrayList<>();
     container
         .queryItems(
@@ -112,14 +157,39 @@ final class OrderExplainer {
             new CosmosQueryRequestOptions().setPartitionKey(new PartitionKey(orderId)),
             JsonNode.class)
         .forEach(documents::add);
-    List<DeadLetterReader.DeadLetter> copies =
-        peeked.stream()
-            .filter(
-                d ->
-                    d.messageId().filter(id::equals).isPresent()
-                        || orderIdOf(d).filter(orderId::equals).isPresent())
-            .toList();
-    return new Explanation(id, orderId, resolvedBy, documents, copies, problems);
+    return documents;
+  }
+
+  /**
+   * The orders holding a document whose idempotency key or MessageId is {@code id}, by one
+   * cross-partition query, and what it cost.
+   */
+  static Lookup lookUp(CosmosContainer container, String id) {
+    List<String> orderIds = new ArrayList<>();
+    double charge = 0;
+    for (FeedResponse<JsonNode> page :
+        container
+            .queryItems(
+                new SqlQuerySpec(LOOKUP_QUERY, List.of(new SqlParameter("@id", id))),
+                new CosmosQueryRequestOptions(),
+                JsonNode.class)
+            .iterableByPage()) {
+      charge += page.getRequestCharge();
+      page.getResults().forEach(v -> orderIds.add(v.asText()));
+    }
+    return new Lookup(orderIds, charge);
+  }
+
+  /**
+   * What the cross-partition look-up found.
+   *
+   * @param orderIds the orders, each once
+   * @param requestCharge the request units the query cost, summed over its pages
+   */
+  record Lookup(List<String> orderIds, double requestCharge) {
+    Lookup {
+      orderIds = List.copyOf(orderIds);
+    }
   }
 
   /** The {@code orderId} in a dead-lettered body, when it is a JSON object holding one. */

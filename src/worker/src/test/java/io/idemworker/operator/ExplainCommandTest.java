@@ -201,6 +201,31 @@ class ExplainCommandTest {
   }
 
   @Test
+  void processedCreditIdWithoutOrder_isFoundByACrossPartitionQuery_withItsCost() {
+    Run run = explain(env(), Clock.systemUTC(), creditId);
+    Run json = explain(env(), Clock.systemUTC(), creditId, "--json");
+
+    assertThat(run.exit()).as(run.err()).isZero();
+    assertThat(run.out())
+        .containsPattern(
+            creditId
+                + ": order "
+                + orderId
+                + " \\(cross-partition query by key, \\d+\\.\\d\\d RU\\)")
+        .contains("inbox:orders:" + creditId + " (this message)  OrderCredited");
+    assertThat(json.json().get("orderId").asText()).isEqualTo(orderId);
+    assertThat(json.json().get("resolvedBy").asText()).startsWith("cross-partition query by key");
+  }
+
+  @Test
+  void crossPartitionLookUp_costsRequestUnits_andFindsTheOrderOnce() {
+    OrderExplainer.Lookup lookup = OrderExplainer.lookUp(Emulators.orders(), creditId);
+
+    assertThat(lookup.orderIds()).containsExactly(orderId);
+    assertThat(lookup.requestCharge()).isPositive();
+  }
+
+  @Test
   void statusChangeId_findsItsOrder() {
     Run run = explain(env(), Clock.systemUTC(), orderId + ":status:3", "--json");
 
@@ -215,7 +240,10 @@ class ExplainCommandTest {
     Run json = explain(env(), Clock.systemUTC(), "cr-nowhere-" + UUID.randomUUID(), "--json");
 
     assertThat(run.exit()).isEqualTo(1);
-    assertThat(run.err()).contains("nothing found for cr-nowhere-").contains("pass --order");
+    assertThat(run.err()).contains("nothing found for cr-nowhere-");
+    assertThat(run.out())
+        .containsPattern(
+            "note: a cross-partition query for documents keyed by cr-nowhere-\\S+ found none \\(\\d+\\.\\d\\d RU\\)");
     assertThat(json.exit()).isEqualTo(1);
     assertThat(json.json().get("found").asBoolean()).isFalse();
     assertThat(json.json().get("order").isNull()).isTrue();

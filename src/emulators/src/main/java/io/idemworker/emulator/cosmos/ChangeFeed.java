@@ -10,6 +10,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * Serves the change feed in latest-version ("incremental") mode: {@code GET …/docs} with {@code
@@ -35,20 +36,24 @@ final class ChangeFeed {
     if (!"incremental feed".equalsIgnoreCase(aim.trim())) {
       throw CosmosError.notImplemented("The change feed mode '" + aim + "'");
     }
-    checkRange(h);
+    Optional<Integer> range = checkRange(c, h);
     Optional<String> partitionKey =
         Optional.ofNullable(h.getFirst("x-ms-documentdb-partitionkey"))
             .map(header -> PartitionKeys.fromHeader(mapper, header, 1));
+    Predicate<String> partitions =
+        partitionKey.isPresent()
+            ? partitionKey.get()::equals
+            : range.<Predicate<String>>map(r -> pk -> c.ranges.rangeOf(pk) == r).orElse(pk -> true);
     int pageSize = pageSize(h.getFirst("x-ms-max-item-count"));
     String ifNoneMatch = h.getFirst("If-None-Match");
     if (ifNoneMatch != null && ifNoneMatch.trim().equals("*")) {
-      return notModified(c, c.lsn());
+      return inRange(notModified(c, c.lsn()), range);
     }
     long after = ifNoneMatch == null ? 0 : lsnOf(ifNoneMatch);
     long minTs = ifNoneMatch == null ? since(h.getFirst("If-Modified-Since")) : Long.MIN_VALUE;
-    ChangeFeedIndex.Page page = c.changesAfter(after, pageSize, partitionKey, minTs);
+    ChangeFeedIndex.Page page = c.changesAfter(after, pageSize, partitions, minTs);
     if (page.items().isEmpty()) {
-      return notModified(c, page.continuationLsn());
+      return inRange(notModified(c, page.continuationLsn()), range);
     }
     ObjectNode body = mapper.createObjectNode();
     body.put("_rid", c.rid);
@@ -73,7 +78,12 @@ final class ChangeFeed {
     }
     reply.header("etag", etag(page.continuationLsn()));
     reply.header("x-ms-item-count", Integer.toString(docs.size()));
-    return reply.withSession(c, c.lsn());
+    return inRange(reply.withSession(c, c.lsn()), range);
+  }
+
+  private static HttpReply inRange(HttpReply reply, Optional<Integer> range) {
+    range.ifPresent(r -> reply.header("x-ms-documentdb-partitionkeyrangeid", Integer.toString(r)));
+    return reply;
   }
 
   private static HttpReply notModified(Container c, long lsn) {
@@ -130,22 +140,24 @@ final class ChangeFeed {
     }
   }
 
-  private static void checkRange(HttpRequest h) {
+  private static Optional<Integer> checkRange(Container c, HttpRequest h) {
     String rangeId = h.getFirst("x-ms-documentdb-partitionkeyrangeid");
-    if (rangeId != null) {
-      String id = rangeId.substring(rangeId.lastIndexOf(',') + 1).trim();
-      if (!id.equals("0")) {
-        throw CosmosError.badRequest(
-            "Partition key range '" + rangeId + "' does not exist: the emulator has one, '0'.");
-      }
-    }
     String start = Optional.ofNullable(h.getFirst("x-ms-start-epk")).orElse("");
     String end = Optional.ofNullable(h.getFirst("x-ms-end-epk")).orElse("FF");
-    if (!start.isEmpty() || !end.toUpperCase(Locale.ROOT).equals("FF")) {
+    Optional<Integer> range = Optional.ofNullable(rangeId).map(c.ranges::parse);
+    boolean whole =
+        range
+            .map(
+                r ->
+                    start.equalsIgnoreCase(c.ranges.minInclusive(r))
+                        && end.equalsIgnoreCase(c.ranges.maxExclusive(r)))
+            .orElse(false);
+    if (!whole && (!start.isEmpty() || !end.toUpperCase(Locale.ROOT).equals("FF"))) {
       throw CosmosError.badRequest(
           "Change feed over a part of a partition key range (x-ms-start-epk/x-ms-end-epk) is not"
-              + " supported by the idemworker Cosmos DB emulator; use FeedRange.forFullRange() or"
-              + " FeedRange.forLogicalPartition(...).");
+              + " supported by the idemworker Cosmos DB emulator; use FeedRange.forFullRange(),"
+              + " a range of container.getFeedRanges() or FeedRange.forLogicalPartition(...).");
     }
+    return range;
   }
 }

@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
 
 /**
  * One container's items, keyed by (partition key, id). Reads are lock-free; every write and every
@@ -32,6 +33,7 @@ final class Container {
   final byte[] ridBytes;
   final String rid;
   final String altContentPath;
+  final PartitionKeyRanges ranges;
   private final List<String[]> partitionKeyPaths;
   private volatile ObjectNode properties;
   private volatile Integer defaultTtl;
@@ -62,7 +64,9 @@ final class Container {
       byte[] ridBytes,
       List<String[]> partitionKeyPaths,
       ObjectNode properties,
-      Integer defaultTtl) {
+      Integer defaultTtl,
+      PartitionKeyRanges ranges) {
+    this.ranges = ranges;
     this.mapper = mapper;
     this.clock = clock;
     this.database = database;
@@ -165,7 +169,7 @@ final class Container {
    * @param partitionKey only items of this logical partition, or every partition when empty
    */
   ChangeFeedIndex.Page changesAfter(
-      long afterLsn, int maxItems, Optional<String> partitionKey, long minTs) {
+      long afterLsn, int maxItems, Predicate<String> partitionKeys, long minTs) {
     long now = now();
     synchronized (feed) {
       return feed.page(
@@ -173,7 +177,7 @@ final class Container {
           maxItems,
           lsn.get(),
           key -> {
-            if (partitionKey.isPresent() && !partitionKey.get().equals(key.partitionKey())) {
+            if (!partitionKeys.test(key.partitionKey())) {
               return Optional.empty();
             }
             Partition p = partitions.get(key.partitionKey());
@@ -207,6 +211,21 @@ final class Container {
       p.lock.unlock();
     }
     // Items in creation order (RIDs grow), as a scan of the service's index would roughly give.
+    items.sort(Comparator.comparingLong(item -> Rids.documentNumber(item.rid())));
+    return items;
+  }
+
+  /**
+   * The live items of every logical partition {@code partitionKeys} accepts, in creation order;
+   * each partition is read under its lock.
+   */
+  List<StoredItem> items(Predicate<String> partitionKeys) {
+    List<StoredItem> items = new ArrayList<>();
+    for (String pk : List.copyOf(partitions.keySet())) {
+      if (partitionKeys.test(pk)) {
+        items.addAll(partitionItems(pk));
+      }
+    }
     items.sort(Comparator.comparingLong(item -> Rids.documentNumber(item.rid())));
     return items;
   }

@@ -65,7 +65,7 @@ public final class CosmosEmulator implements AutoCloseable {
     this.key = b.key;
     this.purgeInterval = b.purgeInterval;
     this.maxConnections = b.maxConnections;
-    this.store = new Store(mapper, clock);
+    this.store = new Store(mapper, clock, new PartitionKeyRanges(b.partitionKeyRanges));
     new MasterKeyAuth(key); // fail fast on a malformed key
   }
 
@@ -284,6 +284,7 @@ public final class CosmosEmulator implements AutoCloseable {
     private String key = WELL_KNOWN_KEY;
     private Duration purgeInterval = Duration.ofSeconds(1);
     private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+    private int partitionKeyRanges = 1;
 
     private Builder() {}
 
@@ -331,6 +332,20 @@ public final class CosmosEmulator implements AutoCloseable {
             "maxConnections must be in 1..10000, got " + maxConnections);
       }
       this.maxConnections = maxConnections;
+      return this;
+    }
+
+    /**
+     * How many partition key ranges every container has (default 1). With more than one, each
+     * logical partition is hashed to one range and the SDKs fan cross-partition queries and the
+     * full-range change feed out to every range and merge the answers, as against a container the
+     * service has split.
+     *
+     * @throws IllegalArgumentException unless 1 to 64
+     */
+    public Builder partitionKeyRanges(int count) {
+      new PartitionKeyRanges(count); // validates
+      this.partitionKeyRanges = count;
       return this;
     }
 

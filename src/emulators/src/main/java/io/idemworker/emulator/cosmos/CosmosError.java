@@ -31,7 +31,7 @@ class CosmosError extends RuntimeException {
         what
             + " is not implemented by the idemworker Cosmos DB emulator (it serves accounts,"
             + " databases, containers, item point operations, patch, transactional batches, the"
-            + " latest-version change feed and single-partition queries).");
+            + " latest-version change feed, queries, offers, in gateway mode).");
   }
 
   static String codeFor(int status) {

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -43,11 +44,13 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
           "users",
           "permissions",
           "udts",
-          "offers",
           "clientencryptionkeys",
           "attachments",
           "schemas",
           "partitionedsystemdocuments");
+
+  private static final Map<String, String> SCRIPT_FEEDS =
+      Map.of("sprocs", "StoredProcedures", "triggers", "Triggers", "udfs", "UserDefinedFunctions");
 
   private final Store store;
   private final MasterKeyAuth auth;
@@ -106,22 +109,45 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     String method = request.method();
     Operation op = classify(method, segs, request);
     stats.record(op);
+    refuseUnserved(segs);
     authorize(method, segs, request);
     return op;
+  }
+
+  /**
+   * Answers a path outside the served resources before checking its signature, so that a client
+   * asking for what is not served learns that, rather than a wrong-key 401 (the SDK signs such
+   * paths differently).
+   */
+  private static void refuseUnserved(List<String> segs) {
+    if (segs.isEmpty() || segs.get(0).equals("dbs") || segs.get(0).equals("offers")) {
+      return;
+    }
+    if (segs.get(0).equalsIgnoreCase("addresses")) {
+      throw new CosmosError(
+          501,
+          "Direct (TCP) connection mode is not served by the idemworker Cosmos DB emulator: the"
+              + " client asked for replica addresses (GET /addresses). Build the client with"
+              + " .gatewayMode().");
+    }
+    throw unknownPath(segs);
   }
 
   static Operation classify(String method, List<String> segs, HttpRequest h) {
     int n = segs.size();
     boolean dbsColls =
         n >= 1 && segs.get(0).equals("dbs") && (n < 3 || segs.get(2).equals("colls"));
-    if (n == 0 || (dbsColls && n <= 4)) {
-      return isQuery(h) ? Operation.UNSUPPORTED : Operation.METADATA;
+    if (n == 0 || (dbsColls && n <= 4) || (segs.get(0).equals("offers") && n <= 2)) {
+      return Operation.METADATA;
     }
     if (!dbsColls) {
       return Operation.UNSUPPORTED;
     }
     String child = segs.get(4);
     if (n == 5 && child.equals("pkranges")) {
+      return Operation.METADATA;
+    }
+    if (n == 5 && SCRIPT_FEEDS.containsKey(child) && (method.equals("GET") || isQuery(h))) {
       return Operation.METADATA;
     }
     if (!child.equals("docs")) {
@@ -157,15 +183,28 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
       requireMethod(method, "GET");
       return metadata.account();
     }
+    if (segs.get(0).equals("offers")) {
+      return offers(method, segs, h, body);
+    }
     if (!segs.get(0).equals("dbs")) {
       throw unknownPath(segs);
     }
-    if (isQuery(h) && !(n == 5 && segs.get(4).equals("docs") && method.equals("POST"))) {
-      throw CosmosError.notImplemented("Querying");
+    boolean query = isQuery(h) && method.equals("POST");
+    if (query && n == 1) {
+      return metadata.queryDatabases(body);
+    }
+    if (query && n == 3 && segs.get(2).equals("colls")) {
+      return metadata.queryContainers(store.database(segs.get(1)), body);
+    }
+    if (isQuery(h)
+        && !(n == 5
+            && method.equals("POST")
+            && (segs.get(4).equals("docs") || SCRIPT_FEEDS.containsKey(segs.get(4))))) {
+      throw CosmosError.notImplemented("Querying '/" + String.join("/", segs) + "'");
     }
     if (n == 1) {
       return switch (method) {
-        case "POST" -> metadata.createDatabase(body);
+        case "POST" -> metadata.createDatabase(h, body);
         case "GET" -> metadata.databases();
         default -> throw methodNotAllowed(method);
       };
@@ -183,7 +222,7 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     }
     if (n == 3) {
       return switch (method) {
-        case "POST" -> metadata.createContainer(db, body);
+        case "POST" -> metadata.createContainer(db, h, body);
         case "GET" -> metadata.containers(db);
         default -> throw methodNotAllowed(method);
       };
@@ -202,6 +241,10 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     if (child.equals("pkranges") && n == 5) {
       requireMethod(method, "GET");
       return metadata.partitionKeyRanges(c, h);
+    }
+    if (n == 5 && SCRIPT_FEEDS.containsKey(child) && (method.equals("GET") || query)) {
+      // No scripts can be created here, so every read feed or query of them is empty.
+      return metadata.emptyFeed(c.rid, SCRIPT_FEEDS.get(child));
     }
     if (!child.equals("docs")) {
       throw unimplementedOrUnknown(child, segs);
@@ -239,6 +282,30 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     throw n == 8 && UNIMPLEMENTED_CHILDREN.contains(segs.get(6))
         ? CosmosError.notImplemented("The resource type '" + segs.get(6) + "'")
         : unknownPath(segs);
+  }
+
+  private HttpReply offers(String method, List<String> segs, HttpRequest h, byte[] body) {
+    int n = segs.size();
+    if (n == 1) {
+      return switch (method) {
+        case "GET" -> metadata.offers();
+        case "POST" -> {
+          if (!isQuery(h)) {
+            throw CosmosError.badRequest("Offers are created with their database or container.");
+          }
+          yield metadata.queryOffers(body);
+        }
+        default -> throw methodNotAllowed(method);
+      };
+    }
+    if (n == 2) {
+      return switch (method) {
+        case "GET" -> metadata.offer(segs.get(1));
+        case "PUT" -> metadata.replaceOffer(segs.get(1), body);
+        default -> throw methodNotAllowed(method);
+      };
+    }
+    throw unknownPath(segs);
   }
 
   private static CosmosError unimplementedOrUnknown(String child, List<String> segs) {
@@ -396,8 +463,8 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     return CosmosError.notFound(
         "Unknown resource path '/"
             + String.join("/", segs)
-            + "': the emulator serves dbs, colls,"
-            + " docs and pkranges only.");
+            + "': the emulator serves dbs, colls, docs, pkranges and offers only (gateway"
+            + " mode).");
   }
 
   private static String randomUuid() {

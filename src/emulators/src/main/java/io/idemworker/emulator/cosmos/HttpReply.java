@@ -26,9 +26,13 @@ final class HttpReply {
 
   /** Adds the session headers of container {@code c} at {@code lsn}: token, LSN, content paths. */
   HttpReply withSession(Container c, long lsn) {
+    if (c.ranges.count() == 1) {
+      // With several ranges the answer names one only when the request did (queries, change
+      // feed): the SDK refreshes its range cache when the range it resolved is not the one named.
+      header("x-ms-documentdb-partitionkeyrangeid", "0");
+    }
     return header("x-ms-session-token", "0:-1#" + lsn)
         .header("lsn", Long.toString(lsn))
-        .header("x-ms-documentdb-partitionkeyrangeid", "0")
         .header("x-ms-content-path", c.rid)
         .header("x-ms-alt-content-path", c.altContentPath);
   }

@@ -1,7 +1,9 @@
 package io.idemworker.emulator.cosmos;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -30,8 +32,9 @@ final class MetadataHandler {
     return json.reply(200, accountJson());
   }
 
-  HttpReply createDatabase(byte[] body) {
+  HttpReply createDatabase(HttpRequest h, byte[] body) {
     Database db = store.createDatabase(json.parseObject(body));
+    store.offers.createFor(h, db.rid, "dbs/" + db.rid + "/");
     return json.reply(201, store.databaseJson(db)).header("etag", db.etag);
   }
 
@@ -53,8 +56,69 @@ final class MetadataHandler {
     return new HttpReply(204, null, RequestCharges.METADATA);
   }
 
-  HttpReply createContainer(Database db, byte[] body) {
-    return containerReply(201, store.createContainer(db, json.parseObject(body)));
+  HttpReply createContainer(Database db, HttpRequest h, byte[] body) {
+    Container c = store.createContainer(db, json.parseObject(body));
+    store.offers.createFor(h, c.rid, "dbs/" + db.rid + "/colls/" + c.rid + "/");
+    return containerReply(201, c);
+  }
+
+  /** {@code POST /dbs} as a query: the databases the query selects. */
+  HttpReply queryDatabases(byte[] body) {
+    List<JsonNode> all = new ArrayList<>();
+    store.databases().forEach(db -> all.add(store.databaseJson(db)));
+    return feed("", "Databases", query(all, body));
+  }
+
+  /** {@code POST /dbs/{db}/colls} as a query: the containers the query selects. */
+  HttpReply queryContainers(Database db, byte[] body) {
+    List<JsonNode> all = new ArrayList<>();
+    db.containersByName.values().forEach(c -> all.add(c.properties()));
+    return feed(db.rid, "DocumentCollections", query(all, body));
+  }
+
+  /** A feed of no resources, named {@code name} as the service names that resource type's feed. */
+  HttpReply emptyFeed(String rid, String name) {
+    return feed(rid, name, List.of());
+  }
+
+  /** {@code GET /offers}: every offer. */
+  HttpReply offers() {
+    return feed("", "Offers", store.offers.all());
+  }
+
+  /** {@code POST /offers} as a query. */
+  HttpReply queryOffers(byte[] body) {
+    return feed("", "Offers", query(store.offers.all(), body));
+  }
+
+  HttpReply offer(String rid) {
+    return offerReply(store.offers.read(rid));
+  }
+
+  HttpReply replaceOffer(String rid, byte[] body) {
+    return offerReply(store.offers.replace(rid, json.parseObject(body)));
+  }
+
+  private HttpReply offerReply(ObjectNode offer) {
+    return json.reply(200, offer)
+        .header("etag", offer.path("_etag").asText())
+        .header("x-ms-cosmos-min-throughput", Integer.toString(Offers.MIN_THROUGHPUT))
+        .header("x-ms-offer-replace-pending", "false");
+  }
+
+  private List<JsonNode> query(List<JsonNode> resources, byte[] body) {
+    QueryEngine.QuerySpec spec = QueryEngine.QuerySpec.from(json.parse(body));
+    SqlQuery query = SqlParser.parseQuery(spec.text());
+    return QueryEngine.evaluateResources(query, resources, spec.parameters(), json.mapper());
+  }
+
+  private HttpReply feed(String rid, String name, List<JsonNode> resources) {
+    ObjectNode n = json.mapper().createObjectNode();
+    n.put("_rid", rid);
+    ArrayNode arr = n.putArray(name);
+    resources.forEach(arr::add);
+    n.put("_count", arr.size());
+    return json.reply(200, n).header("x-ms-item-count", Integer.toString(arr.size()));
   }
 
   HttpReply containers(Database db) {
@@ -87,29 +151,16 @@ final class MetadataHandler {
         .header("x-ms-content-path", c.database.rid);
   }
 
-  /** The container's single range, covering every partition key ({@code ""} to {@code FF}). */
+  /** The container's partition key ranges, together covering {@code ""} to {@code FF}. */
   HttpReply partitionKeyRanges(Container c, HttpRequest h) {
-    String etag = "\"" + c.rid + "-1\"";
+    String etag = "\"" + c.rid + "-" + c.ranges.count() + "\"";
     if (etag.equals(h.getFirst("If-None-Match"))) {
       return new HttpReply(304, null, RequestCharges.METADATA).header("etag", etag);
     }
     ObjectNode n = json.mapper().createObjectNode();
     n.put("_rid", c.rid);
-    ObjectNode range = n.putArray("PartitionKeyRanges").addObject();
-    String rangeRid = Rids.text(Rids.partitionKeyRange(c.ridBytes, 1));
-    range.put("_rid", rangeRid);
-    range.put("id", "0");
-    range.put("_etag", "\"00000000-0000-0000-0000-000000000001\"");
-    range.put("minInclusive", "");
-    range.put("maxExclusive", "FF");
-    range.put("ridPrefix", 0);
-    range.put("_self", "dbs/" + c.database.rid + "/colls/" + c.rid + "/pkranges/" + rangeRid + "/");
-    range.put("throughputFraction", 1);
-    range.put("status", "online");
-    range.putArray("parents");
-    range.put("_ts", c.properties().path("_ts").asLong());
-    range.put("_lsn", 1);
-    n.put("_count", 1);
+    c.ranges.writeTo(n.putArray("PartitionKeyRanges"), c);
+    n.put("_count", c.ranges.count());
     return json.reply(200, n).header("etag", etag);
   }
 

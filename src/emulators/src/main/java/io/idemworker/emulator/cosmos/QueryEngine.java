@@ -7,24 +7,33 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.Base64;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
- * Serves single-partition SQL queries in the subset {@link SqlParser} accepts, and the query-plan
- * handshake the Java SDK makes before every query. The plan always declares a query without
- * client-side work (no ORDER BY, TOP, OFFSET, aggregates or DISTINCT for the SDK to merge): with
- * one logical partition the emulator does all of it itself, so the SDK passes pages through. Paging
- * is by position in the result list ({@code x-ms-continuation: emu:<n>}); the query is evaluated
- * again for each page, so writes between pages can shift items across a page boundary. Stateless
- * and thread-safe.
+ * Serves SQL queries of items in the subset {@link SqlParser} accepts, and the query-plan handshake
+ * the SDKs make first ({@link QueryPlanner}). A query runs over what its request scopes: one
+ * logical partition (the partition key header), one partition key range (the range id header, as an
+ * SDK sends each part of a cross-partition query) or, with neither, every item. Within that scope
+ * the emulator filters, sorts (ties in creation order), projects, de-duplicates, skips and takes,
+ * or aggregates to one row, as the service does within one range.
+ *
+ * <p>Paging follows {@code x-ms-max-item-count} (default 100). The continuation ({@code
+ * x-ms-continuation}, which the SDKs wrap in their own tokens) is a resume key for an ORDER BY
+ * query ({@code emu:k:<sort keys and creation number of the last row>}), so that a resume filter
+ * the SDK adds does not shift it, and a position ({@code emu:<n>}) otherwise. The query is
+ * evaluated again for each page, so writes between pages can shift unsorted results across a page
+ * boundary. Stateless and thread-safe.
  */
 final class QueryEngine {
   static final int DEFAULT_PAGE_SIZE = 100;
   private static final String CONTINUATION_PREFIX = "emu:";
+  private static final String KEY_PREFIX = "emu:k:";
 
   private QueryEngine() {}
 
@@ -32,108 +41,202 @@ final class QueryEngine {
    * Answers a query-plan request ({@code x-ms-cosmos-is-query-plan-request: true}) or a query
    * ({@code x-ms-documentdb-isquery: true}) on {@code c}.
    *
-   * @throws CosmosError 400 for a query outside the subset (naming what), a malformed body or
-   *     continuation, or a query without a partition key (cross-partition)
+   * @throws CosmosError 400 for a query outside the subset (naming what), a malformed body, range
+   *     or continuation
    */
   static HttpReply serve(Container c, HttpRequest h, JsonNode body, ObjectMapper mapper) {
     QuerySpec spec = QuerySpec.from(body);
     SqlQuery query = SqlParser.parseQuery(spec.text());
     String pkHeader = h.getFirst("x-ms-documentdb-partitionkey");
-    if (pkHeader == null || pkHeader.isBlank()) {
-      throw CosmosError.badRequest(
-          "Cross-partition queries are not supported by the idemworker Cosmos DB emulator: set a"
-              + " partition key on the query (CosmosQueryRequestOptions.setPartitionKey).");
-    }
-    String pk = PartitionKeys.fromHeader(mapper, pkHeader, 1);
+    Optional<String> pk =
+        pkHeader == null || pkHeader.isBlank()
+            ? Optional.empty()
+            : Optional.of(PartitionKeys.fromHeader(mapper, pkHeader, 1));
     if ("true".equalsIgnoreCase(h.getFirst("x-ms-cosmos-is-query-plan-request"))) {
-      return plan(query, mapper);
+      ObjectNode plan =
+          pk.isPresent()
+              ? QueryPlanner.singlePartition(query, mapper)
+              : QueryPlanner.crossPartition(
+                  query,
+                  spec.parameters(),
+                  h.getFirst("x-ms-cosmos-supported-query-features"),
+                  mapper);
+      return new HttpReply(200, bytes(mapper, plan), RequestCharges.METADATA);
     }
-    return execute(c, h, query, spec.parameters(), pk, mapper);
+    String rangeHeader = h.getFirst("x-ms-documentdb-partitionkeyrangeid");
+    Optional<Integer> range =
+        rangeHeader == null || rangeHeader.isBlank()
+            ? Optional.empty()
+            : Optional.of(c.ranges.parse(rangeHeader));
+    List<StoredItem> items;
+    if (pk.isPresent()) {
+      items = c.partitionItems(pk.get());
+    } else if (range.isPresent()) {
+      int r = range.get();
+      items = c.items(key -> c.ranges.rangeOf(key) == r);
+    } else {
+      if (needsMerging(query)) {
+        // What the service's gateway answers: the client must fetch the plan and fan out. The
+        // JavaScript SDK tries without a plan first and switches on this answer.
+        throw CosmosError.badRequest(
+            "Cross partition query only supports queries that need no merging by the client"
+                + " without a partition key range: this one uses ORDER BY, TOP, OFFSET/LIMIT,"
+                + " DISTINCT or an aggregate; fetch its query plan and query each range.");
+      }
+      items = c.items(key -> true);
+    }
+    HttpReply reply =
+        page(c, h, query, evaluateRows(query, items, spec.parameters(), mapper), mapper);
+    range.ifPresent(r -> reply.header("x-ms-documentdb-partitionkeyrangeid", Integer.toString(r)));
+    return reply.withSession(c, c.lsn());
   }
 
-  private static HttpReply plan(SqlQuery query, ObjectMapper mapper) {
-    ObjectNode n = mapper.createObjectNode();
-    n.put("partitionedQueryExecutionInfoVersion", 2);
-    ObjectNode info = n.putObject("queryInfo");
-    info.put("distinctType", "None");
-    info.putArray("orderBy");
-    info.putArray("orderByExpressions");
-    info.putArray("groupByExpressions");
-    info.putArray("groupByAliases");
-    info.putArray("aggregates");
-    info.putObject("groupByAliasToAggregateType");
-    info.put("rewrittenQuery", "");
-    info.put("hasSelectValue", query.value());
-    info.put("hasNonStreamingOrderBy", false);
-    ObjectNode range = n.putArray("queryRanges").addObject();
-    range.put("min", "");
-    range.put("max", "FF");
-    range.put("isMinInclusive", true);
-    range.put("isMaxInclusive", false);
-    return new HttpReply(200, bytes(mapper, n), RequestCharges.METADATA);
+  private static boolean needsMerging(SqlQuery query) {
+    return !query.orderBy().isEmpty()
+        || !query.aggregates().isEmpty()
+        || query.distinct()
+        || query.top().isPresent()
+        || query.limit().isPresent();
   }
 
-  private static HttpReply execute(
-      Container c,
-      HttpRequest h,
-      SqlQuery query,
-      Map<String, JsonNode> parameters,
-      String pk,
-      ObjectMapper mapper) {
-    List<JsonNode> results = evaluate(query, c.partitionItems(pk), parameters, mapper);
-    int start = continuation(h.getFirst("x-ms-continuation"));
+  private static HttpReply page(
+      Container c, HttpRequest h, SqlQuery query, List<Row> rows, ObjectMapper mapper) {
+    String continuation = h.getFirst("x-ms-continuation");
+    int start = start(query, rows, continuation, mapper);
     int pageSize = pageSize(h.getFirst("x-ms-max-item-count"));
-    int end = (int) Math.min(results.size(), (long) start + pageSize);
+    int end = (int) Math.min(rows.size(), (long) start + pageSize);
     ObjectNode out = mapper.createObjectNode();
     out.put("_rid", c.rid);
     ArrayNode docs = out.putArray("Documents");
-    for (int i = Math.min(start, results.size()); i < end; i++) {
-      docs.add(results.get(i));
+    for (int i = Math.min(start, rows.size()); i < end; i++) {
+      docs.add(rows.get(i).value());
     }
     out.put("_count", docs.size());
     byte[] json = bytes(mapper, out);
     HttpReply reply = new HttpReply(200, json, RequestCharges.query(json.length));
     reply.header("x-ms-item-count", Integer.toString(docs.size()));
-    if (end < results.size()) {
-      reply.header("x-ms-continuation", CONTINUATION_PREFIX + end);
+    if (end < rows.size()) {
+      Row last = rows.get(end - 1);
+      reply.header(
+          "x-ms-continuation",
+          last.keys().isEmpty() ? CONTINUATION_PREFIX + end : KEY_PREFIX + resumeKey(last, mapper));
     }
-    return reply.withSession(c, c.lsn());
+    return reply;
   }
 
-  /** Runs {@code query} over {@code documents}: filter, sort, skip/take, then project. */
+  /** Runs {@code query} over {@code documents}; the values of its result rows. */
   static List<JsonNode> evaluate(
       SqlQuery query,
       List<StoredItem> documents,
       Map<String, JsonNode> parameters,
       ObjectMapper mapper) {
-    List<JsonNode> matched = new ArrayList<>();
+    return evaluateRows(query, documents, parameters, mapper).stream().map(Row::value).toList();
+  }
+
+  /**
+   * One result row: its value, its ORDER BY keys (empty without ORDER BY) and the creation number
+   * of its document, which breaks ties.
+   */
+  private record Row(JsonNode value, List<JsonNode> keys, long number) {}
+
+  private record Matched(JsonNode doc, List<JsonNode> keys, long number) {}
+
+  /**
+   * Runs {@code query} over resources that are not items (databases, containers, offers), in the
+   * order given; the values of its result rows.
+   */
+  static List<JsonNode> evaluateResources(
+      SqlQuery query,
+      List<JsonNode> resources,
+      Map<String, JsonNode> parameters,
+      ObjectMapper mapper) {
+    List<Matched> docs = new ArrayList<>();
+    for (int i = 0; i < resources.size(); i++) {
+      docs.add(new Matched(resources.get(i), List.of(), i));
+    }
+    return rows(query, docs, parameters, mapper).stream().map(Row::value).toList();
+  }
+
+  private static List<Row> evaluateRows(
+      SqlQuery query,
+      List<StoredItem> documents,
+      Map<String, JsonNode> parameters,
+      ObjectMapper mapper) {
+    List<Matched> docs = new ArrayList<>();
     for (StoredItem item : documents) {
-      JsonNode doc;
       try {
-        doc = mapper.readTree(item.json());
+        docs.add(
+            new Matched(mapper.readTree(item.json()), List.of(), Rids.documentNumber(item.rid())));
       } catch (IOException e) {
         throw new IllegalStateException("stored item is not JSON", e);
       }
+    }
+    return rows(query, docs, parameters, mapper);
+  }
+
+  private static List<Row> rows(
+      SqlQuery query, List<Matched> docs, Map<String, JsonNode> parameters, ObjectMapper mapper) {
+    List<Matched> matched = new ArrayList<>();
+    for (Matched d : docs) {
+      JsonNode doc = d.doc();
       if (query.where().map(w -> w.matches(doc, parameters)).orElse(true)) {
-        matched.add(doc);
+        List<JsonNode> keys = new ArrayList<>();
+        for (SqlQuery.OrderBy o : query.orderBy()) {
+          keys.add(o.key().evaluate(doc, parameters));
+        }
+        matched.add(new Matched(doc, keys, d.number()));
       }
     }
-    if (query.orderBy().isPresent()) {
-      SqlQuery.OrderBy orderBy = query.orderBy().get();
-      Comparator<JsonNode> byKey =
-          Comparator.comparing(d -> orderBy.key().evaluate(d, parameters), SqlValues.ORDER_BY);
-      matched.sort(orderBy.descending() ? byKey.reversed() : byKey);
+    if (!query.aggregates().isEmpty()) {
+      return aggregate(query, matched, parameters, mapper);
+    }
+    matched.sort((a, b) -> compare(query, a.keys(), a.number(), b.keys(), b.number()));
+    List<Row> rows = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (Matched m : matched) {
+      Optional<JsonNode> v = project(query, m.doc(), parameters, mapper);
+      if (v.isPresent() && (!query.distinct() || seen.add(v.get().toString()))) {
+        rows.add(new Row(v.get(), m.keys(), m.number()));
+      }
     }
     long skip = query.offset().map(e -> count(e, parameters, "OFFSET")).orElse(0L);
     long take = query.limit().map(e -> count(e, parameters, "LIMIT")).orElse(Long.MAX_VALUE);
     take = Math.min(take, query.top().map(e -> count(e, parameters, "TOP")).orElse(Long.MAX_VALUE));
-    List<JsonNode> out = new ArrayList<>();
-    for (int i = (int) Math.min(skip, matched.size());
-        i < matched.size() && out.size() < take;
-        i++) {
-      project(query, matched.get(i), parameters, mapper).ifPresent(out::add);
+    int from = (int) Math.min(skip, rows.size());
+    int to = (int) Math.min(rows.size(), from + Math.min(take, rows.size()));
+    return rows.subList(from, to);
+  }
+
+  private static int compare(
+      SqlQuery query, List<JsonNode> aKeys, long aNumber, List<JsonNode> bKeys, long bNumber) {
+    for (int i = 0; i < query.orderBy().size(); i++) {
+      int c = SqlValues.ORDER_BY.compare(aKeys.get(i), bKeys.get(i));
+      if (c != 0) {
+        return query.orderBy().get(i).descending() ? -c : c;
+      }
     }
-    return out;
+    return Long.compare(aNumber, bNumber);
+  }
+
+  private static List<Row> aggregate(
+      SqlQuery query,
+      List<Matched> matched,
+      Map<String, JsonNode> parameters,
+      ObjectMapper mapper) {
+    Map<String, JsonNode> bound = new HashMap<>(parameters);
+    for (SqlExpression.Aggregate a : query.aggregates()) {
+      List<JsonNode> values = new ArrayList<>();
+      for (Matched m : matched) {
+        JsonNode v = a.argument().evaluate(m.doc(), parameters);
+        if (!v.isMissingNode()) {
+          values.add(v);
+        }
+      }
+      bound.put(a.slot(), Aggregates.apply(a.function(), values));
+    }
+    return project(query, SqlExpression.UNDEFINED, bound, mapper)
+        .map(v -> List.of(new Row(v, List.of(), 0)))
+        .orElse(List.of());
   }
 
   private static Optional<JsonNode> project(
@@ -155,7 +258,7 @@ final class QueryEngine {
     return Optional.of(row);
   }
 
-  private static long count(SqlExpression e, Map<String, JsonNode> parameters, String clause) {
+  static long count(SqlExpression e, Map<String, JsonNode> parameters, String clause) {
     // TOP/OFFSET/LIMIT are a literal or a parameter: they never read the document.
     JsonNode v = e.evaluate(SqlExpression.UNDEFINED, parameters);
     if (!v.isIntegralNumber() || v.longValue() < 0) {
@@ -165,23 +268,58 @@ final class QueryEngine {
     return v.longValue();
   }
 
-  private static int continuation(String header) {
+  private static String resumeKey(Row last, ObjectMapper mapper) {
+    ArrayNode key = mapper.createArrayNode();
+    for (JsonNode k : last.keys()) {
+      // Undefined has no JSON form: it is written as an empty object marker.
+      key.add(k.isMissingNode() ? mapper.createObjectNode().put("undefined", true) : k);
+    }
+    key.add(last.number());
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes(mapper, key));
+  }
+
+  private static int start(SqlQuery query, List<Row> rows, String header, ObjectMapper mapper) {
     if (header == null || header.isBlank()) {
       return 0;
     }
     String text = header.trim();
-    if (text.startsWith(CONTINUATION_PREFIX)) {
-      try {
+    try {
+      if (text.startsWith(KEY_PREFIX)) {
+        JsonNode key =
+            mapper.readTree(Base64.getUrlDecoder().decode(text.substring(KEY_PREFIX.length())));
+        if (key.isArray() && key.size() >= 1 && key.get(key.size() - 1).canConvertToLong()) {
+          List<JsonNode> keys = new ArrayList<>();
+          for (int i = 0; i < key.size() - 1; i++) {
+            JsonNode k = key.get(i);
+            keys.add(k.path("undefined").asBoolean(false) ? SqlExpression.UNDEFINED : k);
+          }
+          long number = key.get(key.size() - 1).longValue();
+          return firstAfter(query, rows, keys, number);
+        }
+      } else if (text.startsWith(CONTINUATION_PREFIX)) {
         int n = Integer.parseInt(text.substring(CONTINUATION_PREFIX.length()));
         if (n >= 0) {
           return n;
         }
-      } catch (NumberFormatException e) {
-        // fall through to the error below
       }
+    } catch (IOException | IllegalArgumentException e) {
+      // fall through to the error below
     }
     throw CosmosError.badRequest(
         "The continuation token '" + header + "' was not issued by this emulator for a query.");
+  }
+
+  private static int firstAfter(SqlQuery query, List<Row> rows, List<JsonNode> keys, long number) {
+    for (int i = 0; i < rows.size(); i++) {
+      Row r = rows.get(i);
+      if (r.keys().size() != keys.size()) {
+        throw CosmosError.badRequest("The continuation token does not belong to this query.");
+      }
+      if (compare(query, r.keys(), r.number(), keys, number) > 0) {
+        return i;
+      }
+    }
+    return rows.size();
   }
 
   private static int pageSize(String header) {

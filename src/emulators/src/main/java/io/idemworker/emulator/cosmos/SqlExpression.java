@@ -1,8 +1,11 @@
 package io.idemworker.emulator.cosmos;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.BooleanNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -190,6 +193,74 @@ sealed interface SqlExpression {
         values[i] = arguments.get(i).evaluate(document, parameters);
       }
       return function.apply(values);
+    }
+  }
+
+  /** An array literal {@code [a, b]}; undefined elements are left out, as the service does. */
+  record ArrayLiteral(List<SqlExpression> elements) implements SqlExpression {
+    public ArrayLiteral {
+      elements = List.copyOf(elements);
+    }
+
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      ArrayNode out = JsonNodeFactory.instance.arrayNode();
+      for (SqlExpression e : elements) {
+        JsonNode v = e.evaluate(document, parameters);
+        if (!v.isMissingNode()) {
+          out.add(v);
+        }
+      }
+      return out;
+    }
+  }
+
+  /** An object literal {@code {"a": x}}; properties whose value is undefined are left out. */
+  record ObjectLiteral(List<Map.Entry<String, SqlExpression>> properties) implements SqlExpression {
+    public ObjectLiteral {
+      properties = List.copyOf(properties);
+    }
+
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      ObjectNode out = JsonNodeFactory.instance.objectNode();
+      for (Map.Entry<String, SqlExpression> p : properties) {
+        JsonNode v = p.getValue().evaluate(document, parameters);
+        if (!v.isMissingNode()) {
+          out.set(p.getKey(), v);
+        }
+      }
+      return out;
+    }
+  }
+
+  /**
+   * An aggregate ({@code COUNT}, {@code SUM}, {@code MIN}, {@code MAX}, {@code AVG}) of {@code
+   * argument} over the documents a query keeps. The query engine computes it over the whole set
+   * first and binds the result under {@link #slot()}; evaluated against one document, it reads that
+   * binding.
+   *
+   * @param index the aggregate's position in its query, which names its slot
+   */
+  record Aggregate(Function function, SqlExpression argument, int index) implements SqlExpression {
+    /** The aggregate functions of the dialect. */
+    enum Function {
+      COUNT,
+      SUM,
+      MIN,
+      MAX,
+      AVG
+    }
+
+    /** The binding name of this aggregate's value; no query parameter can have it. */
+    String slot() {
+      return "#aggregate" + index;
+    }
+
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      JsonNode value = parameters.get(slot());
+      return value == null ? UNDEFINED : value;
     }
   }
 }

@@ -17,6 +17,8 @@ enum SqlFunction {
   IS_STRING(1, 1),
   IS_NUMBER(1, 1),
   IS_BOOL(1, 1),
+  IS_BOOLEAN(1, 1),
+  IS_PRIMITIVE(1, 1),
   IS_ARRAY(1, 1),
   IS_OBJECT(1, 1),
   STARTSWITH(2, 3),
@@ -45,7 +47,9 @@ enum SqlFunction {
       case IS_NULL -> BooleanNode.valueOf(x.isNull());
       case IS_STRING -> BooleanNode.valueOf(x.isTextual());
       case IS_NUMBER -> BooleanNode.valueOf(x.isNumber());
-      case IS_BOOL -> BooleanNode.valueOf(x.isBoolean());
+      case IS_BOOL, IS_BOOLEAN -> BooleanNode.valueOf(x.isBoolean());
+      case IS_PRIMITIVE ->
+          BooleanNode.valueOf(x.isNull() || x.isBoolean() || x.isNumber() || x.isTextual());
       case IS_ARRAY -> BooleanNode.valueOf(x.isArray());
       case IS_OBJECT -> BooleanNode.valueOf(x.isObject());
       case STARTSWITH, ENDSWITH, CONTAINS -> stringTest(args);

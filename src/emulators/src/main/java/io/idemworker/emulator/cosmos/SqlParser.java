@@ -5,11 +5,12 @@ import com.fasterxml.jackson.databind.node.BooleanNode;
 import com.fasterxml.jackson.databind.node.DoubleNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.NullNode;
-import com.fasterxml.jackson.databind.node.TextNode;
-import java.math.BigDecimal;
+import io.idemworker.emulator.cosmos.SqlTokens.Kind;
+import io.idemworker.emulator.cosmos.SqlTokens.Token;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -20,35 +21,6 @@ import java.util.Set;
  * whose message names the construct. Stateless and thread-safe.
  */
 final class SqlParser {
-  private static final Set<String> KEYWORDS =
-      Set.of(
-          "SELECT",
-          "TOP",
-          "VALUE",
-          "FROM",
-          "WHERE",
-          "AND",
-          "OR",
-          "NOT",
-          "ORDER",
-          "BY",
-          "ASC",
-          "DESC",
-          "OFFSET",
-          "LIMIT",
-          "AS",
-          "TRUE",
-          "FALSE",
-          "NULL",
-          "UNDEFINED",
-          "JOIN",
-          "IN",
-          "BETWEEN",
-          "GROUP",
-          "DISTINCT",
-          "LIKE",
-          "EXISTS",
-          "ARRAY");
   private static final Set<String> UNSUPPORTED_KEYWORDS =
       Set.of("JOIN", "IN", "BETWEEN", "GROUP", "DISTINCT", "LIKE", "EXISTS", "ARRAY");
 
@@ -56,10 +28,12 @@ final class SqlParser {
   private final String text;
   private int pos;
   private String alias = "";
+  private boolean inSelect;
+  private final List<SqlExpression.Aggregate> aggregates = new ArrayList<>();
 
   private SqlParser(String text) {
     this.text = text;
-    this.tokens = tokenize(text);
+    this.tokens = SqlTokens.tokenize(text);
   }
 
   /**
@@ -89,9 +63,7 @@ final class SqlParser {
 
   private SqlQuery query() {
     expectKeyword("SELECT");
-    if (peekKeyword("DISTINCT")) {
-      throw unsupported("DISTINCT");
-    }
+    boolean distinct = acceptKeyword("DISTINCT");
     Optional<SqlExpression> top = Optional.empty();
     if (acceptKeyword("TOP")) {
       top = Optional.of(countOperand("TOP"));
@@ -108,33 +80,45 @@ final class SqlParser {
     }
     int selectEnd = pos;
     expectKeyword("FROM");
+    int fromStart = peekToken().start();
     alias = fromClause();
+    String from = text.substring(fromStart, previousEnd());
     Optional<SqlExpression> where = Optional.empty();
+    Optional<String> whereText = Optional.empty();
     if (acceptKeyword("WHERE")) {
+      int whereStart = peekToken().start();
       where = Optional.of(expression());
+      whereText = Optional.of(text.substring(whereStart, previousEnd()));
     }
-    Optional<SqlQuery.OrderBy> orderBy = Optional.empty();
+    if (peekKeyword("GROUP")) {
+      throw unsupported("GROUP BY");
+    }
+    List<SqlQuery.OrderBy> orderBy = new ArrayList<>();
     if (acceptKeyword("ORDER")) {
       expectKeyword("BY");
-      SqlExpression key = primary();
-      if (!(key instanceof SqlExpression.Path)) {
-        throw CosmosError.badRequest(
-            "ORDER BY supports one property path of the document, such as c.createdAt.");
-      }
-      boolean descending = false;
-      if (acceptKeyword("DESC")) {
-        descending = true;
-      } else {
-        acceptKeyword("ASC");
-      }
-      if (peek(Kind.SYMBOL, ",")) {
-        throw unsupported("ORDER BY on more than one property");
-      }
-      orderBy = Optional.of(new SqlQuery.OrderBy(key, descending));
+      do {
+        int keyStart = peekToken().start();
+        SqlExpression key = primary();
+        if (!(key instanceof SqlExpression.Path)) {
+          throw CosmosError.badRequest(
+              "ORDER BY supports property paths of the document, such as c.createdAt.");
+        }
+        String keyText = text.substring(keyStart, previousEnd());
+        boolean descending = false;
+        if (acceptKeyword("DESC")) {
+          descending = true;
+        } else {
+          acceptKeyword("ASC");
+        }
+        orderBy.add(new SqlQuery.OrderBy(key, descending, keyText));
+      } while (accept(Kind.SYMBOL, ","));
     }
     Optional<SqlExpression> offset = Optional.empty();
     Optional<SqlExpression> limit = Optional.empty();
-    if (acceptKeyword("OFFSET")) {
+    int offsetStart = text.length();
+    if (peekKeyword("OFFSET")) {
+      offsetStart = peekToken().start();
+      pos++;
       offset = Optional.of(countOperand("OFFSET"));
       expectKeyword("LIMIT");
       limit = Optional.of(countOperand("LIMIT"));
@@ -146,10 +130,33 @@ final class SqlParser {
     if (!star) {
       int end = pos;
       pos = selectStart;
+      inSelect = true;
       projections = projections(value, selectEnd);
+      inSelect = false;
       pos = end;
     }
-    return new SqlQuery(alias, top, value, star, projections, where, orderBy, offset, limit);
+    if (!aggregates.isEmpty() && !orderBy.isEmpty()) {
+      throw unsupported("an aggregate with ORDER BY");
+    }
+    SqlQuery.Source source =
+        new SqlQuery.Source(text, from, whereText, text.substring(0, offsetStart));
+    return new SqlQuery(
+        alias,
+        top,
+        distinct,
+        value,
+        star,
+        projections,
+        where,
+        orderBy,
+        offset,
+        limit,
+        aggregates,
+        source);
+  }
+
+  private int previousEnd() {
+    return pos == 0 ? 0 : tokens.get(pos - 1).end();
   }
 
   private List<SqlQuery.Projection> projections(boolean value, int end) {
@@ -161,7 +168,9 @@ final class SqlParser {
       if (peek(Kind.SYMBOL, "*")) {
         throw unsupported("'*' next to other projections");
       }
+      int start = peekToken().start();
       SqlExpression e = expression();
+      String exprText = text.substring(start, previousEnd());
       String name;
       if (acceptKeyword("AS")) {
         name = expectIdentifier();
@@ -170,7 +179,7 @@ final class SqlParser {
       } else {
         name = impliedName(e, result.size() + 1, alias);
       }
-      result.add(new SqlQuery.Projection(e, name));
+      result.add(new SqlQuery.Projection(e, name, exprText));
       if (pos >= end) {
         break;
       }
@@ -200,14 +209,14 @@ final class SqlParser {
 
   private SqlExpression countOperand(String clause) {
     Token t = next();
-    if (t.kind == Kind.PARAMETER) {
-      return new SqlExpression.Parameter(t.text);
+    if (t.kind() == Kind.PARAMETER) {
+      return new SqlExpression.Parameter(t.text());
     }
-    if (t.kind == Kind.NUMBER && t.value.isIntegralNumber() && t.value.longValue() >= 0) {
-      return new SqlExpression.Literal(t.value);
+    if (t.kind() == Kind.NUMBER && t.value().isIntegralNumber() && t.value().longValue() >= 0) {
+      return new SqlExpression.Literal(t.value());
     }
     throw CosmosError.badRequest(
-        clause + " expects a non-negative integer or a parameter, near '" + t.text + "'.");
+        clause + " expects a non-negative integer or a parameter, near '" + t.text() + "'.");
   }
 
   private String fromClause() {
@@ -253,9 +262,9 @@ final class SqlParser {
   private SqlExpression comparison() {
     SqlExpression left = primary();
     Token t = peekToken();
-    if (t.kind == Kind.SYMBOL) {
+    if (t.kind() == Kind.SYMBOL) {
       SqlExpression.Comparison.Operator op =
-          switch (t.text) {
+          switch (t.text()) {
             case "=" -> SqlExpression.Comparison.Operator.EQ;
             case "!=", "<>" -> SqlExpression.Comparison.Operator.NE;
             case "<" -> SqlExpression.Comparison.Operator.LT;
@@ -268,37 +277,39 @@ final class SqlParser {
         pos++;
         return new SqlExpression.Comparison(op, left, primary());
       }
-      if (Set.of("+", "-", "*", "/", "%", "||", "??", "?", "&", "|", "^").contains(t.text)) {
-        throw unsupported("the operator '" + t.text + "'");
+      if (Set.of("+", "-", "*", "/", "%", "||", "??", "?", "&", "|", "^").contains(t.text())) {
+        throw unsupported("the operator '" + t.text() + "'");
       }
     }
-    if (t.kind == Kind.KEYWORD && UNSUPPORTED_KEYWORDS.contains(t.text)) {
-      throw unsupported(t.text);
+    if (t.kind() == Kind.KEYWORD && UNSUPPORTED_KEYWORDS.contains(t.text())) {
+      throw unsupported(t.text());
     }
     return left;
   }
 
   private SqlExpression primary() {
     Token t = next();
-    switch (t.kind) {
+    switch (t.kind()) {
       case NUMBER, STRING -> {
-        return new SqlExpression.Literal(t.value);
+        return new SqlExpression.Literal(t.value());
       }
       case PARAMETER -> {
-        return new SqlExpression.Parameter(t.text);
+        return new SqlExpression.Parameter(t.text());
       }
       case KEYWORD -> {
-        return switch (t.text) {
+        return switch (t.text()) {
           case "TRUE" -> new SqlExpression.Literal(BooleanNode.TRUE);
           case "FALSE" -> new SqlExpression.Literal(BooleanNode.FALSE);
           case "NULL" -> new SqlExpression.Literal(NullNode.getInstance());
           case "UNDEFINED" -> new SqlExpression.Literal(SqlExpression.UNDEFINED);
           default ->
-              throw UNSUPPORTED_KEYWORDS.contains(t.text) ? unsupported(t.text) : syntaxError(t);
+              throw UNSUPPORTED_KEYWORDS.contains(t.text())
+                  ? unsupported(t.text())
+                  : syntaxError(t);
         };
       }
       case SYMBOL -> {
-        if (t.text.equals("(")) {
+        if (t.text().equals("(")) {
           if (peekKeyword("SELECT")) {
             throw unsupported("sub-queries");
           }
@@ -306,15 +317,25 @@ final class SqlParser {
           expect(Kind.SYMBOL, ")");
           return inner;
         }
-        if (t.text.equals("-") && peek(Kind.NUMBER)) {
-          JsonNode n = next().value;
+        if (t.text().equals("-") && peek(Kind.NUMBER)) {
+          JsonNode n = next().value();
           return new SqlExpression.Literal(
               n.isIntegralNumber()
                   ? LongNode.valueOf(-n.longValue())
                   : DoubleNode.valueOf(-n.doubleValue()));
         }
-        if (t.text.equals("[") || t.text.equals("{")) {
-          throw unsupported("array and object literals");
+        if (t.text().equals("[")) {
+          List<SqlExpression> elements = new ArrayList<>();
+          if (!accept(Kind.SYMBOL, "]")) {
+            do {
+              elements.add(expression());
+            } while (accept(Kind.SYMBOL, ","));
+            expect(Kind.SYMBOL, "]");
+          }
+          return new SqlExpression.ArrayLiteral(elements);
+        }
+        if (t.text().equals("{")) {
+          return objectLiteral();
         }
         throw syntaxError(t);
       }
@@ -322,14 +343,37 @@ final class SqlParser {
         if (peek(Kind.SYMBOL, "(")) {
           return call(t);
         }
-        if (!t.text.equals(alias)) {
+        if (!t.text().equals(alias)) {
           throw CosmosError.badRequest(
-              "Identifier '" + t.text + "' could not be resolved: paths start at '" + alias + "'.");
+              "Identifier '"
+                  + t.text()
+                  + "' could not be resolved: paths start at '"
+                  + alias
+                  + "'.");
         }
         return path();
       }
       default -> throw syntaxError(t);
     }
+  }
+
+  private SqlExpression objectLiteral() {
+    List<Map.Entry<String, SqlExpression>> properties = new ArrayList<>();
+    if (!accept(Kind.SYMBOL, "}")) {
+      do {
+        Token key = next();
+        if (key.kind() != Kind.STRING && key.kind() != Kind.IDENTIFIER) {
+          throw CosmosError.badRequest(
+              "Syntax error: an object literal's property name must be a string or a name, near '"
+                  + key.raw()
+                  + "'.");
+        }
+        expect(Kind.SYMBOL, ":");
+        properties.add(Map.entry(key.text(), expression()));
+      } while (accept(Kind.SYMBOL, ","));
+      expect(Kind.SYMBOL, "}");
+    }
+    return new SqlExpression.ObjectLiteral(properties);
   }
 
   private SqlExpression path() {
@@ -339,17 +383,17 @@ final class SqlParser {
         steps.add(expectIdentifierOrKeyword());
       } else if (accept(Kind.SYMBOL, "[")) {
         Token t = next();
-        if (t.kind == Kind.STRING) {
-          steps.add(t.value.textValue());
-        } else if (t.kind == Kind.NUMBER
-            && t.value.isIntegralNumber()
-            && t.value.canConvertToInt()
-            && t.value.intValue() >= 0) {
-          steps.add(t.value.intValue());
+        if (t.kind() == Kind.STRING) {
+          steps.add(t.value().textValue());
+        } else if (t.kind() == Kind.NUMBER
+            && t.value().isIntegralNumber()
+            && t.value().canConvertToInt()
+            && t.value().intValue() >= 0) {
+          steps.add(t.value().intValue());
         } else {
           throw CosmosError.badRequest(
               "A property index must be a string or a non-negative integer, near '"
-                  + t.text
+                  + t.text()
                   + "'.");
         }
         expect(Kind.SYMBOL, "]");
@@ -360,7 +404,14 @@ final class SqlParser {
   }
 
   private SqlExpression call(Token name) {
-    String fn = name.text;
+    String fn = name.text();
+    Optional<SqlExpression.Aggregate.Function> aggregate =
+        Arrays.stream(SqlExpression.Aggregate.Function.values())
+            .filter(f -> f.name().equalsIgnoreCase(fn))
+            .findFirst();
+    if (aggregate.isPresent()) {
+      return aggregate(aggregate.get());
+    }
     if (fn.equalsIgnoreCase("udf")) {
       throw unsupported("user-defined functions");
     }
@@ -395,6 +446,24 @@ final class SqlParser {
     return new SqlExpression.Call(function, args);
   }
 
+  private SqlExpression aggregate(SqlExpression.Aggregate.Function function) {
+    if (!inSelect) {
+      throw CosmosError.badRequest(
+          "The aggregate " + function + " is allowed in the SELECT clause only.");
+    }
+    expect(Kind.SYMBOL, "(");
+    if (peekKeyword("DISTINCT")) {
+      throw unsupported(function + "(DISTINCT …)");
+    }
+    inSelect = false; // no aggregate inside an aggregate
+    SqlExpression argument = expression();
+    inSelect = true;
+    expect(Kind.SYMBOL, ")");
+    SqlExpression.Aggregate a = new SqlExpression.Aggregate(function, argument, aggregates.size());
+    aggregates.add(a);
+    return a;
+  }
+
   private static String arity(SqlFunction f) {
     return f.minArguments == f.maxArguments
         ? Integer.toString(f.minArguments)
@@ -405,14 +474,14 @@ final class SqlParser {
     int depth = 0;
     while (pos < tokens.size()) {
       Token t = tokens.get(pos);
-      if (t.kind == Kind.SYMBOL && (t.text.equals("(") || t.text.equals("["))) {
+      if (t.kind() == Kind.SYMBOL && (t.text().equals("(") || t.text().equals("["))) {
         depth++;
-      } else if (t.kind == Kind.SYMBOL && (t.text.equals(")") || t.text.equals("]"))) {
+      } else if (t.kind() == Kind.SYMBOL && (t.text().equals(")") || t.text().equals("]"))) {
         depth--;
       } else if (depth == 0
-          && t.kind == Kind.KEYWORD
-          && t.text.equals(keyword)
-          && !(pos > 0 && tokens.get(pos - 1).text.equals("."))) {
+          && t.kind() == Kind.KEYWORD
+          && t.text().equals(keyword)
+          && !(pos > 0 && tokens.get(pos - 1).text().equals("."))) {
         return;
       }
       pos++;
@@ -420,13 +489,17 @@ final class SqlParser {
     throw CosmosError.badRequest("Syntax error: the query has no " + keyword + " clause.");
   }
 
+  private Token end() {
+    return new Token(Kind.END, "", "", null, text.length(), text.length());
+  }
+
   private Token peekToken() {
-    return pos < tokens.size() ? tokens.get(pos) : Token.END;
+    return pos < tokens.size() ? tokens.get(pos) : end();
   }
 
   private Token next() {
     Token t = peekToken();
-    if (t.kind == Kind.END) {
+    if (t.kind() == Kind.END) {
       throw CosmosError.badRequest("Syntax error: '" + text + "' ends unexpectedly.");
     }
     pos++;
@@ -434,12 +507,12 @@ final class SqlParser {
   }
 
   private boolean peek(Kind kind) {
-    return peekToken().kind == kind;
+    return peekToken().kind() == kind;
   }
 
   private boolean peek(Kind kind, String tokenText) {
     Token t = peekToken();
-    return t.kind == kind && t.text.equals(tokenText);
+    return t.kind() == kind && t.text().equals(tokenText);
   }
 
   private boolean peekKeyword(String keyword) {
@@ -471,31 +544,31 @@ final class SqlParser {
 
   private String expectIdentifier() {
     Token t = peekToken();
-    if (t.kind != Kind.IDENTIFIER) {
+    if (t.kind() != Kind.IDENTIFIER) {
       throw CosmosError.badRequest("Syntax error: expected a name " + near(t) + ".");
     }
     pos++;
-    return t.text;
+    return t.text();
   }
 
   private String expectIdentifierOrKeyword() {
     Token t = peekToken();
-    if (t.kind == Kind.IDENTIFIER) {
+    if (t.kind() == Kind.IDENTIFIER) {
       pos++;
-      return t.text;
+      return t.text();
     }
-    if (t.kind == Kind.KEYWORD) {
+    if (t.kind() == Kind.KEYWORD) {
       pos++;
-      return t.raw;
+      return t.raw();
     }
     throw CosmosError.badRequest("Syntax error: expected a property name " + near(t) + ".");
   }
 
   private void expectEnd() {
     Token t = peekToken();
-    if (t.kind != Kind.END) {
-      if (t.kind == Kind.KEYWORD && UNSUPPORTED_KEYWORDS.contains(t.text)) {
-        throw unsupported(t.text);
+    if (t.kind() != Kind.END) {
+      if (t.kind() == Kind.KEYWORD && UNSUPPORTED_KEYWORDS.contains(t.text())) {
+        throw unsupported(t.text());
       }
       throw syntaxError(t);
     }
@@ -510,154 +583,15 @@ final class SqlParser {
   }
 
   private static String near(Token t) {
-    return t.kind == Kind.END ? "at the end" : "near '" + t.raw + "'";
+    return t.kind() == Kind.END ? "at the end" : "near '" + t.raw() + "'";
   }
 
   private static CosmosError unsupported(String construct) {
     return CosmosError.badRequest(
         "The query uses "
             + construct
-            + ", which the idemworker Cosmos DB emulator does not support (it serves SELECT */"
-            + " property lists/VALUE, one FROM alias, WHERE, ORDER BY one property, TOP and"
-            + " OFFSET…LIMIT).");
-  }
-
-  private static List<Token> tokenize(String text) {
-    List<Token> out = new ArrayList<>();
-    int i = 0;
-    int n = text.length();
-    while (i < n) {
-      char ch = text.charAt(i);
-      if (Character.isWhitespace(ch)) {
-        i++;
-      } else if (ch == '-' && i + 1 < n && text.charAt(i + 1) == '-') {
-        while (i < n && text.charAt(i) != '\n') {
-          i++;
-        }
-      } else if (Character.isLetter(ch) || ch == '_') {
-        int start = i;
-        while (i < n && (Character.isLetterOrDigit(text.charAt(i)) || text.charAt(i) == '_')) {
-          i++;
-        }
-        String word = text.substring(start, i);
-        String upper = word.toUpperCase(Locale.ROOT);
-        out.add(
-            KEYWORDS.contains(upper)
-                ? new Token(Kind.KEYWORD, upper, word, null)
-                : new Token(Kind.IDENTIFIER, word, word, null));
-      } else if (ch == '@') {
-        int start = i++;
-        while (i < n && (Character.isLetterOrDigit(text.charAt(i)) || text.charAt(i) == '_')) {
-          i++;
-        }
-        if (i == start + 1) {
-          throw CosmosError.badRequest("Syntax error: '@' must be followed by a parameter name.");
-        }
-        String name = text.substring(start, i);
-        out.add(new Token(Kind.PARAMETER, name, name, null));
-      } else if (Character.isDigit(ch)
-          || (ch == '.' && i + 1 < n && Character.isDigit(text.charAt(i + 1)))) {
-        int start = i;
-        while (i < n && (Character.isDigit(text.charAt(i)) || text.charAt(i) == '.')) {
-          i++;
-        }
-        if (i < n && (text.charAt(i) == 'e' || text.charAt(i) == 'E')) {
-          i++;
-          if (i < n && (text.charAt(i) == '+' || text.charAt(i) == '-')) {
-            i++;
-          }
-          while (i < n && Character.isDigit(text.charAt(i))) {
-            i++;
-          }
-        }
-        String raw = text.substring(start, i);
-        out.add(new Token(Kind.NUMBER, raw, raw, number(raw)));
-      } else if (ch == '\'' || ch == '"') {
-        int start = i;
-        StringBuilder sb = new StringBuilder();
-        i++;
-        while (true) {
-          if (i >= n) {
-            throw CosmosError.badRequest("Syntax error: a string literal is not closed.");
-          }
-          char c = text.charAt(i++);
-          if (c == ch) {
-            break;
-          }
-          if (c == '\\') {
-            if (i >= n) {
-              throw CosmosError.badRequest("Syntax error: a string literal is not closed.");
-            }
-            char e = text.charAt(i++);
-            switch (e) {
-              case 'n' -> sb.append('\n');
-              case 't' -> sb.append('\t');
-              case 'r' -> sb.append('\r');
-              case 'b' -> sb.append('\b');
-              case 'f' -> sb.append('\f');
-              case 'u' -> {
-                if (i + 4 > n) {
-                  throw CosmosError.badRequest("Syntax error: a \\u escape needs 4 hex digits.");
-                }
-                try {
-                  sb.append((char) Integer.parseInt(text.substring(i, i + 4), 16));
-                } catch (NumberFormatException ex) {
-                  throw CosmosError.badRequest("Syntax error: a \\u escape needs 4 hex digits.");
-                }
-                i += 4;
-              }
-              default -> sb.append(e);
-            }
-          } else {
-            sb.append(c);
-          }
-        }
-        out.add(
-            new Token(
-                Kind.STRING,
-                sb.toString(),
-                text.substring(start, i),
-                TextNode.valueOf(sb.toString())));
-      } else {
-        String two = i + 1 < n ? text.substring(i, i + 2) : "";
-        if (Set.of("!=", "<>", "<=", ">=", "||", "??").contains(two)) {
-          out.add(new Token(Kind.SYMBOL, two, two, null));
-          i += 2;
-        } else if ("=<>.,()[]{}*+-/%?:&|^!".indexOf(ch) >= 0) {
-          out.add(new Token(Kind.SYMBOL, String.valueOf(ch), String.valueOf(ch), null));
-          i++;
-        } else {
-          throw CosmosError.badRequest("Syntax error, unexpected character '" + ch + "'.");
-        }
-      }
-    }
-    return out;
-  }
-
-  private static JsonNode number(String raw) {
-    try {
-      BigDecimal d = new BigDecimal(raw);
-      if (raw.indexOf('.') < 0 && raw.indexOf('e') < 0 && raw.indexOf('E') < 0) {
-        return LongNode.valueOf(d.longValueExact());
-      }
-      return DoubleNode.valueOf(d.doubleValue());
-    } catch (ArithmeticException | NumberFormatException e) {
-      throw CosmosError.badRequest("Syntax error: '" + raw + "' is not a valid number.");
-    }
-  }
-
-  private enum Kind {
-    IDENTIFIER,
-    KEYWORD,
-    NUMBER,
-    STRING,
-    PARAMETER,
-    SYMBOL,
-    END
-  }
-
-  /** One token; {@code text} is upper-cased for keywords, decoded for strings. */
-  private record Token(Kind kind, String text, String raw, JsonNode value) {
-    static final Token END = new Token(Kind.END, "", "", null);
+            + ", which the idemworker Cosmos DB emulator does not support (it serves SELECT"
+            + " [DISTINCT] [TOP n] */property lists/VALUE, COUNT/SUM/MIN/MAX/AVG, one FROM alias,"
+            + " WHERE, ORDER BY property paths, OFFSET…LIMIT).");
   }
 }

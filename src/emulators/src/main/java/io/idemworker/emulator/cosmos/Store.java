@@ -25,10 +25,18 @@ final class Store {
   private final AtomicInteger databaseNumbers =
       new AtomicInteger(ThreadLocalRandom.current().nextInt(1, 1 << 20));
   private final AtomicLong etags = new AtomicLong();
+  private final PartitionKeyRanges ranges;
+  final Offers offers;
 
   Store(ObjectMapper mapper, Clock clock) {
+    this(mapper, clock, new PartitionKeyRanges(1));
+  }
+
+  Store(ObjectMapper mapper, Clock clock, PartitionKeyRanges ranges) {
     this.mapper = mapper;
     this.clock = clock;
+    this.ranges = ranges;
+    this.offers = new Offers(mapper, clock);
   }
 
   Collection<Database> databases() {
@@ -61,6 +69,8 @@ final class Store {
   synchronized void deleteDatabase(Database db) {
     if (byName.remove(db.id, db)) {
       byRid.remove(db.rid);
+      offers.removeFor(db.rid);
+      db.containersByName.values().forEach(c -> offers.removeFor(c.rid));
     } else {
       throw CosmosError.notFound("Resource Not Found: database " + db.id);
     }
@@ -78,7 +88,7 @@ final class Store {
     Integer defaultTtl = defaultTtl(body);
     byte[] rid = Rids.container(db.ridBytes, db.containerNumbers.incrementAndGet());
     ObjectNode props = containerProperties(body, rid, db, nextEtag());
-    Container c = new Container(mapper, clock, db, id, rid, paths, props, defaultTtl);
+    Container c = new Container(mapper, clock, db, id, rid, paths, props, defaultTtl, ranges);
     db.containersByName.put(id, c);
     db.containersByRid.put(c.rid, c);
     return c;
@@ -110,6 +120,7 @@ final class Store {
   synchronized void deleteContainer(Container c) {
     if (c.database.containersByName.remove(c.id, c)) {
       c.database.containersByRid.remove(c.rid);
+      offers.removeFor(c.rid);
     } else {
       throw CosmosError.notFound("Resource Not Found: container " + c.id);
     }

@@ -167,6 +167,68 @@ class CosmosEmulatorRawHttpTest {
   }
 
   @Test
+  void queryWithoutPartitionKeyOrRange_isServedWhenSimple_and400WhenItNeedsMerging()
+      throws Exception {
+    String[] headers = {
+      "x-ms-documentdb-isquery", "true",
+      "x-ms-documentdb-query-enablecrosspartition", "true",
+      "Content-Type", "application/query+json"
+    };
+
+    HttpResponse<String> simple =
+        send(
+            "POST",
+            "dbs/db/colls/c/docs",
+            "docs",
+            "dbs/db/colls/c",
+            "{\"query\": \"SELECT * FROM c\"}",
+            headers);
+    HttpResponse<String> ordered =
+        send(
+            "POST",
+            "dbs/db/colls/c/docs",
+            "docs",
+            "dbs/db/colls/c",
+            "{\"query\": \"SELECT * FROM c ORDER BY c.id\"}",
+            headers);
+
+    assertThat(simple.statusCode()).isEqualTo(200);
+    assertThat(json(simple).has("Documents")).isTrue();
+    assertThat(ordered.statusCode()).isEqualTo(400);
+    assertThat(json(ordered).get("message").asText())
+        .startsWith("Cross partition query only supports")
+        .contains("query plan");
+  }
+
+  @Test
+  void queryPlanForAValueAggregate_rewritesToPartials_inTheShapeTheClientReads() throws Exception {
+    String body = "{\"query\": \"SELECT VALUE COUNT(1) FROM c\"}";
+    String[] java = {
+      "x-ms-documentdb-isquery", "true",
+      "x-ms-cosmos-is-query-plan-request", "True",
+      "x-ms-cosmos-supported-query-features", "Aggregate, NonValueAggregate, DCount",
+      "Content-Type", "application/query+json"
+    };
+    String[] javascript = {
+      "x-ms-documentdb-isquery", "true",
+      "x-ms-cosmos-is-query-plan-request", "True",
+      "x-ms-cosmos-supported-query-features", "NonValueAggregate,Aggregate,ListAndSetAggregate",
+      "Content-Type", "application/query+json"
+    };
+
+    JsonNode forJava =
+        json(send("POST", "dbs/db/colls/c/docs", "docs", "dbs/db/colls/c", body, java));
+    JsonNode forJavaScript =
+        json(send("POST", "dbs/db/colls/c/docs", "docs", "dbs/db/colls/c", body, javascript));
+
+    assertThat(forJava.at("/queryInfo/aggregates/0").asText()).isEqualTo("Count");
+    assertThat(forJava.at("/queryInfo/rewrittenQuery").asText())
+        .isEqualTo("SELECT VALUE {\"item\": COUNT(1)} FROM c");
+    assertThat(forJavaScript.at("/queryInfo/rewrittenQuery").asText())
+        .isEqualTo("SELECT VALUE [{\"item\": COUNT(1)}] FROM c");
+  }
+
+  @Test
   void nonObjectDocument_is400() throws Exception {
     HttpResponse<String> r =
         send(
@@ -210,8 +272,15 @@ class CosmosEmulatorRawHttpTest {
   }
 
   @Test
-  void unimplementedResources_are501() throws Exception {
+  void unimplementedResources_are501_whileScriptFeedsAreEmpty() throws Exception {
     HttpResponse<String> sprocs =
+        send(
+            "POST",
+            "dbs/db/colls/c/sprocs",
+            "sprocs",
+            "dbs/db/colls/c",
+            "{\"id\": \"sp\", \"body\": \"function () {}\"}");
+    HttpResponse<String> sprocFeed =
         send("GET", "dbs/db/colls/c/sprocs", "sprocs", "dbs/db/colls/c", null);
     HttpResponse<String> changeFeed =
         send(
@@ -226,6 +295,8 @@ class CosmosEmulatorRawHttpTest {
             "0");
 
     assertThat(sprocs.statusCode()).isEqualTo(501);
+    assertThat(sprocFeed.statusCode()).isEqualTo(200);
+    assertThat(json(sprocFeed).get("StoredProcedures")).isEmpty();
     assertThat(changeFeed.statusCode()).isEqualTo(501);
     assertThat(json(changeFeed).get("message").asText()).contains("change feed mode");
   }

@@ -1,0 +1,217 @@
+package io.idemworker.emulator.cosmos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Answers the query-plan handshake ({@code x-ms-cosmos-is-query-plan-request: True}): the {@code
+ * partitionedQueryExecutionInfo} that tells an SDK what to send to each partition key range and
+ * what to merge itself.
+ *
+ * <p>A query scoped to one logical partition gets a plan without client-side work: the emulator
+ * sorts, limits, de-duplicates and aggregates that partition itself, and the SDK passes pages
+ * through. A cross-partition query gets the plan the service's contract describes, so the SDK fans
+ * out and merges:
+ *
+ * <ul>
+ *   <li>{@code ORDER BY}: {@code orderBy}/{@code orderByExpressions} and the rewrite {@code SELECT
+ *       c._rid, [{"item": key}, …] AS orderByItems, <payload> AS payload FROM … WHERE
+ *       ({documentdb-formattableorderbyquery-filter}) AND (<where>) ORDER BY …}, whose placeholder
+ *       the SDK replaces with {@code true} or with its resume filter;
+ *   <li>{@code SELECT VALUE} of one aggregate: {@code aggregates} and a rewrite returning one
+ *       partial result per range, {@code {"item": …}} ({@code {"min"|"max": v, "count": n}} for
+ *       MIN/MAX, {@code {"sum": s, "count": n}} for AVG), which the SDK combines;
+ *   <li>{@code TOP}, {@code OFFSET/LIMIT} (each range is asked for {@code OFFSET 0 LIMIT
+ *       offset+limit}) and {@code DISTINCT} ({@code Ordered} with ORDER BY, else {@code
+ *       Unordered}): declared for the SDK to apply over the merged stream.
+ * </ul>
+ *
+ * Aggregates in a property list, or next to TOP, DISTINCT or OFFSET, are refused across partitions
+ * with a 400 naming the form that is served. Stateless.
+ */
+final class QueryPlanner {
+  static final String ORDER_BY_FILTER = "{documentdb-formattableorderbyquery-filter}";
+
+  private QueryPlanner() {}
+
+  /** The plan of a query the request scopes to one logical partition: no client-side work. */
+  static ObjectNode singlePartition(SqlQuery query, ObjectMapper mapper) {
+    return skeleton(query, mapper);
+  }
+
+  /** The plan of a cross-partition query, with the rewrites described above. */
+  static ObjectNode crossPartition(
+      SqlQuery query,
+      Map<String, JsonNode> parameters,
+      String supportedFeatures,
+      ObjectMapper mapper) {
+    ObjectNode n = skeleton(query, mapper);
+    ObjectNode info = (ObjectNode) n.get("queryInfo");
+    SqlQuery.Source src = query.source();
+    if (!query.aggregates().isEmpty()) {
+      info.put("rewrittenQuery", aggregateRewrite(query, arrayPartials(supportedFeatures)));
+      info.putArray("aggregates").add(operator(query.aggregates().get(0).function()));
+      return n;
+    }
+    query.top().ifPresent(t -> info.put("top", QueryEngine.count(t, parameters, "TOP")));
+    long offset = query.offset().map(e -> QueryEngine.count(e, parameters, "OFFSET")).orElse(0L);
+    if (query.limit().isPresent()) {
+      long limit = QueryEngine.count(query.limit().get(), parameters, "LIMIT");
+      info.put("offset", offset);
+      info.put("limit", limit);
+    }
+    if (query.distinct()) {
+      info.put("distinctType", query.orderBy().isEmpty() ? "Unordered" : "Ordered");
+    }
+    String rewritten = "";
+    if (!query.orderBy().isEmpty()) {
+      var orderBy = info.putArray("orderBy");
+      var expressions = info.putArray("orderByExpressions");
+      for (SqlQuery.OrderBy o : query.orderBy()) {
+        orderBy.add(o.descending() ? "Descending" : "Ascending");
+        expressions.add(o.text());
+      }
+      rewritten = orderByRewrite(query);
+    }
+    if (query.limit().isPresent()) {
+      long limit = info.get("limit").asLong();
+      String base = rewritten.isEmpty() ? src.beforeOffset() : rewritten;
+      rewritten = base.stripTrailing() + " OFFSET 0 LIMIT " + (offset + limit);
+    }
+    info.put("rewrittenQuery", rewritten);
+    return n;
+  }
+
+  private static String orderByRewrite(SqlQuery query) {
+    SqlQuery.Source src = query.source();
+    String alias = query.alias();
+    String items =
+        query.orderBy().stream()
+            .map(o -> "{\"item\": " + o.text() + "}")
+            .collect(Collectors.joining(", ", "[", "]"));
+    String payload;
+    if (query.selectAll()) {
+      payload = alias;
+    } else if (query.value()) {
+      payload = query.projections().get(0).text();
+    } else {
+      payload =
+          query.projections().stream()
+              .map(p -> quote(p.name()) + ": " + p.text())
+              .collect(Collectors.joining(", ", "{", "}"));
+    }
+    String top = query.top().isPresent() ? "TOP " + topText(query) + " " : "";
+    String where =
+        "(" + ORDER_BY_FILTER + ")" + src.where().map(w -> " AND (" + w + ")").orElse("");
+    String keys =
+        query.orderBy().stream()
+            .map(o -> o.text() + (o.descending() ? " DESC" : " ASC"))
+            .collect(Collectors.joining(", "));
+    return "SELECT "
+        + top
+        + alias
+        + "._rid, "
+        + items
+        + " AS orderByItems, "
+        + payload
+        + " AS payload FROM "
+        + src.from()
+        + " WHERE "
+        + where
+        + " ORDER BY "
+        + keys;
+  }
+
+  private static String topText(SqlQuery query) {
+    SqlExpression t = query.top().orElseThrow();
+    return t instanceof SqlExpression.Parameter p
+        ? p.name()
+        : ((SqlExpression.Literal) t).value().asText();
+  }
+
+  /**
+   * Whether the client reads a VALUE aggregate's partial result as a one-element array {@code
+   * [{"item": …}]} rather than as the object {@code {"item": …}}. The JavaScript SDK (4.9.3) reads
+   * {@code payload[0]}; the Java SDK (4.81.0) reads the object's {@code item}. They are told apart
+   * by the query features they declare: only the JavaScript SDK declares {@code
+   * ListAndSetAggregate}. The service's own rule is not known here.
+   */
+  private static boolean arrayPartials(String supportedFeatures) {
+    return supportedFeatures != null && supportedFeatures.contains("ListAndSetAggregate");
+  }
+
+  private static String aggregateRewrite(SqlQuery query, boolean arrayPartials) {
+    SqlExpression.Aggregate a = query.aggregates().get(0);
+    if (!query.value()
+        || query.aggregates().size() != 1
+        || query.projections().get(0).expression() != a
+        || query.distinct()
+        || query.top().isPresent()
+        || query.limit().isPresent()) {
+      throw CosmosError.badRequest(
+          "Across partitions the idemworker Cosmos DB emulator serves aggregates as SELECT VALUE"
+              + " COUNT|SUM|MIN|MAX|AVG(<expression>) FROM … [WHERE …] (without TOP, DISTINCT or"
+              + " OFFSET); set a partition key on the query for other forms.");
+    }
+    String arg = argumentText(query.projections().get(0).text());
+    String partial =
+        switch (a.function()) {
+          case COUNT -> "COUNT(" + arg + ")";
+          case SUM -> "SUM(" + arg + ")";
+          case MIN -> "{\"min\": MIN(" + arg + "), \"count\": COUNT(" + arg + ")}";
+          case MAX -> "{\"max\": MAX(" + arg + "), \"count\": COUNT(" + arg + ")}";
+          case AVG -> "{\"sum\": SUM(" + arg + "), \"count\": COUNT(" + arg + ")}";
+        };
+    SqlQuery.Source src = query.source();
+    String row = "{\"item\": " + partial + "}";
+    return "SELECT VALUE "
+        + (arrayPartials ? "[" + row + "]" : row)
+        + " FROM "
+        + src.from()
+        + src.where().map(w -> " WHERE " + w).orElse("");
+  }
+
+  /** The text between the parentheses of {@code FN(arg)}. */
+  private static String argumentText(String call) {
+    return call.substring(call.indexOf('(') + 1, call.lastIndexOf(')')).trim();
+  }
+
+  private static String operator(SqlExpression.Aggregate.Function f) {
+    return switch (f) {
+      case COUNT -> "Count";
+      case SUM -> "Sum";
+      case MIN -> "Min";
+      case MAX -> "Max";
+      case AVG -> "Average";
+    };
+  }
+
+  private static String quote(String name) {
+    return "\"" + name.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
+  private static ObjectNode skeleton(SqlQuery query, ObjectMapper mapper) {
+    ObjectNode n = mapper.createObjectNode();
+    n.put("partitionedQueryExecutionInfoVersion", 2);
+    ObjectNode info = n.putObject("queryInfo");
+    info.put("distinctType", "None");
+    info.putArray("orderBy");
+    info.putArray("orderByExpressions");
+    info.putArray("groupByExpressions");
+    info.putArray("groupByAliases");
+    info.putArray("aggregates");
+    info.putObject("groupByAliasToAggregateType");
+    info.put("rewrittenQuery", "");
+    info.put("hasSelectValue", query.value());
+    info.put("hasNonStreamingOrderBy", false);
+    ObjectNode range = n.putArray("queryRanges").addObject();
+    range.put("min", "");
+    range.put("max", "FF");
+    range.put("isMinInclusive", true);
+    range.put("isMaxInclusive", false);
+    return n;
+  }
+}
