@@ -28,8 +28,7 @@ import org.slf4j.LoggerFactory;
  * deliveries, detach, session close) to the link they concern.
  *
  * <p>Not thread-safe: confined to its connection's thread. Whenever a consumer link ends — detach,
- * its session's close, the connection's close or end — the locks it holds are detached from it and
- * run out on the store's clock, as on the service.
+ * its session's close, the connection's close or end — the locks it holds go back to its store.
  */
 final class AmqpLinks {
   private static final Logger LOG = LoggerFactory.getLogger(AmqpLinks.class);
@@ -150,7 +149,7 @@ final class AmqpLinks {
             AmqpError.NOT_IMPLEMENTED, feature + " are not supported by this emulator."));
   }
 
-  /** Ends a link the client detached or closed; the locks it held run out on the clock. */
+  /** Ends a link the client detached or closed, giving back the locks it held. */
   void onDetach(Link link) {
     ConsumerLink c = consumers.get(link);
     if (c != null) {
@@ -202,8 +201,8 @@ final class AmqpLinks {
     }
   }
 
-  /** Ends every consumer link; the locks this connection holds run out on the clock. */
-  void endAll() {
+  /** Ends every consumer link, giving back every lock this connection holds. */
+  void releaseAll() {
     for (ConsumerLink c : new ArrayList<>(consumers.values())) {
       close(c);
     }

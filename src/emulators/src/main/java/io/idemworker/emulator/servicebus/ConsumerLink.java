@@ -29,9 +29,8 @@ import org.slf4j.LoggerFactory;
  * com.microsoft:message-lock-lost}. The injected delivery and disposition delays are applied here.
  *
  * <p>Not thread-safe: confined to its connection's thread. The store wakes it through a listener
- * that only asks the connection to pump, from any thread. After {@link #close()} it sends nothing
- * more, including messages still waiting out a delivery delay; the locks it held run out on the
- * store's clock.
+ * that only asks the connection to pump, from any thread. After {@link #close()} it gives every
+ * lock it holds back and sends nothing more, including messages still waiting out a delivery delay.
  */
 final class ConsumerLink {
   private static final Logger LOG = LoggerFactory.getLogger(ConsumerLink.class);
@@ -73,15 +72,12 @@ final class ConsumerLink {
         receiveAndDelete ? "receive-and-delete" : "peek-lock");
   }
 
-  /**
-   * Stops the store's wake-ups and detaches the locks this link holds: they stay until their
-   * LockDuration ends, as on the service (see {@link EntityStore#detachLocks}). Idempotent.
-   */
+  /** Stops the store's wake-ups and gives back every lock this link holds. Idempotent. */
   void close() {
     closed = true;
     store.removeListener(signal);
     if (!tokens.isEmpty()) {
-      store.detachLocks(this, tokens);
+      store.releaseAll(this, tokens);
       tokens.clear();
     }
   }
@@ -139,7 +135,7 @@ final class ConsumerLink {
   private void deliverLate(List<Snapshot> messages) {
     inTransit -= messages.size();
     if (closed) {
-      return; // the link closed meanwhile; the locks run out on the store's clock
+      return; // the link closed meanwhile and gave its locks back
     }
     Sender s = sender;
     boolean active =

@@ -26,37 +26,35 @@
  *
  * <h2>Implemented</h2>
  *
- * SASL MSSBCBS and ANONYMOUS; {@code $cbs} put-token (any token accepted; a request without
- * reply-to is answered on the node's own reply link); heartbeats; many concurrent connections, one
- * thread each; sending single messages and batches (format 0x80013700) with a 256 KiB
- * max-message-size announced on attach and enforced ({@code amqp:link:message-size-exceeded});
- * bodies of several data or sequence sections kept whole; footer and annotation keys delivered as
- * symbols; sequence numbers, enqueued time, broker-assigned message-ids; duplicate detection;
- * PEEK_LOCK and RECEIVE_AND_DELETE receivers with credit and drain; 16-byte lock tokens in .NET
- * GUID byte order; complete, abandon (with properties to modify), dead-letter (reason,
- * description), defer, release; lock expiry, MaxDeliveryCount and TTL expiry with dead-lettering
- * ({@code MaxDeliveryCountExceeded}, {@code TTLExpiredException}); {@code
- * com.microsoft:message-lock-lost} for late settlement; locks that outlive their link or connection
- * until LockDuration ends (settled or renewed by lock token through the management node meanwhile);
- * management operations renew-lock, update-disposition, peek-message, schedule-message,
- * cancel-scheduled-message and receive-by-sequence-number; schedule and cancel on a topic's
- * management node; the dead-letter and (always empty) transfer dead-letter subqueues; topics with
- * subscriptions (a copy per matching subscription, settled independently; the default true rule,
- * correlation filters and a SQL filter subset, see {@link
+ * SASL ANONYMOUS; {@code $cbs} put-token (any token accepted); heartbeats; many concurrent
+ * connections, one thread each; sending single messages and batches (format 0x80013700) with a 256
+ * KiB max-message-size announced on attach and enforced ({@code amqp:link:message-size-exceeded});
+ * sequence numbers, enqueued time, broker-assigned message-ids; duplicate detection; PEEK_LOCK and
+ * RECEIVE_AND_DELETE receivers with credit and drain; 16-byte lock tokens in .NET GUID byte order;
+ * complete, abandon (with properties to modify), dead-letter (reason, description), defer, release;
+ * lock expiry, MaxDeliveryCount and TTL expiry with dead-lettering ({@code
+ * MaxDeliveryCountExceeded}, {@code TTLExpiredException}); {@code com.microsoft:message-lock-lost}
+ * for late settlement; locks released when a link or connection closes; management operations
+ * renew-lock, update-disposition, peek-message, schedule-message, cancel-scheduled-message and
+ * receive-by-sequence-number; topics with subscriptions (a copy per matching subscription, settled
+ * independently; the default true rule, correlation filters and a SQL filter subset, see {@link
  * io.idemworker.emulator.servicebus.SqlFilter}; duplicate detection on the topic; lock duration,
  * MaxDeliveryCount, time-to-live and dead-lettering per subscription); unknown entities refused
  * with {@code amqp:not-found}; malformed input closes only the offending connection.
  *
  * <h2>Not implemented</h2>
  *
- * Rule management at runtime ({@code add-rule}, {@code remove-rule}, {@code enumerate-rules}) and
- * rule actions, SQL arithmetic and functions, sessions (session-enabled queues, session state and
- * locks), transactions, auto-forwarding ({@code ForwardTo}), TLS, authorisation (every token and
- * key is accepted), partitioned entities, message size quotas per tier other than 256 KiB,
- * persistence, and the HTTP administration API ({@code ServiceBusAdministrationClient}). Session
- * receivers (a {@code com.microsoft:session-filter} on attach) and transaction coordinator links
- * are refused with {@code amqp:not-implemented}; unsupported management operations answer status
- * 501 {@code amqp:not-implemented}; a {@code Config.json} that asks for sessions, forwarding or
- * rule actions is refused with a message naming the field.
+ * The management node of a topic (so {@code scheduleMessage} / {@code cancelScheduledMessage} on a
+ * topic sender; a scheduled enqueue time on a plain send works), rule management at runtime ({@code
+ * add-rule}, {@code remove-rule}, {@code enumerate-rules}) and rule actions, SQL arithmetic and
+ * functions, sessions (session-enabled queues, session state and locks), transactions,
+ * auto-forwarding ({@code ForwardTo}), TLS, authorisation (every token and key is accepted),
+ * partitioned entities, message size quotas per tier other than 256 KiB, persistence, and the HTTP
+ * administration API ({@code ServiceBusAdministrationClient}). Session receivers (a {@code
+ * com.microsoft:session-filter} on attach) and transaction coordinator links are refused with
+ * {@code amqp:not-implemented}; unsupported management operations answer status 501 {@code
+ * amqp:not-implemented}; a topic's management node gets {@code amqp:not-found}; a {@code
+ * Config.json} that asks for sessions, forwarding or rule actions is refused with a message naming
+ * the field.
  */
 package io.idemworker.emulator.servicebus;
