@@ -16,8 +16,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -62,14 +60,6 @@ final class ApiCommand implements Callable<Integer> {
     AtomicReference<ApiServer> serving = new AtomicReference<>();
     AtomicReference<CosmosClient> cosmos = new AtomicReference<>();
     AtomicInteger exitCode = new AtomicInteger(0);
-    ExecutorService executor =
-        Executors.newFixedThreadPool(
-            config.threads(),
-            r -> {
-              Thread thread = new Thread(r, "api");
-              thread.setDaemon(true);
-              return thread;
-            });
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
@@ -77,12 +67,6 @@ final class ApiCommand implements Callable<Integer> {
                   LOG.info("stopping: no new requests");
                   stopping.countDown();
                   Optional.ofNullable(serving.get()).ifPresent(ApiServer::close);
-                  executor.shutdown();
-                  try {
-                    executor.awaitTermination(5, TimeUnit.SECONDS);
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                  }
                   Optional.ofNullable(cosmos.get()).ifPresent(CosmosClient::close);
                   LOG.info("stopped");
                   System.out.flush();
@@ -151,7 +135,7 @@ final class ApiCommand implements Callable<Integer> {
         };
     ApiServer server =
         OrderApi.create(
-            new InetSocketAddress(config.port()),
+            new InetSocketAddress(config.bind(), config.port()),
             store,
             auth,
             config.lease(),
@@ -159,7 +143,7 @@ final class ApiCommand implements Callable<Integer> {
             config.maxBodyBytes(),
             Clock.systemUTC(),
             IntakeFaults.NONE,
-            executor,
+            config.limits(),
             store::problem,
             new OrderApi.Webhooks(config.webhookSecret(), config.webhookMarkerTtl()));
     serving.set(server);
@@ -168,7 +152,8 @@ final class ApiCommand implements Callable<Integer> {
     }
     server.start();
     LOG.info(
-        "api on port {} ({}), auth {}, answers replayed for {}, payment webhooks {}",
+        "api on {}:{} ({}), auth {}, answers replayed for {}, payment webhooks {}",
+        config.bind().getHostAddress(),
         server.port(),
         String.join(", ", server.describe()),
         config.auth().name().toLowerCase(java.util.Locale.ROOT),

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.emulator.payments.WebhookSender;
+import io.idemworker.http.server.ServerLimits;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.MutableClock;
 import io.idemworker.webhooks.WebhookSecret;
@@ -72,7 +73,7 @@ class ApiWebhookRouteTest {
         64 * 1024,
         clock,
         IntakeFaults.NONE,
-        executor,
+        ServerLimits.defaults(),
         Optional::empty,
         webhooks);
   }
