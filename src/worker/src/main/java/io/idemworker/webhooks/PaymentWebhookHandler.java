@@ -69,8 +69,15 @@ public final class PaymentWebhookHandler {
   private static final Logger LOG = LoggerFactory.getLogger(PaymentWebhookHandler.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** How long an answer "the order has not arrived yet" is given again from memory. */
+  static final Duration NOT_YET_MEMORY = Duration.ofSeconds(5);
+
+  /** The most event bodies remembered (about 100 bytes each, plus the answer). */
+  static final int SEEN_CAPACITY = 10_000;
+
   private final Optional<SignatureCheck> signatures;
   private final IdempotentConsumer consumer;
+  private final SeenEvents seen;
 
   /**
    * Creates the handler with the {@link #DEFAULT_TOLERANCE}.
@@ -107,6 +114,7 @@ public final class PaymentWebhookHandler {
       Duration tolerance) {
     Objects.requireNonNull(secret, "secret");
     this.signatures = secret.map(s -> new SignatureCheck(s, clock, tolerance));
+    this.seen = new SeenEvents(clock, tolerance, NOT_YET_MEMORY, SEEN_CAPACITY);
     this.consumer =
         new IdempotentConsumer(
             PaymentWebhookHandler::eventKey,
@@ -200,6 +208,10 @@ public final class PaymentWebhookHandler {
       LOG.debug("webhook refused: {} ({})", r.code(), r.status());
       return problem(r.status(), r.code(), r.detail(), 0);
     }
+    Optional<Reply> again = seen.answerFor(body);
+    if (again.isPresent()) {
+      return again.get();
+    }
     JsonNode root;
     String unreadable = "the body must be a JSON object";
     try {
@@ -214,7 +226,25 @@ public final class PaymentWebhookHandler {
     if (root == null || !root.isObject()) {
       return problem(400, DeadLetterReason.UNREADABLE_BODY.code(), unreadable, 0);
     }
-    return settle(consumer.handle(incoming((ObjectNode) root, body)));
+    Outcome outcome = consumer.handle(incoming((ObjectNode) root, body));
+    Reply reply = settle(outcome);
+    if (outcome instanceof Outcome.Processed || outcome instanceof Outcome.Duplicate) {
+      seen.remember(
+          body,
+          received("duplicate", outcome.knownKey().map(Object::toString).orElse("-")),
+          true,
+          Duration.ZERO);
+    } else if (outcome instanceof Outcome.DeadLettered || outcome instanceof Outcome.Stale) {
+      seen.remember(body, reply, true, Duration.ZERO);
+    } else if (outcome instanceof Outcome.Retry retry
+        && retry.cause() == Outcome.RetryCause.NOT_YET) {
+      seen.remember(
+          body,
+          reply,
+          false,
+          Duration.ofSeconds(Long.parseLong(reply.headers().getOrDefault("Retry-After", "0"))));
+    }
+    return reply;
   }
 
   /** The event's {@code id} is its key: the provider sends every copy of an event with one id. */

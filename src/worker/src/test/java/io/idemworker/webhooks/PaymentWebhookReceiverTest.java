@@ -236,6 +236,9 @@ class PaymentWebhookReceiverTest {
 
     HttpResponse<String> early = fixture.deliver(body);
     fixture.placeOrderWithId(orderId);
+    // A sender that honours Retry-After comes back after the receiver's memory of "not yet".
+    fixture.clock.advance(
+        Duration.ofSeconds(Long.parseLong(early.headers().firstValue("Retry-After").orElse("0"))));
     HttpResponse<String> later = fixture.deliver(body);
 
     assertThat(early.statusCode()).isEqualTo(503);
