@@ -79,6 +79,10 @@ final class OrderMessage implements MessageDecoder.ValidMessage {
     anchor.set("lines", linesArray());
     anchor.put("lineCount", order.lines().size());
     anchor.put("total", total);
+    // Budgets that captures and credits count down, each under a condition, so no request can
+    // take the order past its total (see OrderReasons).
+    anchor.put(OrderReasons.CAPTURABLE_UNITS, BodyFields.units(total));
+    anchor.put(OrderReasons.CREDITABLE_UNITS, BodyFields.units(total));
     anchor.put("idempotencyKey", key.value());
     messageId.ifPresent(id -> anchor.put("messageId", id));
     correlationId.ifPresent(id -> anchor.put("correlationId", id));
