@@ -113,6 +113,9 @@ param apiKey string = ''
 @description('entra only: application (client) id of the Entra ID app registration the intake\'s tokens are issued for.')
 param apiEntraClientId string = ''
 
+@description('entra only: the client application ids allowed to call the api (the authConfig and the app both check them).')
+param apiEntraAllowedApplications array = []
+
 @description('How long the intake replays an answer for its Idempotency-Key (ISO 8601).')
 param apiIdempotencyTtl string = 'P1D'
 
@@ -400,6 +403,7 @@ module apiApp 'modules/api-app.bicep' = {
     authMode: apiAuthMode
     apiKey: apiKey
     entraClientId: apiEntraClientId
+    entraAllowedApplications: apiEntraAllowedApplications
     idempotencyTtl: apiIdempotencyTtl
     // The secret exists before the api reads it: keyVault.outputs above make it wait for that module.
     paymentsWebhookSecretName: paymentsWebhookSecretName

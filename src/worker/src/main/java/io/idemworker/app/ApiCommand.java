@@ -130,7 +130,7 @@ final class ApiCommand implements Callable<Integer> {
     ApiAuth auth =
         switch (config.auth()) {
           case APIKEY -> ApiAuth.apiKey(config.apiKey().orElseThrow());
-          case ENTRA -> ApiAuth.entra();
+          case ENTRA -> ApiAuth.entra(config.entraAllowedApplications());
           case NONE -> ApiAuth.none();
         };
     ApiServer server =

@@ -32,6 +32,8 @@ import java.util.regex.Pattern;
  * @param maxBodyBytes {@code API_MAX_BODY_BYTES}
  * @param bind {@code API_BIND}: the address to listen on; loopback unless set (the image sets the
  *     wildcard, as the platform's ingress reaches the container's interface)
+ * @param entraAllowedApplications {@code API_ENTRA_ALLOWED_APPLICATIONS}: with {@code entra}, the
+ *     client application ids allowed to call (checked in code as well as by the platform)
  * @param limits {@code API_MAX_IN_FLIGHT}, {@code API_MAX_IN_FLIGHT_PER_CALLER}, {@code
  *     API_MAX_CONNECTIONS}, {@code API_MAX_CONNECTIONS_PER_CLIENT}, {@code API_HEADER_TIMEOUT},
  *     {@code API_BODY_TIMEOUT}: what one client may hold
@@ -55,6 +57,7 @@ record ApiConfig(
     Duration lease,
     int maxBodyBytes,
     InetAddress bind,
+    java.util.Set<String> entraAllowedApplications,
     ServerLimits limits,
     Optional<WebhookSecret> webhookSecret,
     Optional<Duration> webhookMarkerTtl) {
@@ -101,6 +104,11 @@ record ApiConfig(
               "127.0.0.1",
               "an IP address to listen on: 127.0.0.1 (loopback), 0.0.0.0 (every interface; the"
                   + " image sets it), or one interface's address"),
+          new WorkerConfig.Variable(
+              "API_ENTRA_ALLOWED_APPLICATIONS",
+              null,
+              "with API_AUTH entra, required: comma-separated client application ids (GUIDs)"
+                  + " allowed to call; refused otherwise"),
           new WorkerConfig.Variable(
               "API_MAX_IN_FLIGHT",
               "16",
@@ -214,6 +222,7 @@ record ApiConfig(
               + "): anyone who reaches the port could write orders; use apikey or entra");
     }
     ServerLimits limits = limits(r);
+    java.util.Set<String> allowedApplications = allowedApplications(r, auth);
     ApiConfig config =
         new ApiConfig(
             endpoint,
@@ -229,6 +238,7 @@ record ApiConfig(
             r.duration("API_LEASE", Duration.ofSeconds(1), Duration.ofMinutes(5)),
             r.integer("API_MAX_BODY_BYTES", 1024, 1024 * 1024),
             bind,
+            allowedApplications,
             limits,
             webhookSecret(r),
             r.durationOrNever("PAYMENTS_WEBHOOK_MARKER_TTL", Duration.ofMinutes(1), MAX_TTL));
@@ -244,6 +254,37 @@ record ApiConfig(
     }
     return config;
   }
+
+  private static java.util.Set<String> allowedApplications(EnvironmentReader r, AuthMode auth) {
+    Optional<String> value = r.optional("API_ENTRA_ALLOWED_APPLICATIONS");
+    if (auth != AuthMode.ENTRA) {
+      if (value.isPresent()) {
+        r.problems.add(
+            "API_ENTRA_ALLOWED_APPLICATIONS: is set but API_AUTH is not entra; unset it, or use"
+                + " entra");
+      }
+      return java.util.Set.of();
+    }
+    java.util.Set<String> ids = new java.util.LinkedHashSet<>();
+    for (String id : value.orElse("").split(",")) {
+      if (!id.isBlank()) {
+        ids.add(id.strip());
+      }
+    }
+    if (ids.isEmpty() || !ids.stream().allMatch(id -> GUID.matcher(id).matches())) {
+      r.problems.add(
+          "API_ENTRA_ALLOWED_APPLICATIONS: must be "
+              + r.allowed("API_ENTRA_ALLOWED_APPLICATIONS")
+              + ", was '"
+              + value.orElse("")
+              + "'");
+      return java.util.Set.of();
+    }
+    return java.util.Set.copyOf(ids);
+  }
+
+  private static final Pattern GUID =
+      Pattern.compile("[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}");
 
   private static ServerLimits limits(EnvironmentReader r) {
     int before = r.problems.size();

@@ -33,13 +33,16 @@ final class OrderMessage implements MessageDecoder.ValidMessage {
   private final Optional<String> messageId;
   private final Optional<String> correlationId;
   private final Optional<String> traceparent;
+  private final Optional<String> owner;
 
   OrderMessage(
       OrderPlaced order,
       Optional<String> messageId,
       Optional<String> correlationId,
-      Optional<String> traceparent) {
+      Optional<String> traceparent,
+      Optional<String> owner) {
     this.order = order;
+    this.owner = owner;
     this.messageId = messageId;
     this.correlationId = correlationId;
     // A W3C traceparent (version 00); anything else is not carried into the event.
@@ -87,6 +90,7 @@ final class OrderMessage implements MessageDecoder.ValidMessage {
     messageId.ifPresent(id -> anchor.put("messageId", id));
     correlationId.ifPresent(id -> anchor.put("correlationId", id));
     anchor.put("acceptedAt", acceptedAt.toString());
+    owner.ifPresent(o -> anchor.put(OrderDecoder.OWNER_FIELD, o));
     if (!order.extraFields().isEmpty()) {
       ObjectNode extras = anchor.putObject("extraFields");
       order.extraFields().forEach(extras::set);

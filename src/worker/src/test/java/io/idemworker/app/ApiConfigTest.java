@@ -59,6 +59,34 @@ class ApiConfigTest {
   }
 
   @Test
+  void entraAuth_needsTheAllowedApplications_asGuids() {
+    Map<String, String> env = new HashMap<>();
+    env.put("COSMOS_ENDPOINT", "https://cosmos.example.net:443/");
+    env.put("API_AUTH", "entra");
+
+    WorkerConfig.ConfigurationException missing =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            WorkerConfig.ConfigurationException.class, () -> ApiConfig.fromEnvironment(env));
+    env.put("API_ENTRA_ALLOWED_APPLICATIONS", "11111111-2222-3333-4444-555555555555, app-two");
+    WorkerConfig.ConfigurationException notGuids =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            WorkerConfig.ConfigurationException.class, () -> ApiConfig.fromEnvironment(env));
+    env.put(
+        "API_ENTRA_ALLOWED_APPLICATIONS",
+        "11111111-2222-3333-4444-555555555555,22222222-2222-3333-4444-555555555555");
+
+    assertThat(missing.problems())
+        .singleElement()
+        .asString()
+        .startsWith("API_ENTRA_ALLOWED_APPLICATIONS");
+    assertThat(notGuids.problems())
+        .singleElement()
+        .asString()
+        .startsWith("API_ENTRA_ALLOWED_APPLICATIONS");
+    assertThat(ApiConfig.fromEnvironment(env).entraAllowedApplications()).hasSize(2);
+  }
+
+  @Test
   void noneAuth_isAllowedAgainstALoopbackEndpoint() {
     Map<String, String> env = new HashMap<>();
     env.put("COSMOS_ENDPOINT", "https://localhost:8081/");
@@ -79,6 +107,7 @@ class ApiConfigTest {
     "API_MAX_BODY_BYTES, 10",
     "API_THREADS, 16",
     "API_BIND, localhost",
+    "API_ENTRA_ALLOWED_APPLICATIONS, 11111111-2222-3333-4444-555555555555",
     "API_BIND, 300.1.1.1",
     "API_MAX_IN_FLIGHT, 0",
     "API_MAX_IN_FLIGHT_PER_CALLER, 0",
@@ -142,6 +171,7 @@ class ApiConfigTest {
             "API_LEASE",
             "API_MAX_BODY_BYTES",
             "API_BIND",
+            "API_ENTRA_ALLOWED_APPLICATIONS",
             "API_MAX_IN_FLIGHT",
             "API_MAX_IN_FLIGHT_PER_CALLER",
             "API_MAX_CONNECTIONS",
