@@ -303,7 +303,15 @@ public final class BoundedServer implements AutoCloseable {
       write(response, answer, done, mayHaveBody(head));
       return;
     }
-    Callback releasing = Callback.from(done, () -> release(callers, caller));
+    AtomicBoolean released = new AtomicBoolean();
+    Runnable releaseCaller =
+        () -> {
+          if (released.compareAndSet(false, true)) {
+            release(callers, caller);
+          }
+        };
+    Callback releasing =
+        Callback.from(done, Callback.from(releaseCaller, failure -> releaseCaller.run()));
     if (head.contentLength().orElse(0) > admit.maxBodyBytes()) {
       write(response, tooLarge(admit.maxBodyBytes()), releasing, true);
       return;
@@ -315,7 +323,7 @@ public final class BoundedServer implements AutoCloseable {
           if (body.failure != null) {
             write(response, body.failure, releasing, true);
           } else {
-            work(request, response, releasing, head, admit, body.bytes);
+            work(request, response, releasing, head, admit, body.bytes, releaseCaller);
           }
         });
   }
@@ -326,7 +334,8 @@ public final class BoundedServer implements AutoCloseable {
       Callback done,
       Head head,
       Routes.Admit admit,
-      byte[] body) {
+      byte[] body,
+      Runnable releaseCaller) {
     if (!working.tryAcquire()) {
       write(response, busy(), done, false);
       return;
@@ -334,24 +343,25 @@ public final class BoundedServer implements AutoCloseable {
     try {
       intake.execute(
           () -> {
+            Optional<Answer> answer;
             try {
-              Optional<Answer> answer;
-              try {
-                answer = admit.work().apply(body);
-              } catch (RuntimeException e) {
-                LOG.error(
-                    "{} {} failed with {}", head.method(), head.path(), e.getClass().getName(), e);
-                answer = Optional.of(internalError());
-              }
-              if (answer.isPresent()) {
-                write(response, answer.get(), done, false);
-              } else {
-                // A simulated crash: no status line, the connection just ends.
-                request.getConnectionMetaData().getConnection().getEndPoint().close();
-                done.failed(new IOException("dropped without an answer"));
-              }
+              answer = admit.work().apply(body);
+            } catch (RuntimeException e) {
+              LOG.error(
+                  "{} {} failed with {}", head.method(), head.path(), e.getClass().getName(), e);
+              answer = Optional.of(internalError());
             } finally {
+              // Free the worker before the answer leaves: a client in a closed loop sends its
+              // next request as soon as it has the answer, and must find the worker free.
               working.release();
+              releaseCaller.run();
+            }
+            if (answer.isPresent()) {
+              write(response, answer.get(), done, false);
+            } else {
+              // A simulated crash: no status line, the connection just ends.
+              request.getConnectionMetaData().getConnection().getEndPoint().close();
+              done.failed(new IOException("dropped without an answer"));
             }
           });
     } catch (RejectedExecutionException stopping) {

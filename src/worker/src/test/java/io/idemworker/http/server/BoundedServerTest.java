@@ -232,6 +232,38 @@ class BoundedServerTest {
   }
 
   @Test
+  void aClosedLoopOfAsManyClientsAsWorkers_isNeverAnsweredBusy() throws Exception {
+    // given two intake workers and one caller allowed two requests at once
+    start(new ServerLimits(64, 64, 2, 2, Duration.ofSeconds(10), Duration.ofSeconds(10), 8192));
+    java.util.concurrent.ExecutorService clients =
+        java.util.concurrent.Executors.newFixedThreadPool(2);
+    try {
+      // when two clients each send their next request as soon as they have an answer
+      List<java.util.concurrent.Future<List<Integer>>> runs = new ArrayList<>();
+      for (int c = 0; c < 2; c++) {
+        runs.add(
+            clients.submit(
+                () -> {
+                  List<Integer> statuses = new ArrayList<>();
+                  try (RawHttp raw = RawHttp.connect(server.port())) {
+                    for (int i = 0; i < 300; i++) {
+                      statuses.add(raw.send(post("/echo", 2, "hi")).read(PROMPT).status());
+                    }
+                  }
+                  return statuses;
+                }));
+      }
+
+      // then every answer is 200: a worker is free again before its answer leaves
+      for (java.util.concurrent.Future<List<Integer>> run : runs) {
+        assertThat(run.get(60, TimeUnit.SECONDS)).hasSize(300).containsOnly(200);
+      }
+    } finally {
+      clients.shutdownNow();
+    }
+  }
+
+  @Test
   void connectionsOverThePerClientBound_areClosedAtOnce_otherClientsAreServed() {
     // given a bound of four connections per client, all taken
     start(new ServerLimits(64, 4, 4, 4, Duration.ofSeconds(10), Duration.ofSeconds(10), 8192));
