@@ -83,7 +83,7 @@ public final class HealthServer implements AutoCloseable {
         new BoundedServer(
             "health",
             address,
-            new ServerLimits(64, 32, 1, 1, HEAD_TIMEOUT, HEAD_TIMEOUT, 8192),
+            new ServerLimits(1024, 32, 1, 1, HEAD_TIMEOUT, HEAD_TIMEOUT, 8192),
             this::answer);
   }
 

@@ -291,7 +291,7 @@ public final class PaymentWebhookHandler {
               orderId,
               dead.reason(),
               dead.description());
-          return problem(400, dead.reason().code(), withoutValues(dead), 0);
+          return problem(400, dead.reason().code(), withoutValues(dead, orderId, eventId), 0);
         },
         retry -> {
           LOG.info(
@@ -315,8 +315,15 @@ public final class PaymentWebhookHandler {
    * The dead-letter description without the values it may carry (the event id, a store message):
    * the sender learns the rule and the fields, as the api's details do.
    */
-  private static String withoutValues(Outcome.DeadLettered dead) {
+  private static String withoutValues(Outcome.DeadLettered dead, String orderId, String eventId) {
     String description = dead.description();
+    if (!orderId.equals("-")) {
+      description =
+          description.replace("order " + orderId, "the order").replace(orderId, "the order");
+    }
+    if (!eventId.equals("-")) {
+      description = description.replace(eventId, "the event");
+    }
     if (dead.reason() == DeadLetterReason.IDEMPOTENCY_CONFLICT) {
       int differing = description.indexOf("differing fields:");
       return "the event id was already used for different content"

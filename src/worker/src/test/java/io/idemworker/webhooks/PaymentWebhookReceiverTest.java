@@ -211,6 +211,10 @@ class PaymentWebhookReceiverTest {
 
     assertThat(response.statusCode()).isEqualTo(400);
     assertThat(WebhookFixture.json(response).get("reason").asText()).isEqualTo("CurrencyMismatch");
+    assertThat(WebhookFixture.json(response).get("detail").asText())
+        .contains("currency")
+        .doesNotContain(orderId)
+        .doesNotContain(eventId);
     assertThat(fixture.marker(orderId, eventId)).isEmpty();
   }
 
