@@ -66,6 +66,16 @@ final class HttpBench implements Callable<Integer> {
       description = "The X-Api-Key to send (default: the API_KEY variable, if set).")
   Optional<String> apiKey = Optional.empty();
 
+  private final java.io.PrintStream out;
+
+  HttpBench() {
+    this(System.out);
+  }
+
+  HttpBench(java.io.PrintStream out) {
+    this.out = out;
+  }
+
   @Override
   public Integer call() throws Exception {
     if (orders < 1 || orders > 1_000_000 || warmUp < 0 || warmUp > 1_000_000) {
@@ -90,7 +100,7 @@ final class HttpBench implements Callable<Integer> {
     long[] latencies = send(client, key, "m" + run, orders, statuses);
     double seconds = (System.nanoTime() - start) / 1e9;
     Arrays.sort(latencies);
-    System.out.printf(
+    out.printf(
         Locale.ROOT,
         "POST /orders: %d orders in %.2f s = %.0f orders/s with %d clients;"
             + " latency p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms; statuses %s%n",
