@@ -44,6 +44,9 @@ COPY --from=build --chown=root:root /src/src/worker/target/lib/ /app/lib/
 COPY --from=build --chown=root:root /src/src/worker/target/idemworker-worker.jar /app/idemworker.jar
 USER 10001:10001
 ENV HEALTH_PORT=8080
+# Inside the container the platform's probes and ingress reach the container's own interface, so the
+# image listens on every interface; outside it the api and the probes default to loopback.
+ENV HEALTH_BIND=0.0.0.0 API_BIND=0.0.0.0
 # Health endpoints only (GET /health/live, /health/ready); the worker takes no other inbound traffic.
 EXPOSE 8080
 # Size the heap from the container's memory limit, and let the platform restart a replica that runs

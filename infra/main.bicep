@@ -120,6 +120,9 @@ param apiAuthMode string = 'apikey'
 @description('entra only: application (client) id of the Entra ID app registration the intake\'s tokens are issued for.')
 param apiEntraClientId string = ''
 
+@description('entra only: the client application ids allowed to call the api (the authConfig and the app both check them).')
+param apiEntraAllowedApplications array = []
+
 @description('How long the intake replays an answer for its Idempotency-Key (ISO 8601).')
 param apiIdempotencyTtl string = 'P1D'
 
@@ -138,6 +141,7 @@ var apiKeySecretName = 'api-key'
 var keyVaultName = '${abbrs.keyVaultVaults}${resourceToken}'
 var seedSecrets = secretsSeededVault != keyVaultName
 var entraClientIdMissing = apiAuthMode == 'entra' && empty(apiEntraClientId)
+var entraApplicationsMissing = apiAuthMode == 'entra' && empty(apiEntraAllowedApplications)
 var deployPaymentsDouble = empty(paymentsBaseUrl)
 
 resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
@@ -438,6 +442,8 @@ module apiApp 'modules/api-app.bicep' = {
     apiKeySecretName: apiKeySecretName
     // entra without a client id would deploy an auth config that refuses every token: stop first.
     entraClientId: entraClientIdMissing ? fail('apiAuthMode is entra but apiEntraClientId is empty: azd env set API_ENTRA_CLIENT_ID <the app registration\'s client id>') : apiEntraClientId
+    // entra that admits no application would refuse every caller, and the api refuses to start: stop first.
+    entraAllowedApplications: entraApplicationsMissing ? fail('apiAuthMode is entra but apiEntraAllowedApplications is empty: azd env set API_ENTRA_ALLOWED_APPLICATIONS \'["<client application id>"]\'') : apiEntraAllowedApplications
     idempotencyTtl: apiIdempotencyTtl
     // The secret exists before the api reads it: keyVault.outputs above make it wait for that module.
     paymentsWebhookSecretName: paymentsWebhookSecretName

@@ -42,6 +42,9 @@ param webhookMarkerTtl string = 'P14D'
 @description('entra only: the application (client) id of the Entra ID app registration that represents the api; tokens must be issued for it.')
 param entraClientId string = ''
 
+@description('entra only: the client application ids allowed to call the api. The authConfig admits only these applications, and the app checks the same ids, as API_ENTRA_ALLOWED_APPLICATIONS; the app refuses to start entra without one.')
+param entraAllowedApplications array = []
+
 @description('How long an answer is replayed for its Idempotency-Key (ISO 8601), as API_IDEMPOTENCY_TTL.')
 param idempotencyTtl string = 'P1D'
 
@@ -225,6 +228,12 @@ var keyEnv = [
     secretRef: 'api-key'
   }
 ]
+var entraEnv = [
+  {
+    name: 'API_ENTRA_ALLOWED_APPLICATIONS'
+    value: join(entraAllowedApplications, ',')
+  }
+]
 var webhookEnv = [
   {
     name: 'PAYMENTS_WEBHOOK_SECRET'
@@ -293,7 +302,7 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
             cpu: json(cpu)
             memory: memory
           }
-          env: useApiKey ? concat(baseEnv, keyEnv, webhookEnv) : concat(baseEnv, webhookEnv)
+          env: useApiKey ? concat(baseEnv, keyEnv, webhookEnv) : concat(baseEnv, entraEnv, webhookEnv)
           probes: usePlaceholder ? [] : probes
         }
       ]
@@ -322,8 +331,9 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
 }
 
 // entra: the platform validates the caller's token before the request reaches the app, answers 401
-// without one, and passes the caller's object id in X-MS-CLIENT-PRINCIPAL-ID, which API_AUTH entra
-// trusts. The probes go to the container directly; the health paths are excluded all the same. The
+// without one or from an application not in entraAllowedApplications, and passes the caller in the
+// X-MS-CLIENT-PRINCIPAL* headers, which API_AUTH entra checks against each other and against the same
+// list. The headers are not signed: ingress must reach the app only through this authentication. The probes go to the container directly; the health paths are excluded all the same. The
 // payment provider carries no Entra ID token: its webhooks authenticate by their signature, checked
 // by the app, so their path is excluded too.
 // Declared in both modes, enabled only in entra: azd deploys incrementally, so a config left out
@@ -355,6 +365,9 @@ resource authConfig 'Microsoft.App/containerApps/authConfigs@2025-01-01' = {
             'api://${entraClientId}'
             entraClientId
           ]
+          defaultAuthorizationPolicy: {
+            allowedApplications: entraAllowedApplications
+          }
         }
       }
     }

@@ -46,7 +46,11 @@ final class AnchoredWrite {
         exists -> duplicateOrConflict(store, writeSet, fingerprint, attempt),
         missing -> attempt.notYet(change.rules().orElseThrow().ifMissing()),
         refused -> {
-          Change.Rejection rejection = change.rules().orElseThrow().ifConditionFails();
+          Change.Rejection rejection =
+              change
+                  .rules()
+                  .orElseThrow()
+                  .refusal(store, writeSet.partitionKey(), writeSet.patches().get(0).id());
           return attempt.deadLetter(rejection.reason(), rejection.description());
         },
         failed -> attempt.failed(failed.failure()));

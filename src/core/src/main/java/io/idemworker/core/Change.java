@@ -252,12 +252,42 @@ public sealed interface Change {
    * @param ifMissing the target has not arrived: retried, then dead-lettered with this reason on
    *     the delivery the broker would dead-letter anyway
    * @param ifConditionFails the target refuses the change for good: dead-lettered at once
+   * @param explain when a patch guards several rules (a currency and a bound), which one the target
+   *     as it is now breaks; the flow reads the target once, on the refusal path only, and falls
+   *     back to {@code ifConditionFails} when the read fails or the function returns empty
    */
-  record TargetRules(Rejection ifMissing, Rejection ifConditionFails) {
-    /** Requires both. */
+  record TargetRules(
+      Rejection ifMissing,
+      Rejection ifConditionFails,
+      Optional<Function<ObjectNode, Optional<Rejection>>> explain) {
+    /** Requires every value. */
     public TargetRules {
       Objects.requireNonNull(ifMissing, "ifMissing");
       Objects.requireNonNull(ifConditionFails, "ifConditionFails");
+      Objects.requireNonNull(explain, "explain");
+    }
+
+    /** Rules with one rejection for any refusal. */
+    public TargetRules(Rejection ifMissing, Rejection ifConditionFails) {
+      this(ifMissing, ifConditionFails, Optional.empty());
+    }
+
+    /**
+     * Why the target refused, reading it when the rules can tell several apart.
+     *
+     * @param store the store
+     * @param partitionKey the target's partition
+     * @param targetId the patched document
+     * @return the rejection to dead-letter with
+     */
+    Rejection refusal(EffectStore store, String partitionKey, String targetId) {
+      if (explain.isEmpty()) {
+        return ifConditionFails;
+      }
+      if (store.read(partitionKey, targetId) instanceof EffectStore.Document document) {
+        return explain.get().apply(document.content()).orElse(ifConditionFails);
+      }
+      return ifConditionFails;
     }
   }
 

@@ -105,6 +105,20 @@ public record DocumentPatch(String id, List<Operation> operations, Optional<Cond
   }
 
   /**
+   * The field is present and at least {@code bound}: a budget that a decrement must not take below
+   * zero ({@code c.field >= bound}).
+   *
+   * @param field a plain top-level field
+   * @param bound the least value that passes
+   */
+  public record AtLeast(String field, long bound) implements Condition {
+    /** Checks the field name. */
+    public AtLeast {
+      checkField(field);
+    }
+  }
+
+  /**
    * Every one of the conditions holds: a compare-and-set on several fields, such as a two-phase
    * record's status and attempt number (its fencing token).
    *

@@ -66,10 +66,15 @@ final class TwoPhaseCall {
         applied -> callAndComplete(store, change, fingerprint, attempt, clock, 1),
         exists -> afterClaimConflict(store, change, fingerprint, attempt, clock),
         missing -> attempt.notYet(change.rules().ifMissing()),
-        refused ->
-            attempt.deadLetter(
-                change.rules().ifConditionFails().reason(),
-                change.rules().ifConditionFails().description()),
+        refused -> {
+          Change.Rejection rejection =
+              change.claimPatches().isEmpty()
+                  ? change.rules().ifConditionFails()
+                  : change
+                      .rules()
+                      .refusal(store, change.partitionKey(), change.claimPatches().get(0).id());
+          return attempt.deadLetter(rejection.reason(), rejection.description());
+        },
         failed -> attempt.failed(failed.failure()));
   }
 

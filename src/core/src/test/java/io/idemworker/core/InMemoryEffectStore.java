@@ -147,6 +147,10 @@ public final class InMemoryEffectStore implements EffectStore {
       return value != null
           && CanonicalJson.write(value).equals(CanonicalJson.write(equals.value()));
     }
+    if (condition instanceof DocumentPatch.AtLeast least) {
+      JsonNode value = stored.get(least.field());
+      return value != null && value.isNumber() && value.asLong() >= least.bound();
+    }
     DocumentPatch.AbsentOrBelow below = (DocumentPatch.AbsentOrBelow) condition;
     JsonNode value = stored.get(below.field());
     return value == null || (value.isNumber() && value.asLong() < below.bound());

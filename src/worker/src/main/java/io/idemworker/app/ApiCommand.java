@@ -16,8 +16,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -33,7 +31,7 @@ import picocli.CommandLine.Command;
     description = {
       "Runs the HTTP order intake: POST /orders with an Idempotency-Key header.",
       "",
-      "Writes each order to Cosmos DB with the worker's own validation and atomic write, so an order that arrives by HTTP and by the queue is one order; stores each answer with its key for API_IDEMPOTENCY_TTL and replays it to retries (Idempotent-Replayed: true). Same key with another body: 422; while the first request is in flight: 409 with Retry-After; no key: 400; invalid order: 400 problem details naming the field. Also GET /orders/{orderId} and GET /health/live, /health/ready, all on API_PORT. Authentication by API_AUTH (apikey: X-Api-Key; entra: Container Apps authentication in front). POST /webhooks/payments receives the payment provider's signed events on the same port: it authenticates by its signature (PAYMENTS_WEBHOOK_SECRET), not by API_AUTH, applies each event once behind a webhook:{eventId} marker kept for PAYMENTS_WEBHOOK_MARKER_TTL, and answers 503 while the secret is unset. Every bad variable is reported at start-up and the exit code is 2. Stops on SIGTERM and exits 0."
+      "Writes each order to Cosmos DB with the worker's own validation and atomic write, so an order that arrives by HTTP and by the queue is one order; stores each answer with its key for API_IDEMPOTENCY_TTL and replays it to retries (Idempotent-Replayed: true). Same key with another body: 422; while the first request is in flight: 409 with Retry-After; no key: 400; invalid order: 400 problem details naming the field. Also GET /orders/{orderId} and GET /health/live, /health/ready, all on API_BIND:API_PORT (loopback unless set). Authentication by API_AUTH (apikey: X-Api-Key; entra: Container Apps authentication in front, its identity headers checked and the calling application one of API_ENTRA_ALLOWED_APPLICATIONS; each caller sees only its own orders). The server bounds what a client can hold: API_HEADER_TIMEOUT and API_BODY_TIMEOUT (408), API_MAX_CONNECTIONS and API_MAX_CONNECTIONS_PER_CLIENT, API_MAX_IN_FLIGHT requests working (503 Busy beyond) and API_MAX_IN_FLIGHT_PER_CALLER (429); the probes answer while the intake is full. POST /webhooks/payments receives the payment provider's signed events on the same port: it authenticates by its signature (PAYMENTS_WEBHOOK_SECRET), not by API_AUTH, applies each event once behind a webhook:{eventId} marker kept for PAYMENTS_WEBHOOK_MARKER_TTL, and answers 503 while the secret is unset. Every bad variable is reported at start-up and the exit code is 2. Stops on SIGTERM and exits 0."
     })
 final class ApiCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(ApiCommand.class);
@@ -62,14 +60,6 @@ final class ApiCommand implements Callable<Integer> {
     AtomicReference<ApiServer> serving = new AtomicReference<>();
     AtomicReference<CosmosClient> cosmos = new AtomicReference<>();
     AtomicInteger exitCode = new AtomicInteger(0);
-    ExecutorService executor =
-        Executors.newFixedThreadPool(
-            config.threads(),
-            r -> {
-              Thread thread = new Thread(r, "api");
-              thread.setDaemon(true);
-              return thread;
-            });
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
@@ -77,12 +67,6 @@ final class ApiCommand implements Callable<Integer> {
                   LOG.info("stopping: no new requests");
                   stopping.countDown();
                   Optional.ofNullable(serving.get()).ifPresent(ApiServer::close);
-                  executor.shutdown();
-                  try {
-                    executor.awaitTermination(5, TimeUnit.SECONDS);
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                  }
                   Optional.ofNullable(cosmos.get()).ifPresent(CosmosClient::close);
                   LOG.info("stopped");
                   System.out.flush();
@@ -146,12 +130,12 @@ final class ApiCommand implements Callable<Integer> {
     ApiAuth auth =
         switch (config.auth()) {
           case APIKEY -> ApiAuth.apiKey(config.apiKey().orElseThrow());
-          case ENTRA -> ApiAuth.entra();
+          case ENTRA -> ApiAuth.entra(config.entraAllowedApplications());
           case NONE -> ApiAuth.none();
         };
     ApiServer server =
         OrderApi.create(
-            new InetSocketAddress(config.port()),
+            new InetSocketAddress(config.bind(), config.port()),
             store,
             auth,
             config.lease(),
@@ -159,7 +143,7 @@ final class ApiCommand implements Callable<Integer> {
             config.maxBodyBytes(),
             Clock.systemUTC(),
             IntakeFaults.NONE,
-            executor,
+            config.limits(),
             store::problem,
             new OrderApi.Webhooks(config.webhookSecret(), config.webhookMarkerTtl()));
     serving.set(server);
@@ -168,7 +152,8 @@ final class ApiCommand implements Callable<Integer> {
     }
     server.start();
     LOG.info(
-        "api on port {} ({}), auth {}, answers replayed for {}, payment webhooks {}",
+        "api on {}:{} ({}), auth {}, answers replayed for {}, payment webhooks {}",
+        config.bind().getHostAddress(),
         server.port(),
         String.join(", ", server.describe()),
         config.auth().name().toLowerCase(java.util.Locale.ROOT),

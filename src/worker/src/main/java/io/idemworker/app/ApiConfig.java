@@ -1,6 +1,8 @@
 package io.idemworker.app;
 
+import io.idemworker.http.server.ServerLimits;
 import io.idemworker.webhooks.WebhookSecret;
+import java.net.InetAddress;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -28,7 +30,13 @@ import java.util.regex.Pattern;
  * @param window {@code API_IDEMPOTENCY_TTL}: how long an answer is replayed for its key
  * @param lease {@code API_LEASE}: how long a request in flight keeps its key from others
  * @param maxBodyBytes {@code API_MAX_BODY_BYTES}
- * @param threads {@code API_THREADS}: requests served at once
+ * @param bind {@code API_BIND}: the address to listen on; loopback unless set (the image sets the
+ *     wildcard, as the platform's ingress reaches the container's interface)
+ * @param entraAllowedApplications {@code API_ENTRA_ALLOWED_APPLICATIONS}: with {@code entra}, the
+ *     client application ids allowed to call (checked in code as well as by the platform)
+ * @param limits {@code API_MAX_IN_FLIGHT}, {@code API_MAX_IN_FLIGHT_PER_CALLER}, {@code
+ *     API_MAX_CONNECTIONS}, {@code API_MAX_CONNECTIONS_PER_CLIENT}, {@code API_HEADER_TIMEOUT},
+ *     {@code API_BODY_TIMEOUT}: what one client may hold
  * @param webhookSecret {@code PAYMENTS_WEBHOOK_SECRET}: the secret the payment provider signs its
  *     webhooks with; empty = {@code POST /webhooks/payments} answers 503 naming the variable
  * @param webhookMarkerTtl {@code PAYMENTS_WEBHOOK_MARKER_TTL}: how long a {@code webhook:{eventId}}
@@ -48,7 +56,9 @@ record ApiConfig(
     Duration window,
     Duration lease,
     int maxBodyBytes,
-    int threads,
+    InetAddress bind,
+    java.util.Set<String> entraAllowedApplications,
+    ServerLimits limits,
     Optional<WebhookSecret> webhookSecret,
     Optional<Duration> webhookMarkerTtl) {
 
@@ -78,7 +88,7 @@ record ApiConfig(
           new WorkerConfig.Variable(
               "API_AUTH",
               "apikey",
-              "apikey | entra | none (none only with a loopback COSMOS_ENDPOINT)"),
+              "apikey | entra | none (none only with a loopback COSMOS_ENDPOINT and API_BIND)"),
           new WorkerConfig.Variable(
               "API_KEY", null, "16-255 visible ASCII characters; required with API_AUTH apikey"),
           new WorkerConfig.Variable(
@@ -89,7 +99,43 @@ record ApiConfig(
               "an ISO 8601 duration from PT1S to PT5M, shorter than API_IDEMPOTENCY_TTL"),
           new WorkerConfig.Variable(
               "API_MAX_BODY_BYTES", "262144", "an integer from 1024 to 1048576"),
-          new WorkerConfig.Variable("API_THREADS", "16", "an integer from 1 to 256"),
+          new WorkerConfig.Variable(
+              "API_BIND",
+              "127.0.0.1",
+              "an IP address to listen on: 127.0.0.1 (loopback), 0.0.0.0 (every interface; the"
+                  + " image sets it), or one interface's address"),
+          new WorkerConfig.Variable(
+              "API_ENTRA_ALLOWED_APPLICATIONS",
+              null,
+              "with API_AUTH entra, required: comma-separated client application ids (GUIDs)"
+                  + " allowed to call; refused otherwise"),
+          new WorkerConfig.Variable(
+              "API_MAX_IN_FLIGHT",
+              "16",
+              "an integer from 1 to 256: requests whose work (store round trips) runs at once;"
+                  + " more are answered 503 Busy"),
+          new WorkerConfig.Variable(
+              "API_MAX_IN_FLIGHT_PER_CALLER",
+              "64",
+              "an integer from 1 to 10000: requests one caller (principal, or address for"
+                  + " webhooks) has admitted at once; more are answered 429"),
+          new WorkerConfig.Variable(
+              "API_MAX_CONNECTIONS",
+              "1024",
+              "an integer from 1 to 100000: open connections; more wait in the backlog"),
+          new WorkerConfig.Variable(
+              "API_MAX_CONNECTIONS_PER_CLIENT",
+              "256",
+              "an integer from 1 to API_MAX_CONNECTIONS: open connections from one address; more"
+                  + " are closed"),
+          new WorkerConfig.Variable(
+              "API_HEADER_TIMEOUT",
+              "PT10S",
+              "an ISO 8601 duration from PT1S to PT5M: time to send a request head; then 408"),
+          new WorkerConfig.Variable(
+              "API_BODY_TIMEOUT",
+              "PT30S",
+              "an ISO 8601 duration from PT1S to PT5M: time to send a request body; then 408"),
           new WorkerConfig.Variable(
               "PAYMENTS_WEBHOOK_SECRET",
               null,
@@ -117,7 +163,9 @@ record ApiConfig(
         + cosmosDatabase
         + "/"
         + cosmosContainer
-        + ", port "
+        + ", "
+        + bind.getHostAddress()
+        + ":"
         + port
         + ", auth "
         + auth
@@ -161,6 +209,20 @@ record ApiConfig(
           "API_AUTH: none is only allowed with a loopback COSMOS_ENDPOINT (emulators); use apikey"
               + " or entra");
     }
+    if (env.containsKey("API_THREADS")) {
+      problems.add(
+          "API_THREADS: is no longer read; API_MAX_IN_FLIGHT bounds the requests that work at once"
+              + " and API_MAX_CONNECTIONS the connections; unset it");
+    }
+    InetAddress bind = r.ipAddress("API_BIND");
+    if (auth == AuthMode.NONE && !bind.isLoopbackAddress()) {
+      problems.add(
+          "API_AUTH: none is only allowed when API_BIND is a loopback address (it is "
+              + bind.getHostAddress()
+              + "): anyone who reaches the port could write orders; use apikey or entra");
+    }
+    ServerLimits limits = limits(r);
+    java.util.Set<String> allowedApplications = allowedApplications(r, auth);
     ApiConfig config =
         new ApiConfig(
             endpoint,
@@ -175,7 +237,9 @@ record ApiConfig(
             r.duration("API_IDEMPOTENCY_TTL", Duration.ofMinutes(1), Duration.ofDays(30)),
             r.duration("API_LEASE", Duration.ofSeconds(1), Duration.ofMinutes(5)),
             r.integer("API_MAX_BODY_BYTES", 1024, 1024 * 1024),
-            r.integer("API_THREADS", 1, 256),
+            bind,
+            allowedApplications,
+            limits,
             webhookSecret(r),
             r.durationOrNever("PAYMENTS_WEBHOOK_MARKER_TTL", Duration.ofMinutes(1), MAX_TTL));
     if (problems.isEmpty() && config.lease().compareTo(config.window()) >= 0) {
@@ -189,6 +253,59 @@ record ApiConfig(
       throw new WorkerConfig.ConfigurationException(problems);
     }
     return config;
+  }
+
+  private static java.util.Set<String> allowedApplications(EnvironmentReader r, AuthMode auth) {
+    Optional<String> value = r.optional("API_ENTRA_ALLOWED_APPLICATIONS");
+    if (auth != AuthMode.ENTRA) {
+      if (value.isPresent()) {
+        r.problems.add(
+            "API_ENTRA_ALLOWED_APPLICATIONS: is set but API_AUTH is not entra; unset it, or use"
+                + " entra");
+      }
+      return java.util.Set.of();
+    }
+    java.util.Set<String> ids = new java.util.LinkedHashSet<>();
+    for (String id : value.orElse("").split(",")) {
+      if (!id.isBlank()) {
+        ids.add(id.strip());
+      }
+    }
+    if (ids.isEmpty() || !ids.stream().allMatch(id -> GUID.matcher(id).matches())) {
+      r.problems.add(
+          "API_ENTRA_ALLOWED_APPLICATIONS: must be "
+              + r.allowed("API_ENTRA_ALLOWED_APPLICATIONS")
+              + ", was '"
+              + value.orElse("")
+              + "'");
+      return java.util.Set.of();
+    }
+    return java.util.Set.copyOf(ids);
+  }
+
+  private static final Pattern GUID =
+      Pattern.compile("[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}");
+
+  private static ServerLimits limits(EnvironmentReader r) {
+    int before = r.problems.size();
+    int inFlight = r.integer("API_MAX_IN_FLIGHT", 1, 256);
+    int perCaller = r.integer("API_MAX_IN_FLIGHT_PER_CALLER", 1, 10_000);
+    int connections = r.integer("API_MAX_CONNECTIONS", 1, 100_000);
+    int perClient = r.integer("API_MAX_CONNECTIONS_PER_CLIENT", 1, 100_000);
+    Duration header =
+        r.duration("API_HEADER_TIMEOUT", Duration.ofSeconds(1), Duration.ofMinutes(5));
+    Duration body = r.duration("API_BODY_TIMEOUT", Duration.ofSeconds(1), Duration.ofMinutes(5));
+    if (r.problems.size() == before && perClient > connections) {
+      r.problems.add(
+          "API_MAX_CONNECTIONS_PER_CLIENT: must be at most API_MAX_CONNECTIONS ("
+              + connections
+              + "), was "
+              + perClient);
+    }
+    if (r.problems.size() > before) {
+      return ServerLimits.defaults();
+    }
+    return new ServerLimits(connections, perClient, inFlight, perCaller, header, body, 8192);
   }
 
   private static Optional<WebhookSecret> webhookSecret(EnvironmentReader r) {

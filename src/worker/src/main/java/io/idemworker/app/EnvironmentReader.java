@@ -100,6 +100,33 @@ final class EnvironmentReader {
     return min;
   }
 
+  /**
+   * An IP address literal (never a host name, so nothing is looked up).
+   *
+   * @param name the variable
+   * @return the address; loopback after a problem was recorded
+   */
+  java.net.InetAddress ipAddress(String name) {
+    String value = valueOrDefault(name).strip();
+    boolean literal =
+        IP_LITERAL.matcher(value).matches()
+            && (value.contains(":")
+                || java.util.Arrays.stream(value.split("\\."))
+                    .allMatch(octet -> Integer.parseInt(octet) <= 255));
+    if (literal) {
+      try {
+        return java.net.InetAddress.getByName(value);
+      } catch (java.net.UnknownHostException e) {
+        // reported below
+      }
+    }
+    problems.add(name + ": must be " + allowed(name) + ", was '" + value + "'");
+    return java.net.InetAddress.getLoopbackAddress();
+  }
+
+  private static final Pattern IP_LITERAL =
+      Pattern.compile("[0-9]{1,3}(\\.[0-9]{1,3}){3}|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*");
+
   Duration duration(String name, Duration min, Duration max) {
     String value = valueOrDefault(name);
     try {

@@ -119,7 +119,7 @@ final class RunCommand implements Callable<Integer> {
     }
     LOG.info("telemetry export: {}", telemetry.export().describe());
     RelayMetrics relayMetrics = telemetry.relayMetrics();
-    HealthServer health = new HealthServer(config.healthPort(), status);
+    HealthServer health = new HealthServer(config.healthBind(), config.healthPort(), status);
     health.start();
     LOG.info("health endpoints on port {}", health.port());
     CountDownLatch stopping = new CountDownLatch(1);

@@ -33,6 +33,8 @@ import java.util.regex.Pattern;
  * @param maxBodyBytes {@code WORKER_MAX_BODY_BYTES}
  * @param shutdownTimeout {@code WORKER_SHUTDOWN_TIMEOUT}
  * @param healthPort {@code HEALTH_PORT}
+ * @param healthBind {@code HEALTH_BIND}: the probes' address; loopback unless set (the image sets
+ *     the wildcard, where the platform's probes reach the container)
  * @param inboxTtl {@code WORKER_INBOX_TTL}: how long inbox markers live; empty = {@code never}
  * @param payments {@code PAYMENTS_BASE_URL}, {@code PAYMENTS_API_KEY}, {@code PAYMENTS_TIMEOUT},
  *     {@code PAYMENTS_LEASE}; empty when no provider is configured
@@ -63,6 +65,7 @@ record WorkerConfig(
     int maxBodyBytes,
     Duration shutdownTimeout,
     int healthPort,
+    java.net.InetAddress healthBind,
     Optional<Duration> inboxTtl,
     MarkerRetention retention,
     Optional<PaymentsConfig> payments,
@@ -173,6 +176,11 @@ record WorkerConfig(
           new Variable(
               "WORKER_SHUTDOWN_TIMEOUT", "PT30S", "an ISO 8601 duration from PT1S to PT10M"),
           new Variable("HEALTH_PORT", "8080", "an integer from 0 to 65535"),
+          new Variable(
+              "HEALTH_BIND",
+              "127.0.0.1",
+              "an IP address to listen on: 127.0.0.1 (loopback), 0.0.0.0 (every interface; the"
+                  + " image sets it), or one interface's address"),
           new Variable(
               "WORKER_INBOX_TTL", "P14D", "an ISO 8601 duration from PT1M to P24855D, or never"),
           new Variable("WORKER_RESUBMIT_WINDOW", "P7D", "an ISO 8601 duration from PT0S to P3650D"),
@@ -294,6 +302,7 @@ record WorkerConfig(
             r.integer("WORKER_MAX_BODY_BYTES", 1024, 100 * 1024 * 1024),
             r.duration("WORKER_SHUTDOWN_TIMEOUT", Duration.ofSeconds(1), Duration.ofMinutes(10)),
             r.integer("HEALTH_PORT", 0, 65_535),
+            r.ipAddress("HEALTH_BIND"),
             r.durationOrNever("WORKER_INBOX_TTL", Duration.ofMinutes(1), MAX_TTL),
             new MarkerRetention(
                 r.duration(

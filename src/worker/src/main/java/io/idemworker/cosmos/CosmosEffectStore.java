@@ -219,6 +219,9 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
     if (condition instanceof DocumentPatch.FieldEquals equals) {
       return "c." + equals.field() + " = " + equals.value().toString();
     }
+    if (condition instanceof DocumentPatch.AtLeast least) {
+      return "c." + least.field() + " >= " + least.bound();
+    }
     DocumentPatch.AbsentOrBelow below = (DocumentPatch.AbsentOrBelow) condition;
     return "NOT IS_DEFINED(c." + below.field() + ") OR c." + below.field() + " < " + below.bound();
   }

@@ -1,13 +1,10 @@
 package io.idemworker.http;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
-import com.sun.net.httpserver.HttpServer;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
+import io.idemworker.http.server.Answer;
+import io.idemworker.http.server.BoundedServer;
+import io.idemworker.http.server.Head;
+import io.idemworker.http.server.Routes;
+import io.idemworker.http.server.ServerLimits;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -15,56 +12,81 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The api's HTTP server on the JDK's built-in server: a small route table, authentication, the body
- * limit, and the writing of {@link HttpAnswer}s. What a route means lives in its handler ({@link
- * OrderIntake} for {@code POST /orders}); adding a route is one {@link Route} in the list given to
- * the constructor. An intake with its own protocol and status mapping (the payment webhook
- * receiver) is a {@link Mount} instead: a raw {@link HttpHandler} at a path, which the JDK server
- * prefers over the route table because its context is the longer match. A mount does its own
- * authentication (the webhook's is its signature, not {@code API_AUTH}), body limit and answers.
+ * The api's route table on a {@link BoundedServer}: routing, authentication, the body limit, and
+ * the writing of {@link HttpAnswer}s. What a route means lives in its handler ({@link OrderIntake}
+ * for {@code POST /orders}, the payment webhook receiver for {@code POST /webhooks/payments});
+ * adding a route is one {@link Route} in the list given to the constructor.
  *
  * <ul>
  *   <li>no route for the path → 404; a route for the path but not the method → 405 with {@code
  *       Allow};
- *   <li>an authenticated route without valid credentials → 401 with {@code WWW-Authenticate};
- *   <li>a body over the limit → 413, read no further than the limit;
+ *   <li>a {@link Access#CALLER} route without valid credentials → 401 with {@code
+ *       WWW-Authenticate}, decided on the head: the body is never read;
+ *   <li>a route's {@link Route#beforeBody} refusal (e.g. a wrong media type) → its answer, also
+ *       without reading the body;
+ *   <li>a body over the route's limit → 413, read no further than the limit;
  *   <li>a handler that throws → 500 problem without the exception's text; {@link
  *       IntakeFaults.Crash} → the connection is dropped without an answer.
  * </ul>
  *
- * <p>Every answer carries {@code Cache-Control: no-store}. Handlers run on the given executor, so
- * requests are served concurrently. Not restartable: after {@link #close()} build a new one.
+ * <p>{@link Access#PROBE} routes are answered on the server's own threads, never behind the intake,
+ * so the probes answer while every intake worker is busy; their handlers must be fast and must not
+ * block. Every answer carries {@code Cache-Control: no-store}; the server's limits are in {@link
+ * BoundedServer}. Not restartable: after {@link #close()} build a new one.
  */
 public final class ApiServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
 
-  private final HttpServer server;
+  private final BoundedServer server;
   private final List<Route> routes;
-  private final List<Mount> mounts;
   private final ApiAuth auth;
   private final int maxBodyBytes;
+  private final CachedReadiness resources;
+
+  /** Who may call a route. */
+  enum Access {
+    /** Anyone, answered from the head alone on the server's threads: health probes. */
+    PROBE,
+    /** Callers that pass {@code API_AUTH}; they count against their own in-flight bound. */
+    CALLER,
+    /** Anyone; the route authenticates for itself (the webhook's signature). */
+    OPEN
+  }
 
   /**
    * One entry of the route table.
    *
    * @param method the HTTP method
    * @param path an exact path, or a prefix ending in {@code /*} that matches one more segment
-   * @param authenticated whether the caller must pass {@code API_AUTH} (health probes do not)
+   * @param access who may call it
+   * @param maxBodyBytes the route's body limit; 0 = the api's ({@code API_MAX_BODY_BYTES})
+   * @param beforeBody a refusal decided on the head alone (must not block), or empty
    * @param handler the route's meaning; may throw {@link IntakeFaults.Crash}
    */
   record Route(
-      String method, String path, boolean authenticated, Function<ApiRequest, HttpAnswer> handler) {
+      String method,
+      String path,
+      Access access,
+      int maxBodyBytes,
+      Function<ApiRequest, Optional<HttpAnswer>> beforeBody,
+      Function<ApiRequest, HttpAnswer> handler) {
     /** Requires every value. */
     Route {
       Objects.requireNonNull(method, "method");
       Objects.requireNonNull(path, "path");
+      Objects.requireNonNull(access, "access");
+      Objects.requireNonNull(beforeBody, "beforeBody");
       Objects.requireNonNull(handler, "handler");
+    }
+
+    /** A route without a refusal on the head, with the api's body limit. */
+    Route(String method, String path, Access access, Function<ApiRequest, HttpAnswer> handler) {
+      this(method, path, access, 0, r -> Optional.empty(), handler);
     }
 
     boolean matches(String requestPath) {
@@ -78,53 +100,28 @@ public final class ApiServer implements AutoCloseable {
   }
 
   /**
-   * A raw handler at a path, outside the route table: it sees every request whose path starts with
-   * {@code path} and answers all of them itself, without {@code API_AUTH} or the api's body limit.
-   *
-   * @param path an absolute path other than {@code /}, e.g. {@code /webhooks/payments}
-   * @param handler answers every request under the path; must not throw for a request it refuses
-   */
-  record Mount(String path, HttpHandler handler) {
-    /** Requires an absolute path other than the root, which belongs to the route table. */
-    Mount {
-      Objects.requireNonNull(path, "path");
-      Objects.requireNonNull(handler, "handler");
-      if (!path.startsWith("/") || path.length() < 2) {
-        throw new IllegalArgumentException("a mount needs a path under /, was '" + path + "'");
-      }
-    }
-  }
-
-  /**
    * Binds the server; it answers once {@link #start()} is called.
    *
    * @param address the address; port 0 picks a free one
    * @param routes the route table, tried in order
-   * @param mounts raw handlers at their own paths, each answering for itself
-   * @param auth who may call the authenticated routes
-   * @param maxBodyBytes the largest request body
-   * @param executor runs the handlers
-   * @throws UncheckedIOException when the address cannot be bound
+   * @param auth who may call the {@link Access#CALLER} routes
+   * @param maxBodyBytes the largest request body, unless a route says otherwise
+   * @param limits what one client may hold
+   * @param resources closed with the server (e.g. a background readiness check)
+   * @throws java.io.UncheckedIOException when the address cannot be bound
    */
   ApiServer(
       InetSocketAddress address,
       List<Route> routes,
-      List<Mount> mounts,
       ApiAuth auth,
       int maxBodyBytes,
-      Executor executor) {
+      ServerLimits limits,
+      CachedReadiness resources) {
+    this.resources = Objects.requireNonNull(resources, "resources");
     this.routes = List.copyOf(routes);
-    this.mounts = List.copyOf(mounts);
     this.auth = Objects.requireNonNull(auth, "auth");
     this.maxBodyBytes = maxBodyBytes;
-    try {
-      server = HttpServer.create(address, 64);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot bind the api to " + address, e);
-    }
-    server.setExecutor(Objects.requireNonNull(executor, "executor"));
-    server.createContext("/", this::handle);
-    this.mounts.forEach(m -> server.createContext(m.path(), m.handler()));
+    this.server = new BoundedServer("api", address, limits, this::decide);
   }
 
   /** Starts answering requests. */
@@ -138,42 +135,27 @@ public final class ApiServer implements AutoCloseable {
    * @return the port
    */
   public int port() {
-    return server.getAddress().getPort();
+    return server.port();
   }
 
   /** Stops at once: requests in progress are cut off. Idempotent. */
   @Override
   public void close() {
-    server.stop(0);
+    server.close();
+    resources.close();
   }
 
-  private void handle(HttpExchange exchange) throws IOException {
-    try {
-      Optional<HttpAnswer> answer = answer(exchange);
-      if (answer.isEmpty()) {
-        // A simulated crash: no status line, the connection just ends.
-        exchange.close();
-        return;
-      }
-      write(exchange, answer.get());
-    } finally {
-      exchange.close();
-    }
-  }
-
-  private Optional<HttpAnswer> answer(HttpExchange exchange) {
-    String path = exchange.getRequestURI().getPath();
-    String method = exchange.getRequestMethod();
-    List<Route> forPath = routes.stream().filter(r -> r.matches(path)).toList();
+  private Routes.Decision decide(Head head) {
+    List<Route> forPath = routes.stream().filter(r -> r.matches(head.path())).toList();
     if (forPath.isEmpty()) {
-      return Optional.of(
-          HttpAnswer.problem(404, "NotFound", "Not found", "no resource at this path"));
+      return now(HttpAnswer.problem(404, "NotFound", "Not found", "no resource at this path"));
     }
-    Optional<Route> route = forPath.stream().filter(r -> r.method().equals(method)).findFirst();
-    if (route.isEmpty()) {
+    Optional<Route> found =
+        forPath.stream().filter(r -> r.method().equals(head.method())).findFirst();
+    if (found.isEmpty()) {
       Set<String> allowed = new LinkedHashSet<>();
       forPath.forEach(r -> allowed.add(r.method()));
-      return Optional.of(
+      return now(
           HttpAnswer.problem(
                   405,
                   "MethodNotAllowed",
@@ -181,103 +163,68 @@ public final class ApiServer implements AutoCloseable {
                   "this resource answers " + String.join(", ", allowed))
               .with("Allow", String.join(", ", allowed)));
     }
+    Route route = found.get();
     String principal = "anonymous";
-    if (route.get().authenticated()) {
-      Optional<String> caller =
-          auth.principal(
-              name -> {
-                List<String> values = exchange.getRequestHeaders().get(name);
-                return values != null && values.size() == 1
-                    ? Optional.of(values.get(0))
-                    : Optional.empty();
-              });
+    if (route.access() == Access.CALLER) {
+      Optional<String> caller = auth.principal(head::single);
       if (caller.isEmpty()) {
-        return Optional.of(
+        return now(
             HttpAnswer.problem(
                     401, "Unauthorized", "Unauthorized", "valid credentials are required")
                 .with("WWW-Authenticate", auth.challenge()));
       }
       principal = caller.get();
     }
-    Optional<byte[]> body;
-    try {
-      body = readBody(exchange);
-    } catch (IOException e) {
-      return Optional.of(
-          HttpAnswer.problem(
-              400, "UnreadableRequest", "Bad request", "the body could not be read"));
+    ApiRequest withoutBody = request(head, new byte[0], principal);
+    if (route.access() == Access.PROBE) {
+      return now(route.handler().apply(withoutBody));
     }
-    if (body.isEmpty()) {
-      return Optional.of(
-          HttpAnswer.problem(
-              413,
-              "BodyTooLarge",
-              "Content too large",
-              "the body is larger than the limit (API_MAX_BODY_BYTES) of "
-                  + maxBodyBytes
-                  + " bytes"));
+    Optional<HttpAnswer> refusal = route.beforeBody().apply(withoutBody);
+    if (refusal.isPresent()) {
+      return now(refusal.get());
     }
-    ApiRequest request =
-        new ApiRequest(method, path, exchange.getRequestHeaders(), body.get(), principal);
-    try {
-      return Optional.of(route.get().handler().apply(request));
-    } catch (IntakeFaults.Crash crash) {
-      LOG.warn("{} {}: {}", method, path, crash.getMessage());
-      return Optional.empty();
-    } catch (RuntimeException e) {
-      LOG.error("{} {} failed with {}", method, path, e.getClass().getName(), e);
-      return Optional.of(
-          HttpAnswer.problem(
-              500, "InternalError", "Internal error", "the request failed; it may be retried"));
-    }
+    String who = principal;
+    String caller = route.access() == Access.CALLER ? principal : "client:" + head.client();
+    int limit = route.maxBodyBytes() > 0 ? route.maxBodyBytes() : maxBodyBytes;
+    return new Routes.Admit(
+        caller,
+        limit,
+        body -> {
+          try {
+            return Optional.of(answer(route.handler().apply(request(head, body, who))));
+          } catch (IntakeFaults.Crash crash) {
+            LOG.warn("{} {}: {}", head.method(), head.path(), crash.getMessage());
+            return Optional.empty();
+          }
+        });
   }
 
-  /** The body, or empty when it is larger than the limit; never reads past the limit. */
-  private Optional<byte[]> readBody(HttpExchange exchange) throws IOException {
-    String length = exchange.getRequestHeaders().getFirst("Content-Length");
-    if (length != null) {
-      try {
-        if (Long.parseLong(length.strip()) > maxBodyBytes) {
-          return Optional.empty();
-        }
-      } catch (NumberFormatException e) {
-        throw new IOException("bad Content-Length", e);
-      }
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    byte[] buffer = new byte[8192];
-    try (InputStream in = exchange.getRequestBody()) {
-      int read;
-      while ((read = in.read(buffer)) >= 0) {
-        out.write(buffer, 0, read);
-        if (out.size() > maxBodyBytes) {
-          return Optional.empty();
-        }
-      }
-    }
-    return Optional.of(out.toByteArray());
+  private static ApiRequest request(Head head, byte[] body, String principal) {
+    return new ApiRequest(head.method(), head.path(), head.headers(), body, principal);
   }
 
-  private static void write(HttpExchange exchange, HttpAnswer answer) throws IOException {
-    byte[] bytes = answer.bodyBytes();
-    answer.headers().forEach((name, value) -> exchange.getResponseHeaders().set(name, value));
-    exchange.getResponseHeaders().set("Content-Type", answer.contentType());
-    exchange.getResponseHeaders().set("Cache-Control", "no-store");
-    exchange.sendResponseHeaders(answer.status(), bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
+  private static Routes.Now now(HttpAnswer answer) {
+    return new Routes.Now(answer(answer));
+  }
+
+  private static Answer answer(HttpAnswer answer) {
+    return new Answer(answer.status(), answer.contentType(), answer.headers(), answer.bodyBytes());
   }
 
   /**
    * The routes' paths and methods, for logs.
    *
-   * @return e.g. {@code POST /orders}, and {@code * /webhooks/payments} for a mount
+   * @return e.g. {@code POST /orders}
    */
   public List<String> describe() {
     List<String> lines = new ArrayList<>();
-    routes.forEach(r -> lines.add(r.method() + " " + r.path()));
-    mounts.forEach(m -> lines.add("* " + m.path() + " (own authentication)"));
+    routes.forEach(
+        r ->
+            lines.add(
+                r.method()
+                    + " "
+                    + r.path()
+                    + (r.access() == Access.OPEN ? " (own authentication)" : "")));
     return lines;
   }
 }

@@ -135,6 +135,23 @@ final class IntakeAnswers {
    * @param order reads the order as the api shows it; may throw {@link StoreUnavailable}
    * @return the answer, and whether it is kept
    */
+  /**
+   * The orderId belongs to another caller's order: 422 {@code OrderConflict} naming no field and no
+   * value of that order; stored with the key like any conflict.
+   *
+   * @return the decision
+   */
+  static Decided takenByAnother() {
+    return new Decided(
+        HttpAnswer.problem(
+            422,
+            "OrderConflict",
+            "Order conflict",
+            "an order with this orderId already exists and is not yours; use another orderId"),
+        true,
+        false);
+  }
+
   static Decided of(Outcome outcome, Supplier<Optional<ObjectNode>> order) {
     return outcome.fold(
         processed -> created(processed.entityId(), order, false),

@@ -8,6 +8,7 @@ import io.idemworker.core.RequestRecords;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
+import io.idemworker.http.server.ServerLimits;
 import io.idemworker.telemetry.HealthServer;
 import io.idemworker.webhooks.PaymentWebhookHandler;
 import io.idemworker.webhooks.WebhookSecret;
@@ -16,21 +17,23 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
  * Assembles the api: the route table and the server around it.
  *
- * <p>The route table is {@link #routes}: orders and health, behind {@code API_AUTH} where it
- * applies. The payment provider's signed webhooks ({@link PaymentWebhookHandler}, {@code POST
- * /webhooks/payments}) are mounted beside it as a raw handler: they authenticate by their
- * signature, not by the api key, and keep their own mapping of the core's outcomes to statuses, as
- * {@link IntakeAnswers} does for orders. Both intakes write into the same orders container.
+ * <p>The route table is {@link #routes}: orders behind {@code API_AUTH}, the health probes open and
+ * answered without blocking, and the payment provider's signed webhooks ({@link
+ * PaymentWebhookHandler}, {@code POST /webhooks/payments}), which authenticate by their signature,
+ * not by the api key, and keep their own mapping of the core's outcomes to statuses, as {@link
+ * IntakeAnswers} does for orders. Both intakes write into the same orders container.
  */
 public final class OrderApi {
   /** The order records' partition key field, as in the orders container. */
   static final String PARTITION_KEY_FIELD = CosmosContainers.PARTITION_KEY_PATH.substring(1);
+
+  /** The header the payment provider signs its webhooks in. */
+  static final String SIGNATURE_HEADER = "Webhook-Signature";
 
   private OrderApi() {}
 
@@ -41,15 +44,17 @@ public final class OrderApi {
    * @param readiness empty when ready, else why not
    * @return the routes, tried in order
    */
-  static List<ApiServer.Route> routes(OrderIntake orders, Supplier<Optional<String>> readiness) {
+  static List<ApiServer.Route> routes(
+      OrderIntake orders, Supplier<Optional<String>> readiness, PaymentWebhookHandler receiver) {
     return List.of(
-        new ApiServer.Route("POST", "/orders", true, orders::post),
-        new ApiServer.Route("GET", "/orders/*", true, orders::get),
-        new ApiServer.Route("GET", HealthServer.LIVE_PATH, false, r -> status(200, "UP")),
+        new ApiServer.Route("POST", "/orders", ApiServer.Access.CALLER, orders::post),
+        new ApiServer.Route("GET", "/orders/*", ApiServer.Access.CALLER, orders::get),
+        new ApiServer.Route(
+            "GET", HealthServer.LIVE_PATH, ApiServer.Access.PROBE, r -> status(200, "UP")),
         new ApiServer.Route(
             "GET",
             HealthServer.READY_PATH,
-            false,
+            ApiServer.Access.PROBE,
             r -> {
               Optional<String> problem = readiness.get();
               if (problem.isEmpty()) {
@@ -59,7 +64,18 @@ public final class OrderApi {
               body.put("status", "NOT_READY");
               body.put("reason", problem.get());
               return HttpAnswer.json(503, body);
-            }));
+            }),
+        new ApiServer.Route(
+            "POST",
+            PaymentWebhookHandler.PATH,
+            ApiServer.Access.OPEN,
+            PaymentWebhookHandler.MAX_BODY_BYTES,
+            r -> receiver.refusal(r.single("Content-Type")).map(OrderApi::answer),
+            r -> answer(receiver.receive(r.header(SIGNATURE_HEADER), r.body()))));
+  }
+
+  private static HttpAnswer answer(PaymentWebhookHandler.Reply reply) {
+    return new HttpAnswer(reply.status(), reply.contentType(), reply.headers(), reply.body());
   }
 
   /**
@@ -73,8 +89,9 @@ public final class OrderApi {
    * @param maxBodyBytes the body limit
    * @param clock leases, windows and acceptance times
    * @param faults seams for tests and the demo
-   * @param executor serves the requests
-   * @param readiness empty when ready
+   * @param limits what one client may hold, and how many requests work at once
+   * @param readiness empty when ready, else why not; may block (a store round trip): probes get its
+   *     last result at once and refresh it in the background
    * @param webhooks the webhook receiver's secret and marker lifetime
    * @return the server, not yet started
    */
@@ -87,20 +104,18 @@ public final class OrderApi {
       int maxBodyBytes,
       Clock clock,
       IntakeFaults faults,
-      Executor executor,
+      ServerLimits limits,
       Supplier<Optional<String>> readiness,
       Webhooks webhooks) {
     RequestRecords records = new RequestRecords(store, PARTITION_KEY_FIELD, lease, window, clock);
     OrderIntake orders = new OrderIntake(store, records, clock, maxBodyBytes, faults);
     PaymentWebhookHandler receiver =
         new PaymentWebhookHandler(webhooks.secret(), store, clock, webhooks.markerTtl());
+    CachedReadiness cached =
+        new CachedReadiness(
+            readiness, Duration.ofSeconds(5), Duration.ofSeconds(60), System::nanoTime);
     return new ApiServer(
-        address,
-        routes(orders, readiness),
-        List.of(new ApiServer.Mount(PaymentWebhookHandler.PATH, receiver)),
-        auth,
-        maxBodyBytes,
-        executor);
+        address, routes(orders, cached, receiver), auth, maxBodyBytes, limits, cached);
   }
 
   /**
@@ -138,7 +153,7 @@ public final class OrderApi {
    * @param window how long an answer is replayed
    * @param clock leases, windows and acceptance times
    * @param faults seams that make answers late or lost
-   * @param executor serves the requests
+   * @param maxInFlight requests that work at once (answers a fault holds back count)
    * @param webhooks the webhook receiver's secret and marker lifetime
    * @return the server, not yet started, on a free loopback port
    */
@@ -148,7 +163,7 @@ public final class OrderApi {
       Duration window,
       Clock clock,
       IntakeFaults faults,
-      Executor executor,
+      int maxInFlight,
       Webhooks webhooks) {
     EffectStore store = new CosmosEffectStore(container, StoreCallListener.none());
     return create(
@@ -160,7 +175,8 @@ public final class OrderApi {
         262_144,
         clock,
         faults,
-        executor,
+        new ServerLimits(
+            1024, 1024, maxInFlight, 1024, Duration.ofSeconds(10), Duration.ofSeconds(30), 8192),
         Optional::empty,
         webhooks);
   }

@@ -3,6 +3,7 @@ package io.idemworker.http;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.Fingerprint;
 import io.idemworker.core.IdempotentConsumer;
@@ -50,10 +51,11 @@ final class OrderIntake {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
   private final MessageDecoder decoder;
-  private final IdempotentConsumer consumer;
   private final EffectStore store;
   private final RequestRecords records;
   private final IntakeFaults faults;
+  private final Clock clock;
+  private final int maxBodyBytes;
 
   /**
    * Creates the intake.
@@ -73,9 +75,9 @@ final class OrderIntake {
     this.store = Objects.requireNonNull(store, "store");
     this.records = Objects.requireNonNull(records, "records");
     this.faults = Objects.requireNonNull(faults, "faults");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.maxBodyBytes = maxBodyBytes;
     this.decoder = new OrderDecoder(true);
-    this.consumer =
-        new IdempotentConsumer(KeyStrategies.messageId(), decoder, store, clock, maxBodyBytes);
   }
 
   /**
@@ -112,12 +114,23 @@ final class OrderIntake {
     long attempt = claimed.attempt();
     Outcome outcome;
     try {
-      outcome = consumer.handle(message(Optional.of(orderId), request.body()));
+      // The order records its creator; the content and so the fingerprint are the caller's body.
+      IdempotentConsumer owned =
+          new IdempotentConsumer(
+              KeyStrategies.messageId(),
+              OrderDecoder.forOwner(request.principal()),
+              store,
+              clock,
+              maxBodyBytes);
+      outcome = owned.handle(message(Optional.of(orderId), request.body()));
     } catch (RuntimeException e) {
       records.release(recordId, attempt);
       throw e;
     }
-    IntakeAnswers.Decided decided = IntakeAnswers.of(outcome, () -> readOrder(orderId));
+    IntakeAnswers.Decided decided =
+        foreign(request.principal(), outcome)
+            ? IntakeAnswers.takenByAnother()
+            : IntakeAnswers.of(outcome, () -> readOrder(orderId, request.principal()));
     faults.afterCommit(orderId);
     if (decided.keep()) {
       EffectStore.UpdateResult stored =
@@ -155,7 +168,7 @@ final class OrderIntake {
       return HttpAnswer.problem(404, "NotFound", "Not found", "no order with this id");
     }
     try {
-      return readOrder(orderId)
+      return readOrder(orderId, request.principal())
           .map(order -> HttpAnswer.json(200, order))
           .orElseGet(
               () -> HttpAnswer.problem(404, "NotFound", "Not found", "no order with this id"));
@@ -165,10 +178,25 @@ final class OrderIntake {
   }
 
   /**
-   * The order as the api shows it, read from the store: the same for the request that created it,
-   * for every replay and for an order that came by the queue.
+   * Whether a caller who sees only its own orders met another caller's order: the order existed
+   * before this request (a duplicate or a conflict) and is not the caller's. Costs one read, on
+   * those outcomes only.
    */
-  private Optional<ObjectNode> readOrder(String orderId) {
+  private boolean foreign(String principal, Outcome outcome) {
+    boolean existed =
+        outcome instanceof Outcome.Duplicate
+            || (outcome instanceof Outcome.DeadLettered dead
+                && dead.reason().equals(DeadLetterReason.IDEMPOTENCY_CONFLICT));
+    if (!existed || !ApiAuth.seesOnlyOwnOrders(principal)) {
+      return false;
+    }
+    String orderId = outcome.knownEntityId().orElse("");
+    return readStored(orderId)
+        .map(stored -> !principal.equals(stored.path(OrderDecoder.OWNER_FIELD).asText(null)))
+        .orElse(false);
+  }
+
+  private Optional<ObjectNode> readStored(String orderId) {
     EffectStore.ReadResult read = store.read(orderId, orderId);
     if (read instanceof EffectStore.Failed failed) {
       throw new IntakeAnswers.StoreUnavailable(failed.failure());
@@ -177,7 +205,25 @@ final class OrderIntake {
         || !"order".equals(document.content().path("type").asText())) {
       return Optional.empty();
     }
-    ObjectNode stored = document.content();
+    return Optional.of(document.content());
+  }
+
+  /**
+   * The order as the api shows it, read from the store: the same for the request that created it,
+   * for every replay and for an order that came by the queue. A caller who sees only its own orders
+   * ({@link ApiAuth#seesOnlyOwnOrders}) is shown none other: another caller's order, or one that
+   * came by the queue, is not found.
+   */
+  private Optional<ObjectNode> readOrder(String orderId, String principal) {
+    Optional<ObjectNode> found = readStored(orderId);
+    if (found.isEmpty()) {
+      return Optional.empty();
+    }
+    ObjectNode stored = found.get();
+    if (ApiAuth.seesOnlyOwnOrders(principal)
+        && !principal.equals(stored.path(OrderDecoder.OWNER_FIELD).asText(null))) {
+      return Optional.empty();
+    }
     ObjectNode order = JSON.objectNode();
     for (String field :
         new String[] {"orderId", "customerId", "currency", "placedAt", "total", "acceptedAt"}) {

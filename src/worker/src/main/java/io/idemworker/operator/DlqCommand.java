@@ -38,8 +38,8 @@ final class DlqCommand implements Callable<Integer> {
 
   DlqCommand(Map<String, String> env, PrintStream out, PrintStream err) {
     this.env = env;
-    this.out = out;
-    this.err = err;
+    this.out = TerminalOut.of(out);
+    this.err = TerminalOut.of(err);
   }
 
   @Override

@@ -50,8 +50,8 @@ final class DlqListCommand implements Callable<Integer> {
 
   DlqListCommand(Map<String, String> env, PrintStream out, PrintStream err) {
     this.env = env;
-    this.out = out;
-    this.err = err;
+    this.out = TerminalOut.of(out);
+    this.err = TerminalOut.of(err);
   }
 
   @Override

@@ -82,8 +82,8 @@ final class ExplainCommand implements Callable<Integer> {
       Clock clock,
       Function<Map<String, String>, WorkerTarget> worker) {
     this.env = env;
-    this.out = out;
-    this.err = err;
+    this.out = TerminalOut.of(out);
+    this.err = TerminalOut.of(err);
     this.clock = clock;
     this.worker = worker;
   }

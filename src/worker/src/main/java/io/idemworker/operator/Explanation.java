@@ -262,7 +262,7 @@ record Explanation(
       return;
     }
     out.println(title);
-    items.forEach(item -> out.println("  " + line.apply(item)));
+    items.forEach(item -> out.printf("  %s%n", line.apply(item)));
   }
 
   private String markerLine(JsonNode marker, Clock clock) {

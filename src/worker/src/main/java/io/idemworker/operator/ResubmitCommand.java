@@ -52,11 +52,18 @@ final class ResubmitCommand implements Callable<Integer> {
   @Option(
       names = "--wait",
       defaultValue = "PT5S",
-      description = "How long to wait for more messages (ISO 8601; default ${DEFAULT-VALUE}).")
+      description =
+          "How long to wait for more messages (ISO 8601, PT0.1S-PT10M; default ${DEFAULT-VALUE}).")
   Duration wait;
+
+  /** The shortest and longest {@code --wait}: a receive needs a positive wait. */
+  static final Duration MIN_WAIT = Duration.ofMillis(100);
+
+  static final Duration MAX_WAIT = Duration.ofMinutes(10);
 
   private final Map<String, String> env;
   private final PrintStream out;
+  private final PrintStream err;
   private final Clock clock;
 
   ResubmitCommand() {
@@ -64,8 +71,13 @@ final class ResubmitCommand implements Callable<Integer> {
   }
 
   ResubmitCommand(Map<String, String> env, PrintStream out, Clock clock) {
+    this(env, out, System.err, clock);
+  }
+
+  ResubmitCommand(Map<String, String> env, PrintStream out, PrintStream err, Clock clock) {
     this.env = env;
-    this.out = out;
+    this.out = TerminalOut.of(out);
+    this.err = TerminalOut.of(err);
     this.clock = clock;
   }
 
@@ -73,11 +85,21 @@ final class ResubmitCommand implements Callable<Integer> {
   public Integer call() {
     Optional<ServiceBusTarget> target = ServiceBusTarget.fromEnvironment(env);
     if (target.isEmpty()) {
-      System.err.println("idemworker resubmit: " + ServiceBusTarget.PROBLEM);
+      err.println("idemworker resubmit: " + ServiceBusTarget.PROBLEM);
       return 2;
     }
     if (max < 1 || max > 100_000) {
-      System.err.println("idemworker resubmit: --max must be 1-100000");
+      err.println("idemworker resubmit: --max must be 1-100000");
+      return 2;
+    }
+    if (wait.compareTo(MIN_WAIT) < 0 || wait.compareTo(MAX_WAIT) > 0) {
+      err.println(
+          "idemworker resubmit: --wait must be an ISO 8601 duration from "
+              + MIN_WAIT
+              + " to "
+              + MAX_WAIT
+              + ", was "
+              + wait);
       return 2;
     }
     Optional<Duration> markerTtl;
@@ -86,7 +108,7 @@ final class ResubmitCommand implements Callable<Integer> {
       markerTtl =
           "never".equalsIgnoreCase(ttl) ? Optional.empty() : Optional.of(Duration.parse(ttl));
     } catch (DateTimeParseException e) {
-      System.err.println(
+      err.println(
           "idemworker resubmit: WORKER_INBOX_TTL: must be an ISO 8601 duration or never, was '"
               + ttl
               + "'");
@@ -101,10 +123,14 @@ final class ResubmitCommand implements Callable<Integer> {
         new DeadLetterResubmitter(connection, queue, horizon).resubmit(reasons, max, dryRun, wait);
     long resubmitted = entries.stream().filter(DeadLetterResubmitter.Entry::resubmitted).count();
     for (DeadLetterResubmitter.Entry entry : entries) {
+      // A dry run resubmits nothing, so "would resubmit" only for what --reason selects.
+      boolean selected = reasons.isEmpty() || reasons.contains(entry.reason());
       String state =
           entry.resubmitted()
               ? (entry.refusal().isPresent() ? "forced" : "resubmitted")
-              : entry.refusal().isPresent() ? "refused" : (dryRun ? "would resubmit" : "skipped");
+              : entry.refusal().isPresent()
+                  ? "refused"
+                  : (dryRun && selected ? "would resubmit" : "skipped");
       out.printf("%-12s %-40s %s%n", state, entry.messageId(), entry.reason());
       entry
           .refusal()

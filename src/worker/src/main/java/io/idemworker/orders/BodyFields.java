@@ -104,6 +104,12 @@ final class BodyFields {
     return Optional.of(node.asText());
   }
 
+  /** The earliest instant a message may carry (placedAt, changedAt, created). */
+  static final Instant EARLIEST = Instant.parse("2000-01-01T00:00:00Z");
+
+  /** The first instant a message may no longer carry. */
+  static final Instant LATEST = Instant.parse("2100-01-01T00:00:00Z");
+
   static Optional<Instant> instant(JsonNode root, String field, List<String> violations) {
     JsonNode node = root.get(field);
     if (node == null || node.isNull()) {
@@ -112,7 +118,12 @@ final class BodyFields {
     }
     if (node.isTextual()) {
       try {
-        return Optional.of(OffsetDateTime.parse(node.asText()).toInstant());
+        Instant instant = OffsetDateTime.parse(node.asText()).toInstant();
+        if (!instant.isBefore(EARLIEST) && instant.isBefore(LATEST)) {
+          return Optional.of(instant);
+        }
+        violations.add(field + " must be from " + EARLIEST + " to before " + LATEST);
+        return Optional.empty();
       } catch (DateTimeParseException e) {
         // reported below
       }

@@ -103,18 +103,29 @@ final class CreditDecoder implements MessageDecoder {
       marker.put("creditId", creditId);
       marker.put("amount", amount);
       marker.put("currency", currency);
+      long units = BodyFields.units(amount);
       DocumentPatch credit =
           new DocumentPatch(
               orderId,
               List.of(
-                  new DocumentPatch.Increment("creditedUnits", BodyFields.units(amount)),
+                  new DocumentPatch.Increment("creditedUnits", units),
+                  new DocumentPatch.Increment(OrderReasons.CREDITABLE_UNITS, -units),
                   new DocumentPatch.Increment("creditCount", 1),
                   new DocumentPatch.SetField(
                       "lastCreditedAt", JSON.textNode(acceptedAt.toString()))),
-              OrderReasons.inCurrency(currency));
+              OrderReasons.inCurrencyWithBudget(currency, OrderReasons.CREDITABLE_UNITS, units));
       return new Change.Anchored(
           WriteSet.of(orderId, fingerprint, marker, List.of(), List.of(credit)),
-          Optional.of(OrderReasons.orderInCurrency(orderId, "credit")));
+          Optional.of(
+              OrderReasons.orderInCurrencyWithin(
+                  orderId,
+                  "credit",
+                  currency,
+                  new Change.Rejection(
+                      OrderReasons.CREDIT_EXCEEDS_ORDER_TOTAL,
+                      "amount must not take the credits of order "
+                          + orderId
+                          + " past its total (creditableUnits)"))));
     }
   }
 }

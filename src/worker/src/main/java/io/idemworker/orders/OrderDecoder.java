@@ -23,7 +23,11 @@ public final class OrderDecoder implements MessageDecoder {
 
   static final int MAX_LISTED_VIOLATIONS = 10;
 
+  /** The order document's field naming the api caller that placed it (absent: the queue). */
+  public static final String OWNER_FIELD = "owner";
+
   private final boolean messageIdMustMatchOrderId;
+  private final Optional<String> owner;
 
   /**
    * Creates the decoder.
@@ -32,7 +36,24 @@ public final class OrderDecoder implements MessageDecoder {
    *     equal the orderId; false when another key strategy (CloudEvents) is in use
    */
   public OrderDecoder(boolean messageIdMustMatchOrderId) {
+    this(messageIdMustMatchOrderId, Optional.empty());
+  }
+
+  private OrderDecoder(boolean messageIdMustMatchOrderId, Optional<String> owner) {
     this.messageIdMustMatchOrderId = messageIdMustMatchOrderId;
+    this.owner = owner;
+  }
+
+  /**
+   * A decoder for the api: MessageId = orderId, and the order it creates records {@code owner} as
+   * its {@value #OWNER_FIELD} (not part of the fingerprint: the same order from another caller is
+   * the same content, owned by whoever created it first).
+   *
+   * @param owner the authenticated caller
+   * @return the decoder
+   */
+  public static OrderDecoder forOwner(String owner) {
+    return new OrderDecoder(true, Optional.of(owner));
   }
 
   @Override
@@ -74,7 +95,8 @@ public final class OrderDecoder implements MessageDecoder {
             message.messageId(),
             message.correlationId(),
             // Service Bus SDKs put the producer's trace context in Diagnostic-Id.
-            message.property("traceparent").or(() -> message.property("Diagnostic-Id"))));
+            message.property("traceparent").or(() -> message.property("Diagnostic-Id")),
+            owner));
   }
 
   /** At most {@value #MAX_LISTED_VIOLATIONS} violations: dead-letter descriptions have a limit. */

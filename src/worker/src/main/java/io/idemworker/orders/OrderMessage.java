@@ -34,13 +34,16 @@ final class OrderMessage implements MessageDecoder.ValidMessage {
   private final Optional<String> messageId;
   private final Optional<String> correlationId;
   private final Optional<String> traceparent;
+  private final Optional<String> owner;
 
   OrderMessage(
       OrderPlaced order,
       Optional<String> messageId,
       Optional<String> correlationId,
-      Optional<String> traceparent) {
+      Optional<String> traceparent,
+      Optional<String> owner) {
     this.order = order;
+    this.owner = owner;
     this.messageId = messageId;
     this.correlationId = correlationId;
     // A W3C traceparent (version 00); anything else is not carried into the event.
@@ -80,10 +83,15 @@ final class OrderMessage implements MessageDecoder.ValidMessage {
     anchor.set("lines", linesArray());
     anchor.put("lineCount", order.lines().size());
     anchor.put("total", total);
+    // Budgets that captures and credits count down, each under a condition, so no request can
+    // take the order past its total (see OrderReasons).
+    anchor.put(OrderReasons.CAPTURABLE_UNITS, BodyFields.units(total));
+    anchor.put(OrderReasons.CREDITABLE_UNITS, BodyFields.units(total));
     anchor.put("idempotencyKey", key.value());
     messageId.ifPresent(id -> anchor.put("messageId", id));
     correlationId.ifPresent(id -> anchor.put("correlationId", id));
     anchor.put("acceptedAt", acceptedAt.toString());
+    owner.ifPresent(o -> anchor.put(OrderDecoder.OWNER_FIELD, o));
     if (!order.extraFields().isEmpty()) {
       ObjectNode extras = anchor.putObject("extraFields");
       order.extraFields().forEach(extras::set);

@@ -107,10 +107,17 @@ final class OrderPlacedReader {
               }
             });
     ExtraFields.violations(extras).forEach(violations::add);
+    OrderPlaced order = new OrderPlaced(orderId, customerId, currency, placedAt, lines, extras);
+    if (order.total().movePointRight(4).compareTo(BigDecimal.valueOf(OrderReasons.MAX_EXACT_UNITS))
+        > 0) {
+      violations.add(
+          "lines: the total (sum of quantity x unitPrice) must be at most 2^53 units of 0.0001"
+              + " (900719925474.0992), so that readers using doubles hold it exactly");
+    }
     if (!violations.isEmpty()) {
       return new Violations(List.copyOf(violations), validOrderId);
     }
-    return new Parsed(new OrderPlaced(orderId, customerId, currency, placedAt, lines, extras));
+    return new Parsed(order);
   }
 
   private static List<OrderLine> lines(JsonNode root, List<String> violations) {

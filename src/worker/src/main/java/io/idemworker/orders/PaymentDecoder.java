@@ -130,16 +130,30 @@ final class PaymentDecoder implements MessageDecoder {
       record.put("amount", amount);
       record.put("currency", currency);
       record.put("claimedAt", acceptedAt.toString());
+      long units = BodyFields.units(amount);
+      // The claim reserves the amount from the order's budget before the provider is called: a
+      // request for more than the order still has to capture never reaches the provider.
       DocumentPatch countRequest =
           new DocumentPatch(
               orderId,
-              List.of(new DocumentPatch.Increment("paymentRequests", 1)),
-              OrderReasons.inCurrency(currency));
+              List.of(
+                  new DocumentPatch.Increment("paymentRequests", 1),
+                  new DocumentPatch.Increment(OrderReasons.CAPTURABLE_UNITS, -units)),
+              OrderReasons.inCurrencyWithBudget(currency, OrderReasons.CAPTURABLE_UNITS, units));
       return new Change.TwoPhase(
           orderId,
           record,
           List.of(countRequest),
-          OrderReasons.orderInCurrency(orderId, "payment"),
+          OrderReasons.orderInCurrencyWithin(
+              orderId,
+              "payment",
+              currency,
+              new Change.Rejection(
+                  OrderReasons.CAPTURE_EXCEEDS_OUTSTANDING,
+                  "amount must not exceed what order "
+                      + orderId
+                      + " still has to capture: its total less the amounts of earlier capture"
+                      + " requests (capturableUnits)")),
           () -> answer(provider.capture(key.value(), orderId, amount, currency)),
           (result, completedAt) -> completion(key, result, completedAt),
           lease);
@@ -170,6 +184,10 @@ final class PaymentDecoder implements MessageDecoder {
       List<DocumentPatch.Operation> operations = new ArrayList<>();
       if (captured) {
         operations.add(new DocumentPatch.Increment("amountPaidUnits", BodyFields.units(amount)));
+      } else {
+        // A decline gives the reservation back: the order may be captured again.
+        operations.add(
+            new DocumentPatch.Increment(OrderReasons.CAPTURABLE_UNITS, BodyFields.units(amount)));
       }
       operations.add(
           new DocumentPatch.SetField(

@@ -158,11 +158,36 @@ final class PaymentEventDecoder implements MessageDecoder {
       marker.put("currency", currency);
       marker.put("processedAt", acceptedAt.toString());
       marker.put("ttl", markerTtl.map(Duration::getSeconds).orElse(-1L));
+      Optional<String> counter =
+          switch (type) {
+            case PaymentWebhookEvents.CAPTURE_SUCCEEDED -> Optional.of("confirmedCaptureUnits");
+            case PaymentWebhookEvents.CAPTURE_SETTLED -> Optional.of("settledUnits");
+            default -> Optional.empty();
+          };
       DocumentPatch effect =
-          new DocumentPatch(orderId, operations(), OrderReasons.inCurrency(currency));
+          new DocumentPatch(
+              orderId,
+              operations(),
+              counter.isPresent()
+                  ? OrderReasons.inCurrencyWithinExact(
+                      currency, counter.get(), BodyFields.units(amount))
+                  : OrderReasons.inCurrency(currency));
       return new Change.Anchored(
           WriteSet.of(orderId, fingerprint, marker, List.of(), List.of(effect)),
-          Optional.of(OrderReasons.orderInCurrency(orderId, type + " event")));
+          Optional.of(
+              counter.isPresent()
+                  ? OrderReasons.orderInCurrencyWithin(
+                      orderId,
+                      type + " event",
+                      currency,
+                      new Change.Rejection(
+                          OrderReasons.COUNTER_LIMIT_EXCEEDED,
+                          counter.get()
+                              + " of order "
+                              + orderId
+                              + " would pass 2^53 units, beyond what readers using doubles hold"
+                              + " exactly"))
+                  : OrderReasons.orderInCurrency(orderId, type + " event")));
     }
 
     private List<DocumentPatch.Operation> operations() {

@@ -3,19 +3,22 @@ package io.idemworker.telemetry;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.idemworker.http.server.Answer;
+import io.idemworker.http.server.BoundedServer;
+import io.idemworker.http.server.Head;
+import io.idemworker.http.server.Routes;
+import io.idemworker.http.server.ServerLimits;
 import io.idemworker.servicebus.WorkerStatus;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
- * The HTTP probes for the container platform, on the JDK's built-in server:
+ * The HTTP probes for the container platform, on the api's server stack ({@link BoundedServer}):
  *
  * <ul>
  *   <li>{@code GET /health/live} → 200 {@code {"status":"UP"}} for as long as the server runs;
@@ -26,8 +29,11 @@ import java.util.function.Supplier;
  *   <li>any other path → 404; any other method on a probe path → 405 with {@code Allow: GET}.
  * </ul>
  *
- * <p>Requests are answered on the server's dispatcher thread, so the status supplier must be fast
- * and non-blocking. Not restartable: after {@link #close()} build a new one.
+ * <p>Probes are answered from the request head on the server's own threads; a connection that
+ * stalls mid-request holds no thread (it is answered 408 and closed after {@link #HEAD_TIMEOUT}),
+ * so one slow client cannot hang the probes. The status supplier must be fast and non-blocking. A
+ * request with a body is refused 400 without reading it. Not restartable: after {@link #close()}
+ * build a new one.
  */
 public final class HealthServer implements AutoCloseable {
 
@@ -43,20 +49,24 @@ public final class HealthServer implements AutoCloseable {
   /** The readiness probe's path; the api serves the same path on its own port. */
   public static final String READY_PATH = "/health/ready";
 
+  /** How long a connection may take to send a probe's request head. */
+  static final Duration HEAD_TIMEOUT = Duration.ofSeconds(5);
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final HttpServer server;
+  private final BoundedServer server;
   private final Supplier<WorkerStatus> status;
 
   /**
-   * Binds the server on all interfaces; it answers once {@link #start()} is called.
+   * Binds the server; it answers once {@link #start()} is called.
    *
+   * @param bind the address to listen on ({@code HEALTH_BIND})
    * @param port the port; 0 picks a free one (see {@link #port()})
    * @param status the worker status, asked on every readiness request
    * @throws UncheckedIOException when the port cannot be bound
    */
-  public HealthServer(int port, Supplier<WorkerStatus> status) {
-    this(new InetSocketAddress(checkPort(port)), status);
+  public HealthServer(InetAddress bind, int port, Supplier<WorkerStatus> status) {
+    this(new InetSocketAddress(bind, checkPort(port)), status);
   }
 
   /**
@@ -69,12 +79,12 @@ public final class HealthServer implements AutoCloseable {
   HealthServer(InetSocketAddress address, Supplier<WorkerStatus> status) {
     Objects.requireNonNull(address, "address");
     this.status = Objects.requireNonNull(status, "status");
-    try {
-      server = HttpServer.create(address, 0);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot bind the health endpoints to " + address, e);
-    }
-    server.createContext("/", this::handle);
+    server =
+        new BoundedServer(
+            "health",
+            address,
+            new ServerLimits(1024, 32, 1, 1, HEAD_TIMEOUT, HEAD_TIMEOUT, 8192),
+            this::answer);
   }
 
   /**
@@ -108,53 +118,49 @@ public final class HealthServer implements AutoCloseable {
    * @return the port
    */
   public int port() {
-    return server.getAddress().getPort();
+    return server.port();
   }
 
   /** Stops at once: requests in progress are cut off. Idempotent. */
   @Override
   public void close() {
-    server.stop(0);
+    server.close();
   }
 
-  private void handle(HttpExchange exchange) throws IOException {
-    try (exchange) {
-      String path = exchange.getRequestURI().getPath();
-      if (!LIVE_PATH.equals(path) && !READY_PATH.equals(path)) {
-        respond(exchange, 404, body("status", "NOT_FOUND"));
-        return;
-      }
-      if (!"GET".equals(exchange.getRequestMethod())) {
-        exchange.getResponseHeaders().set("Allow", "GET");
-        respond(exchange, 405, body("status", "METHOD_NOT_ALLOWED"));
-        return;
-      }
-      if (LIVE_PATH.equals(path)) {
-        respond(exchange, 200, body("status", "UP"));
-      } else {
-        ready(exchange);
-      }
+  private Routes.Decision answer(Head head) {
+    String path = head.path();
+    if (!LIVE_PATH.equals(path) && !READY_PATH.equals(path)) {
+      return respond(404, body("status", "NOT_FOUND"), Map.of());
     }
+    if (!"GET".equals(head.method())) {
+      return respond(405, body("status", "METHOD_NOT_ALLOWED"), Map.of("Allow", "GET"));
+    }
+    if (head.contentLength().orElse(0) > 0 || !head.header("Transfer-Encoding").isEmpty()) {
+      return new Routes.Now(
+          Answer.problem(400, "BodyNotAllowed", "Bad request", "a probe carries no body"));
+    }
+    if (LIVE_PATH.equals(path)) {
+      return respond(200, body("status", "UP"), Map.of());
+    }
+    return ready();
   }
 
-  private void ready(HttpExchange exchange) throws IOException {
+  private Routes.Decision ready() {
     WorkerStatus current;
     try {
       current = status.get();
     } catch (RuntimeException e) {
       ObjectNode body = body("status", "NOT_READY");
       body.put("reason", "worker status unavailable: " + e.getClass().getSimpleName());
-      respond(exchange, 503, body);
-      return;
+      return respond(503, body, Map.of());
     }
     if (current.ready()) {
-      respond(exchange, 200, body("status", "READY"));
-      return;
+      return respond(200, body("status", "READY"), Map.of());
     }
     ObjectNode body = body("status", "NOT_READY");
     body.put("state", current.state().name());
     current.reason().ifPresent(reason -> body.put("reason", reason));
-    respond(exchange, 503, body);
+    return respond(503, body, Map.of());
   }
 
   private static ObjectNode body(String field, String value) {
@@ -163,18 +169,12 @@ public final class HealthServer implements AutoCloseable {
     return body;
   }
 
-  private static void respond(HttpExchange exchange, int code, ObjectNode body) throws IOException {
-    byte[] bytes;
+  private static Routes.Decision respond(int code, ObjectNode body, Map<String, String> headers) {
     try {
-      bytes = JSON.writeValueAsBytes(body);
+      return new Routes.Now(
+          new Answer(code, "application/json", headers, JSON.writeValueAsBytes(body)));
     } catch (JsonProcessingException e) {
-      throw new IOException(e);
-    }
-    exchange.getResponseHeaders().set("Content-Type", "application/json");
-    exchange.getResponseHeaders().set("Cache-Control", "no-store");
-    exchange.sendResponseHeaders(code, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
+      throw new IllegalStateException("a JSON tree always serialises", e);
     }
   }
 

@@ -1,10 +1,9 @@
 package io.idemworker.webhooks;
 
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.IdempotencyKey;
@@ -14,8 +13,6 @@ import io.idemworker.core.KeyStrategy;
 import io.idemworker.core.Outcome;
 import io.idemworker.orders.PaymentWebhookEvents;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -53,10 +50,13 @@ import org.slf4j.LoggerFactory;
  * event for an order that never arrives is answered 503 for as long as the sender redelivers it;
  * the sender's schedule, not this receiver, bounds those retries.
  *
- * <p>Thread-safe: mount it on any {@link com.sun.net.httpserver.HttpServer} with any executor; each
- * request blocks its thread for the store's round trips.
+ * <p>Thread-safe and free of any HTTP server: the api's route table calls {@link #refusal} on the
+ * request head and {@link #receive} with the body; each receive blocks its thread for the store's
+ * round trips. Every answer is {@code application/problem+json} in the api's shape ({@code type}
+ * {@code urn:idemworker:problem:{reason}}); details name rules and fields, never the event's
+ * values.
  */
-public final class PaymentWebhookHandler implements HttpHandler {
+public final class PaymentWebhookHandler {
   /** The path the handler serves. */
   public static final String PATH = "/webhooks/payments";
 
@@ -69,8 +69,15 @@ public final class PaymentWebhookHandler implements HttpHandler {
   private static final Logger LOG = LoggerFactory.getLogger(PaymentWebhookHandler.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** How long an answer "the order has not arrived yet" is given again from memory. */
+  static final Duration NOT_YET_MEMORY = Duration.ofSeconds(5);
+
+  /** The most event bodies remembered (about 100 bytes each, plus the answer). */
+  static final int SEEN_CAPACITY = 10_000;
+
   private final Optional<SignatureCheck> signatures;
   private final IdempotentConsumer consumer;
+  private final SeenEvents seen;
 
   /**
    * Creates the handler with the {@link #DEFAULT_TOLERANCE}.
@@ -107,6 +114,7 @@ public final class PaymentWebhookHandler implements HttpHandler {
       Duration tolerance) {
     Objects.requireNonNull(secret, "secret");
     this.signatures = secret.map(s -> new SignatureCheck(s, clock, tolerance));
+    this.seen = new SeenEvents(clock, tolerance, NOT_YET_MEMORY, SEEN_CAPACITY);
     this.consumer =
         new IdempotentConsumer(
             PaymentWebhookHandler::eventKey,
@@ -118,78 +126,125 @@ public final class PaymentWebhookHandler implements HttpHandler {
             Integer.MAX_VALUE);
   }
 
-  @Override
-  public void handle(HttpExchange exchange) throws IOException {
-    try (exchange) {
-      answer(exchange);
-    } catch (IOException e) {
-      LOG.debug("webhook request cut: {}", e.getMessage());
-    } catch (RuntimeException e) {
-      LOG.warn("webhook request failed unexpectedly", e);
-      problem(exchange, 503, "InternalError", "the event was not applied; redeliver it later", 5);
+  /**
+   * One answer of the receiver, for the server to write.
+   *
+   * @param status the HTTP status
+   * @param contentType {@code application/json} (200) or {@code application/problem+json}
+   * @param headers extra headers ({@code Retry-After} on 503)
+   * @param body the JSON body
+   */
+  public record Reply(
+      int status, String contentType, Map<String, String> headers, ObjectNode body) {
+    /** Copies the headers. */
+    public Reply {
+      Objects.requireNonNull(contentType, "contentType");
+      Objects.requireNonNull(body, "body");
+      headers = Map.copyOf(headers);
+    }
+
+    Reply withHeader(String name, String value) {
+      Map<String, String> more = new java.util.LinkedHashMap<>(headers);
+      more.put(name, value);
+      return new Reply(status, contentType, more, body);
     }
   }
 
-  private void answer(HttpExchange exchange) throws IOException {
-    if (!PATH.equals(exchange.getRequestURI().getPath())) {
-      problem(exchange, 404, "NotFound", "payment webhooks are received at " + PATH, 0);
-      return;
-    }
-    if (!"POST".equals(exchange.getRequestMethod())) {
-      exchange.getResponseHeaders().set("Allow", "POST");
-      problem(exchange, 405, "MethodNotAllowed", "send events with POST", 0);
-      return;
-    }
-    String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
-    if (contentType == null
-        || !contentType.toLowerCase(Locale.ROOT).startsWith("application/json")) {
-      problem(exchange, 415, "UnsupportedMediaType", "send Content-Type: application/json", 0);
-      return;
-    }
-    byte[] body;
-    try (InputStream in = exchange.getRequestBody()) {
-      body = in.readNBytes(MAX_BODY_BYTES + 1);
-    }
-    if (body.length > MAX_BODY_BYTES) {
-      problem(exchange, 413, "BodyTooLarge", "an event is at most " + MAX_BODY_BYTES + " bytes", 0);
-      return;
+  /**
+   * What can be refused from the request head alone, before the body is read: a media type other
+   * than {@code application/json} (parameters such as {@code charset} allowed), or a receiver
+   * without a secret.
+   *
+   * @param contentType the request's one {@code Content-Type}, if it sent exactly one
+   * @return the refusal, or empty to read the body and {@link #receive} it
+   */
+  public Optional<Reply> refusal(Optional<String> contentType) {
+    boolean json =
+        contentType
+            .map(type -> type.split(";", 2)[0].strip().toLowerCase(Locale.ROOT))
+            .filter("application/json"::equals)
+            .isPresent();
+    if (!json) {
+      return Optional.of(
+          problem(415, "UnsupportedMediaType", "send Content-Type: application/json", 0)
+              .withHeader("Accept-Post", "application/json"));
     }
     if (signatures.isEmpty()) {
-      problem(
-          exchange,
-          503,
-          "NotConfigured",
-          "this receiver has no webhook secret (PAYMENTS_WEBHOOK_SECRET is unset); nothing was"
-              + " applied",
-          60);
-      return;
+      return Optional.of(
+          problem(
+              503,
+              "NotConfigured",
+              "this receiver has no webhook secret (PAYMENTS_WEBHOOK_SECRET is unset); nothing was"
+                  + " applied",
+              60));
     }
-    List<String> signatureHeaders =
-        exchange.getRequestHeaders().getOrDefault(SignatureCheck.HEADER, List.of());
+    return Optional.empty();
+  }
+
+  /**
+   * Checks the signature and applies the event once. Blocks for the store's round trips; never
+   * throws for a request it refuses.
+   *
+   * @param signatureHeaders every {@value SignatureCheck#HEADER} value the request carried
+   * @param body the body, at most {@link #MAX_BODY_BYTES}
+   * @return the answer
+   */
+  public Reply receive(List<String> signatureHeaders, byte[] body) {
+    try {
+      return answer(signatureHeaders, body);
+    } catch (RuntimeException e) {
+      LOG.warn("webhook request failed unexpectedly", e);
+      return problem(503, "InternalError", "the event was not applied; redeliver it later", 5);
+    }
+  }
+
+  private Reply answer(List<String> signatureHeaders, byte[] body) {
+    if (signatures.isEmpty()) {
+      return refusal(Optional.of("application/json")).orElseThrow();
+    }
     Optional<SignatureCheck.Refusal> refusal = signatures.get().refusal(signatureHeaders, body);
     if (refusal.isPresent()) {
       SignatureCheck.Refusal r = refusal.get();
-      LOG.info("webhook refused: {} ({})", r.code(), r.status());
-      problem(exchange, r.status(), r.code(), r.detail(), 0);
-      return;
+      LOG.debug("webhook refused: {} ({})", r.code(), r.status());
+      return problem(r.status(), r.code(), r.detail(), 0);
+    }
+    Optional<Reply> again = seen.answerFor(body);
+    if (again.isPresent()) {
+      return again.get();
     }
     JsonNode root;
+    String unreadable = "the body must be a JSON object";
     try {
       root = JSON.readTree(body);
+    } catch (StreamConstraintsException e) {
+      root = null;
+      unreadable = "the body nests deeper, or has longer values, than the receiver reads";
     } catch (IOException e) {
       root = null;
+      unreadable = "the body is not well-formed JSON";
     }
     if (root == null || !root.isObject()) {
-      problem(
-          exchange,
-          400,
-          DeadLetterReason.UNREADABLE_BODY.code(),
-          "the body must be a JSON object",
-          0);
-      return;
+      return problem(400, DeadLetterReason.UNREADABLE_BODY.code(), unreadable, 0);
     }
     Outcome outcome = consumer.handle(incoming((ObjectNode) root, body));
-    settle(exchange, outcome);
+    Reply reply = settle(outcome);
+    if (outcome instanceof Outcome.Processed || outcome instanceof Outcome.Duplicate) {
+      seen.remember(
+          body,
+          received("duplicate", outcome.knownKey().map(Object::toString).orElse("-")),
+          true,
+          Duration.ZERO);
+    } else if (outcome instanceof Outcome.DeadLettered || outcome instanceof Outcome.Stale) {
+      seen.remember(body, reply, true, Duration.ZERO);
+    } else if (outcome instanceof Outcome.Retry retry
+        && retry.cause() == Outcome.RetryCause.NOT_YET) {
+      seen.remember(
+          body,
+          reply,
+          false,
+          Duration.ofSeconds(Long.parseLong(reply.headers().getOrDefault("Retry-After", "0"))));
+    }
+    return reply;
   }
 
   /** The event's {@code id} is its key: the provider sends every copy of an event with one id. */
@@ -222,42 +277,70 @@ public final class PaymentWebhookHandler implements HttpHandler {
     return node != null && node.isTextual() ? Optional.of(node.asText()) : Optional.empty();
   }
 
-  private static void settle(HttpExchange exchange, Outcome outcome) throws IOException {
+  private static Reply settle(Outcome outcome) {
     String eventId = outcome.knownKey().map(Object::toString).orElse("-");
     String orderId = outcome.knownEntityId().orElse("-");
-    outcome
-        .<IoAction>fold(
-            processed -> () -> received(exchange, "processed", eventId),
-            duplicate -> () -> received(exchange, "duplicate", eventId),
-            stale -> () -> received(exchange, "stale", eventId),
-            dead -> {
-              LOG.warn(
-                  "webhook event {} for order {} refused: {} {}",
-                  eventId,
-                  orderId,
-                  dead.reason(),
-                  dead.description());
-              return () -> problem(exchange, 400, dead.reason().code(), dead.description(), 0);
-            },
-            retry -> {
-              LOG.info(
-                  "webhook event {} for order {} not applied now ({}): {}",
-                  eventId,
-                  orderId,
-                  retry.cause(),
-                  retry.description());
-              return () ->
-                  problem(
-                      exchange,
-                      503,
-                      retryReason(retry.cause()),
-                      retry.description(),
-                      retry
-                          .retryAfter()
-                          .map(PaymentWebhookHandler::seconds)
-                          .orElse(retry.cause() == Outcome.RetryCause.TRANSIENT ? 1L : 10L));
-            })
-        .run();
+    return outcome.fold(
+        processed -> received("processed", eventId),
+        duplicate -> received("duplicate", eventId),
+        stale -> received("stale", eventId),
+        dead -> {
+          LOG.warn(
+              "webhook event {} for order {} refused: {} {}",
+              eventId,
+              orderId,
+              dead.reason(),
+              dead.description());
+          return problem(400, dead.reason().code(), withoutValues(dead, orderId, eventId), 0);
+        },
+        retry -> {
+          LOG.info(
+              "webhook event {} for order {} not applied now ({}): {}",
+              eventId,
+              orderId,
+              retry.cause(),
+              retry.description());
+          return problem(
+              503,
+              retryReason(retry.cause()),
+              retryDetail(retry.cause()),
+              retry
+                  .retryAfter()
+                  .map(PaymentWebhookHandler::seconds)
+                  .orElse(retry.cause() == Outcome.RetryCause.TRANSIENT ? 1L : 10L));
+        });
+  }
+
+  /**
+   * The dead-letter description without the values it may carry (the event id, a store message):
+   * the sender learns the rule and the fields, as the api's details do.
+   */
+  private static String withoutValues(Outcome.DeadLettered dead, String orderId, String eventId) {
+    String description = dead.description();
+    if (!orderId.equals("-")) {
+      description =
+          description.replace("order " + orderId, "the order").replace(orderId, "the order");
+    }
+    if (!eventId.equals("-")) {
+      description = description.replace(eventId, "the event");
+    }
+    if (dead.reason() == DeadLetterReason.IDEMPOTENCY_CONFLICT) {
+      int differing = description.indexOf("differing fields:");
+      return "the event id was already used for different content"
+          + (differing >= 0 ? "; " + description.substring(differing) : "");
+    }
+    if (dead.reason() == DeadLetterReason.STORE_REJECTED) {
+      return "the store refused the event; it will not be applied";
+    }
+    return description;
+  }
+
+  private static String retryDetail(Outcome.RetryCause cause) {
+    return switch (cause) {
+      case TRANSIENT -> "the store is unavailable for a moment; redeliver the event later";
+      case NOT_YET -> "the order the event is for has not arrived yet; redeliver the event later";
+      case MISCONFIGURATION -> "the receiver cannot reach its store; redeliver the event later";
+    };
   }
 
   private static String retryReason(Outcome.RetryCause cause) {
@@ -272,28 +355,24 @@ public final class PaymentWebhookHandler implements HttpHandler {
     return Math.max(1, (duration.toMillis() + 999) / 1000);
   }
 
-  private static void received(HttpExchange exchange, String outcome, String eventId)
-      throws IOException {
+  private static Reply received(String outcome, String eventId) {
     ObjectNode body = JSON.createObjectNode();
     body.put("received", true);
     body.put("outcome", outcome);
     body.put("eventId", eventId);
-    send(exchange, 200, "application/json", body);
+    return new Reply(200, "application/json", Map.of(), body);
   }
 
-  private static void problem(
-      HttpExchange exchange, int status, String reason, String detail, long retryAfterSeconds)
-      throws IOException {
+  private static Reply problem(int status, String reason, String detail, long retryAfterSeconds) {
     ObjectNode body = JSON.createObjectNode();
-    body.put("type", "about:blank");
+    body.put("type", "urn:idemworker:problem:" + reason);
     body.put("title", title(status));
     body.put("status", status);
     body.put("detail", detail);
     body.put("reason", reason);
-    if (retryAfterSeconds > 0) {
-      exchange.getResponseHeaders().set("Retry-After", Long.toString(retryAfterSeconds));
-    }
-    send(exchange, status, "application/problem+json", body);
+    Map<String, String> headers =
+        retryAfterSeconds > 0 ? Map.of("Retry-After", Long.toString(retryAfterSeconds)) : Map.of();
+    return new Reply(status, "application/problem+json", headers, body);
   }
 
   private static String title(int status) {
@@ -306,20 +385,5 @@ public final class PaymentWebhookHandler implements HttpHandler {
       case 415 -> "Unsupported Media Type";
       default -> "Service Unavailable";
     };
-  }
-
-  private static void send(HttpExchange exchange, int status, String contentType, ObjectNode body)
-      throws IOException {
-    byte[] bytes = JSON.writeValueAsBytes(body);
-    exchange.getResponseHeaders().set("Content-Type", contentType);
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
-  }
-
-  @FunctionalInterface
-  private interface IoAction {
-    void run() throws IOException;
   }
 }

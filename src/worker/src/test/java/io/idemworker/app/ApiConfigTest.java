@@ -31,6 +31,62 @@ class ApiConfigTest {
   }
 
   @Test
+  void bindAddress_isLoopbackByDefault_andBoundsHaveTheirDefaults() {
+    ApiConfig config = ApiConfig.fromEnvironment(valid());
+
+    assertThat(config.bind().isLoopbackAddress()).isTrue();
+    assertThat(config.limits().maxInFlight()).isEqualTo(16);
+    assertThat(config.limits().maxConnections()).isEqualTo(1024);
+    assertThat(config.limits().headerTimeout()).isEqualTo(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void noneAuth_isRefusedWhenTheApiListensBeyondLoopback_evenAgainstALoopbackEndpoint() {
+    Map<String, String> env = new HashMap<>();
+    env.put("COSMOS_ENDPOINT", "https://localhost:8081/");
+    env.put("API_AUTH", "none");
+    env.put("API_BIND", "0.0.0.0");
+
+    WorkerConfig.ConfigurationException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            WorkerConfig.ConfigurationException.class, () -> ApiConfig.fromEnvironment(env));
+
+    assertThat(e.problems())
+        .singleElement()
+        .asString()
+        .startsWith("API_AUTH: none")
+        .contains("API_BIND");
+  }
+
+  @Test
+  void entraAuth_needsTheAllowedApplications_asGuids() {
+    Map<String, String> env = new HashMap<>();
+    env.put("COSMOS_ENDPOINT", "https://cosmos.example.net:443/");
+    env.put("API_AUTH", "entra");
+
+    WorkerConfig.ConfigurationException missing =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            WorkerConfig.ConfigurationException.class, () -> ApiConfig.fromEnvironment(env));
+    env.put("API_ENTRA_ALLOWED_APPLICATIONS", "11111111-2222-3333-4444-555555555555, app-two");
+    WorkerConfig.ConfigurationException notGuids =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            WorkerConfig.ConfigurationException.class, () -> ApiConfig.fromEnvironment(env));
+    env.put(
+        "API_ENTRA_ALLOWED_APPLICATIONS",
+        "11111111-2222-3333-4444-555555555555,22222222-2222-3333-4444-555555555555");
+
+    assertThat(missing.problems())
+        .singleElement()
+        .asString()
+        .startsWith("API_ENTRA_ALLOWED_APPLICATIONS");
+    assertThat(notGuids.problems())
+        .singleElement()
+        .asString()
+        .startsWith("API_ENTRA_ALLOWED_APPLICATIONS");
+    assertThat(ApiConfig.fromEnvironment(env).entraAllowedApplications()).hasSize(2);
+  }
+
+  @Test
   void noneAuth_isAllowedAgainstALoopbackEndpoint() {
     Map<String, String> env = new HashMap<>();
     env.put("COSMOS_ENDPOINT", "https://localhost:8081/");
@@ -49,7 +105,16 @@ class ApiConfigTest {
     "API_LEASE, PT0.5S",
     "API_LEASE, PT10M",
     "API_MAX_BODY_BYTES, 10",
-    "API_THREADS, 0",
+    "API_THREADS, 16",
+    "API_BIND, localhost",
+    "API_ENTRA_ALLOWED_APPLICATIONS, 11111111-2222-3333-4444-555555555555",
+    "API_BIND, 300.1.1.1",
+    "API_MAX_IN_FLIGHT, 0",
+    "API_MAX_IN_FLIGHT_PER_CALLER, 0",
+    "API_MAX_CONNECTIONS, 0",
+    "API_MAX_CONNECTIONS_PER_CLIENT, 2000",
+    "API_HEADER_TIMEOUT, PT0S",
+    "API_BODY_TIMEOUT, PT10M",
     "COSMOS_ENDPOINT, http://cosmos.example.net/",
     "COSMOS_KEY, not*base64",
     "COSMOS_DATABASE, a/b",
@@ -105,7 +170,14 @@ class ApiConfigTest {
             "API_IDEMPOTENCY_TTL",
             "API_LEASE",
             "API_MAX_BODY_BYTES",
-            "API_THREADS",
+            "API_BIND",
+            "API_ENTRA_ALLOWED_APPLICATIONS",
+            "API_MAX_IN_FLIGHT",
+            "API_MAX_IN_FLIGHT_PER_CALLER",
+            "API_MAX_CONNECTIONS",
+            "API_MAX_CONNECTIONS_PER_CLIENT",
+            "API_HEADER_TIMEOUT",
+            "API_BODY_TIMEOUT",
             "PAYMENTS_WEBHOOK_SECRET",
             "PAYMENTS_WEBHOOK_MARKER_TTL");
   }

@@ -127,6 +127,7 @@ class ConfigurationFuzzProperties {
     m.put("WORKER_PREFETCH_COUNT", badInteger(0, 10_000));
     m.put("WORKER_MAX_BODY_BYTES", badInteger(1024, 100 * 1024 * 1024));
     m.put("HEALTH_PORT", badInteger(0, 65_535));
+    m.put("HEALTH_BIND", Arbitraries.of("localhost", "256.0.0.1", "0.0.0", "::g", "any"));
     m.put("WORKER_MAX_LOCK_RENEWAL", badDuration("PT24H1S", "-PT1S"));
     m.put(
         "WORKER_INBOX_TTL",

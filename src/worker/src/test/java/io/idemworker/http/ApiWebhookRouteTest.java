@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.emulator.payments.WebhookSender;
+import io.idemworker.http.server.ServerLimits;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.MutableClock;
 import io.idemworker.webhooks.WebhookSecret;
@@ -49,6 +50,8 @@ class ApiWebhookRouteTest {
 
   private final CosmosContainer container = Emulators.orders();
   private final MutableClock clock = new MutableClock();
+  private final java.util.concurrent.atomic.AtomicInteger storeCalls =
+      new java.util.concurrent.atomic.AtomicInteger();
   private final ExecutorService executor = Executors.newFixedThreadPool(16);
   private final HttpClient http = HttpClient.newHttpClient();
   private ApiServer server;
@@ -65,14 +68,14 @@ class ApiWebhookRouteTest {
   private ApiServer api(OrderApi.Webhooks webhooks) {
     return OrderApi.create(
         new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-        new CosmosEffectStore(container, StoreCallListener.none()),
+        new CountingStore(new CosmosEffectStore(container, StoreCallListener.none()), storeCalls),
         ApiAuth.apiKey(API_KEY),
         Duration.ofSeconds(30),
         Duration.ofHours(24),
         64 * 1024,
         clock,
         IntakeFaults.NONE,
-        executor,
+        ServerLimits.defaults(),
         Optional::empty,
         webhooks);
   }
@@ -186,6 +189,119 @@ class ApiWebhookRouteTest {
       assertThat(order(orderId).get("paymentEvents").asLong()).isEqualTo(1);
     } finally {
       senders.shutdownNow();
+    }
+  }
+
+  /** The store, counting the calls made through it. */
+  private record CountingStore(
+      io.idemworker.core.EffectStore store, java.util.concurrent.atomic.AtomicInteger calls)
+      implements io.idemworker.core.EffectStore {
+    @Override
+    public io.idemworker.core.EffectStore.WriteResult apply(io.idemworker.core.WriteSet writeSet) {
+      calls.incrementAndGet();
+      return store.apply(writeSet);
+    }
+
+    @Override
+    public io.idemworker.core.EffectStore.UpdateResult update(
+        String partitionKey, io.idemworker.core.DocumentPatch patch) {
+      calls.incrementAndGet();
+      return store.update(partitionKey, patch);
+    }
+
+    @Override
+    public io.idemworker.core.EffectStore.ReadResult read(String partitionKey, String id) {
+      calls.incrementAndGet();
+      return store.read(partitionKey, id);
+    }
+  }
+
+  @Test
+  void replaysOfACapturedSignedEvent_areAnsweredFromMemory_withoutAStoreRoundTrip()
+      throws Exception {
+    // given an order and one signed event applied through the api
+    String orderId = newOrderId();
+    assertThat(placeOrder(orderId, Optional.of(API_KEY)).statusCode()).isEqualTo(201);
+    String body = captureSucceeded("evt_replay" + orderId.substring(7), orderId, "3.00");
+    String signed = signedNow(body);
+    HttpResponse<String> first = deliver(body, Optional.of(signed), Optional.empty());
+    assertThat(JSON.readTree(first.body()).get("outcome").asText()).isEqualTo("processed");
+    int callsAfterFirst = storeCalls.get();
+
+    // when the captured request is replayed many times inside the tolerance
+    for (int i = 0; i < 50; i++) {
+      HttpResponse<String> replay = deliver(body, Optional.of(signed), Optional.empty());
+
+      // then each copy is a duplicate, answered without touching the store
+      assertThat(replay.statusCode()).isEqualTo(200);
+      assertThat(JSON.readTree(replay.body()).get("outcome").asText()).isEqualTo("duplicate");
+      assertThat(replay.headers().firstValue("Cache-Control")).contains("no-store");
+    }
+    assertThat(storeCalls.get()).isEqualTo(callsAfterFirst);
+    assertThat(order(orderId).get("paymentEvents").asLong()).isEqualTo(1);
+  }
+
+  @Test
+  void replaysOfAnEventForAnUnknownOrder_costOneStoreRoundTrip_perMemoryPeriod() throws Exception {
+    // given a signed event for an order that does not exist
+    String orderId = newOrderId();
+    String body = captureSucceeded("evt_unknown" + orderId.substring(7), orderId, "3.00");
+    String signed = signedNow(body);
+    HttpResponse<String> first = deliver(body, Optional.of(signed), Optional.empty());
+    assertThat(first.statusCode()).isEqualTo(503);
+    int callsAfterFirst = storeCalls.get();
+
+    // when it is replayed at once, many times
+    for (int i = 0; i < 30; i++) {
+      HttpResponse<String> replay = deliver(body, Optional.of(signed), Optional.empty());
+      assertThat(replay.statusCode()).isEqualTo(503);
+      assertThat(replay.headers().firstValue("Retry-After")).isPresent();
+    }
+
+    // then no copy reached the store; after the memory period one does again
+    assertThat(storeCalls.get()).isEqualTo(callsAfterFirst);
+    clock.advance(Duration.ofSeconds(6));
+    assertThat(deliver(body, Optional.of(signedNow(body)), Optional.empty()).statusCode())
+        .isEqualTo(503);
+    assertThat(storeCalls.get()).isGreaterThan(callsAfterFirst);
+  }
+
+  @Test
+  void webhookAnswers_areProblemsWithoutValues_andOnlyApplicationJsonIsAccepted() throws Exception {
+    // given an order
+    String orderId = newOrderId();
+    assertThat(placeOrder(orderId, Optional.of(API_KEY)).statusCode()).isEqualTo(201);
+
+    // when a look-alike media type, an over-deep body and a reused event id arrive
+    HttpResponse<String> lookalike =
+        http.send(
+            HttpRequest.newBuilder(uri("/webhooks/payments"))
+                .header("Content-Type", "application/jsonp")
+                .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    String deep = "[".repeat(1200) + "]".repeat(1200);
+    HttpResponse<String> tooDeep = deliver(deep, Optional.of(signedNow(deep)), Optional.empty());
+    String eventId = "evt_reuse" + orderId.substring(7);
+    String original = captureSucceeded(eventId, orderId, "1.00");
+    deliver(original, Optional.of(signedNow(original)), Optional.empty());
+    String other = captureSucceeded(eventId, orderId, "2.00");
+    HttpResponse<String> reused = deliver(other, Optional.of(signedNow(other)), Optional.empty());
+
+    // then each is a problem that names the rule, not the values, and is not cached
+    assertThat(lookalike.statusCode()).isEqualTo(415);
+    assertThat(tooDeep.statusCode()).isEqualTo(400);
+    assertThat(JSON.readTree(tooDeep.body()).get("detail").asText())
+        .doesNotContain("not a JSON object")
+        .contains("nests deeper");
+    assertThat(reused.statusCode()).isEqualTo(400);
+    JsonNode problem = JSON.readTree(reused.body());
+    assertThat(problem.get("type").asText())
+        .isEqualTo("urn:idemworker:problem:IdempotencyConflict");
+    assertThat(problem.get("detail").asText()).doesNotContain(eventId).doesNotContain(orderId);
+    for (HttpResponse<String> r : List.of(lookalike, tooDeep, reused)) {
+      assertThat(r.headers().firstValue("Content-Type")).contains("application/problem+json");
+      assertThat(r.headers().firstValue("Cache-Control")).contains("no-store");
     }
   }
 

@@ -16,6 +16,7 @@ import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
+import io.idemworker.http.server.ServerLimits;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.testing.Emulators;
@@ -89,7 +90,7 @@ class OrderApiTest {
             64 * 1024,
             clock,
             faults,
-            executor,
+            ServerLimits.defaults().withMaxInFlight(8),
             Optional::empty,
             OrderApi.Webhooks.unconfigured());
     server.start();

@@ -134,6 +134,13 @@ class ApiTemplatesTest {
           .equals("true")) {
         problems.add("entra authentication has no Entra ID provider");
       }
+      if (!body.text(
+              "properties.identityProviders.azureActiveDirectory.validation"
+                  + ".defaultAuthorizationPolicy.allowedApplications")
+          .orElse("")
+          .equals("entraAllowedApplications")) {
+        problems.add("entra authentication admits every application of the tenant");
+      }
     }
     if (!text.contains("dependsOn: [\n    acrPull\n    cosmosDataAccess")) {
       problems.add("the app does not wait for its identity's AcrPull and Cosmos DB roles");
@@ -311,6 +318,18 @@ class ApiTemplatesTest {
     assertThat(apiApp(entraOnly))
         .contains(
             "the auth config is not declared in both modes with platform.enabled = !useApiKey");
+  }
+
+  @Test
+  void entraThatAdmitsEveryApplication_isReported() {
+    String broken =
+        replaceOnce(
+            API,
+            "          defaultAuthorizationPolicy: {\n            allowedApplications: entraAllowedApplications\n          }\n",
+            "");
+
+    assertThat(apiApp(API)).noneMatch(p -> p.contains("admits every application"));
+    assertThat(apiApp(broken)).anyMatch(p -> p.contains("admits every application"));
   }
 
   @Test

@@ -360,6 +360,14 @@ final class AzdModel {
     if (param.type().startsWith("bool")) {
       return Boolean.parseBoolean(value);
     }
+    if (param.type().startsWith("array") || param.type().startsWith("object")) {
+      // bicep_provider.go l.2248-2308: the substituted string must parse as JSON.
+      try {
+        return JSON.readValue(value, Object.class);
+      } catch (IOException e) {
+        throw new AzdFailure("parameter " + param.name() + ": '" + value + "' is not valid JSON");
+      }
+    }
     return value;
   }
 

@@ -158,6 +158,25 @@ class AzdWorkflowTest {
   }
 
   @Test
+  void entraWithoutAnAllowedApplication_stopsBeforeDeploying_andWithOneProvisions() {
+    AzdModel refused = new AzdModel(AzdModel.repositoryFiles());
+    refused.dotenv.put("API_AUTH_MODE", "entra");
+    refused.dotenv.put("API_ENTRA_CLIENT_ID", "00000000-0000-0000-0000-00000000c11e");
+    AzdModel admitted = new AzdModel(AzdModel.repositoryFiles());
+    admitted.dotenv.put("API_AUTH_MODE", "entra");
+    admitted.dotenv.put("API_ENTRA_CLIENT_ID", "00000000-0000-0000-0000-00000000c11e");
+    admitted.dotenv.put(
+        "API_ENTRA_ALLOWED_APPLICATIONS", "[\"00000000-0000-0000-0000-0000000ca11e\"]");
+
+    assertThatThrownBy(() -> refused.provision(principal(PrincipalType.User)))
+        .isInstanceOf(AzdFailure.class)
+        .hasMessageContaining("apiEntraAllowedApplications is empty");
+    admitted.up(principal(PrincipalType.User));
+    assertThat(admitted.lastParameters.get("apiEntraAllowedApplications"))
+        .isEqualTo(List.of("00000000-0000-0000-0000-0000000ca11e"));
+  }
+
+  @Test
   void premiumUnitsThatAreNoMultipleOfThePartitions_stopBeforeDeploying() {
     Map<String, String> files = AzdModel.repositoryFiles();
     files.put(

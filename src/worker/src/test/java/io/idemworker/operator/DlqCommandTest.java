@@ -114,7 +114,7 @@ class DlqCommandTest {
               return type.cast(new DlqListCommand(env, o, e));
             }
             if (type == ResubmitCommand.class) {
-              return type.cast(new ResubmitCommand(env, o, Clock.systemUTC()));
+              return type.cast(new ResubmitCommand(env, o, e, Clock.systemUTC()));
             }
             return CommandLine.defaultFactory().create(type);
           }
@@ -173,6 +173,89 @@ class DlqCommandTest {
     assertThat(only.get("messageId").asText()).isEqualTo("m-2");
     assertThat(only.get("description").asText()).isEqualTo("description of m-2");
     assertThat(only.has("body")).isFalse();
+  }
+
+  @Test
+  void resubmitDryRun_labelsOnlyTheSelectedReason_asWouldResubmit() {
+    // given three dead-lettered messages, one with IdempotencyConflict
+
+    // when an operator previews resubmitting that reason only
+    Run preview =
+        dlq(env(), "resubmit", "--dry-run", "--reason", "IdempotencyConflict", "--wait", "PT2S");
+
+    // then only that message is "would resubmit"; the others are skipped; nothing moved
+    assertThat(preview.exit()).as(preview.err()).isZero();
+    assertThat(preview.out())
+        .containsPattern("would resubmit +m-2")
+        .containsPattern("skipped +m-1")
+        .containsPattern("skipped +m-3")
+        .doesNotContainPattern("would resubmit +m-1")
+        .doesNotContainPattern("would resubmit +m-3")
+        .contains("dry run: 1 of 3");
+    assertThat(Emulators.deadLetters(queue, 3, Duration.ofSeconds(5))).hasSize(3);
+  }
+
+  @Test
+  void resubmitWithAZeroOrNegativeWait_exitsTwoWithOneLine() {
+    for (String wait : List.of("PT0S", "-PT1S", "PT11M")) {
+      // when
+      Run run = dlq(env(), "resubmit", "--wait", wait);
+
+      // then
+      assertThat(run.exit()).as(wait).isEqualTo(2);
+      assertThat(run.err().lines()).as(wait).hasSize(1);
+      assertThat(run.err()).contains("--wait").doesNotContain("Exception").doesNotContain("\tat ");
+    }
+  }
+
+  @Test
+  void senderChosenControlCharacters_areShownEscaped_neverSentToTheTerminal() {
+    // given a dead-lettered message whose MessageId, Subject and description carry terminal
+    // escapes (colour, window title, bell) and a fake line
+    String hostileQueue = Emulators.newQueue(settings -> settings);
+    try (ServiceBusSenderClient sender = Emulators.sender(hostileQueue);
+        ServiceBusReceiverClient receiver =
+            Emulators.serviceBusClient()
+                .receiver()
+                .queueName(hostileQueue)
+                .disableAutoComplete()
+                .buildClient()) {
+      ServiceBusMessage message = new ServiceBusMessage("{}");
+      message.setMessageId("m-\u001b[31mred");
+      message.setSubject("Order\u001b]0;owned\u0007Placed\u009b2J");
+      sender.sendMessage(message);
+      ServiceBusReceivedMessage received =
+          receiver.receiveMessages(1, Duration.ofSeconds(5)).iterator().next();
+      receiver.deadLetter(
+          received,
+          new DeadLetterOptions()
+              .setDeadLetterReason("SchemaViolation")
+              .setDeadLetterErrorDescription("field\r\nresubmitted  fake-line  ok\u202e"));
+    }
+    Map<String, String> env =
+        Map.of(
+            "SERVICEBUS_CONNECTION_STRING",
+            Emulators.serviceBus().connectionString(),
+            "SERVICEBUS_QUEUE_NAME",
+            hostileQueue);
+
+    // when the operator lists and previews the dead-letter queue
+    Run list = dlq(env, "list");
+    Run preview = dlq(env, "resubmit", "--dry-run", "--wait", "PT2S");
+
+    // then no control character reaches the output, and no fake line appears
+    for (Run run : List.of(list, preview)) {
+      assertThat(run.exit()).as(run.err()).isZero();
+      assertThat(run.out().chars().filter(c -> c != '\n' && (c < 0x20 || (c >= 0x7f && c <= 0x9f))))
+          .isEmpty();
+      assertThat(run.out()).doesNotContain("\u202e").doesNotContain("\r");
+      assertThat(run.out().lines()).noneMatch(line -> line.startsWith("resubmitted  fake-line"));
+    }
+    assertThat(list.out())
+        .contains("m-\\x1b[31mred")
+        .contains("Order\\x1b]0;owned\\x07Placed\\u009b2J")
+        .contains("field\\r\\nresubmitted  fake-line  ok\\u202e");
+    assertThat(preview.out()).contains("m-\\x1b[31mred");
   }
 
   @Test

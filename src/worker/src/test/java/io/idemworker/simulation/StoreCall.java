@@ -288,6 +288,9 @@ sealed interface StoreCall {
     if (condition instanceof DocumentPatch.AbsentOrBelow below) {
       return below.field() + " absent or < " + below.bound();
     }
+    if (condition instanceof DocumentPatch.AtLeast least) {
+      return least.field() + " >= " + least.bound();
+    }
     if (condition instanceof DocumentPatch.AllOf all) {
       List<String> parts = new ArrayList<>();
       all.conditions().forEach(c -> parts.add(describeCondition(c)));

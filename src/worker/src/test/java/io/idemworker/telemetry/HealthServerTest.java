@@ -3,6 +3,7 @@ package io.idemworker.telemetry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.idemworker.http.server.RawHttp;
 import io.idemworker.servicebus.WorkerStatus;
 import io.idemworker.servicebus.WorkerStatus.State;
 import java.net.InetAddress;
@@ -12,6 +13,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -37,6 +40,29 @@ class HealthServerTest {
   @AfterEach
   void stopServer() {
     server.close();
+  }
+
+  @Test
+  void stalledConnections_doNotHangTheProbes() {
+    // given connections that send one byte of a request and then nothing
+    List<RawHttp> stalled = new ArrayList<>();
+    try {
+      for (int i = 0; i < 20; i++) {
+        stalled.add(RawHttp.connect("127.0.0.2", server.port()).send("G"));
+      }
+
+      // when the platform probes, then both probes answer at once
+      for (String probe : List.of("/health/live", "/health/ready")) {
+        try (RawHttp raw = RawHttp.connect("127.0.0.3", server.port())) {
+          RawHttp.Reply reply =
+              raw.send("GET " + probe + " HTTP/1.1\r\nHost: worker\r\n\r\n")
+                  .read(Duration.ofSeconds(2));
+          assertThat(reply.status()).as(probe).isEqualTo(200);
+        }
+      }
+    } finally {
+      stalled.forEach(RawHttp::close);
+    }
   }
 
   @Test

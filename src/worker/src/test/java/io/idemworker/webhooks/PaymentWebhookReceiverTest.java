@@ -211,6 +211,10 @@ class PaymentWebhookReceiverTest {
 
     assertThat(response.statusCode()).isEqualTo(400);
     assertThat(WebhookFixture.json(response).get("reason").asText()).isEqualTo("CurrencyMismatch");
+    assertThat(WebhookFixture.json(response).get("detail").asText())
+        .contains("currency")
+        .doesNotContain(orderId)
+        .doesNotContain(eventId);
     assertThat(fixture.marker(orderId, eventId)).isEmpty();
   }
 
@@ -236,6 +240,9 @@ class PaymentWebhookReceiverTest {
 
     HttpResponse<String> early = fixture.deliver(body);
     fixture.placeOrderWithId(orderId);
+    // A sender that honours Retry-After comes back after the receiver's memory of "not yet".
+    fixture.clock.advance(
+        Duration.ofSeconds(Long.parseLong(early.headers().firstValue("Retry-After").orElse("0"))));
     HttpResponse<String> later = fixture.deliver(body);
 
     assertThat(early.statusCode()).isEqualTo(503);

@@ -98,13 +98,59 @@ final class WebhookFixture implements AutoCloseable {
               Thread.currentThread().interrupt();
             }
           }
-          handler.handle(exchange);
+          serve(handler, exchange);
           if (gated) {
             stalled.countDown();
           }
         });
     server.setExecutor(executor);
     server.start();
+  }
+
+  /**
+   * The api's route table in miniature, for the handler alone on a JDK server: 404 off the path,
+   * 405 for another method, the head refusal, 413 over the limit, then the receiver.
+   */
+  private static void serve(
+      PaymentWebhookHandler handler, com.sun.net.httpserver.HttpExchange exchange)
+      throws IOException {
+    try (exchange) {
+      PaymentWebhookHandler.Reply reply;
+      byte[] body = exchange.getRequestBody().readNBytes(PaymentWebhookHandler.MAX_BODY_BYTES + 1);
+      if (!PaymentWebhookHandler.PATH.equals(exchange.getRequestURI().getPath())) {
+        reply = status(404);
+      } else if (!"POST".equals(exchange.getRequestMethod())) {
+        reply = status(405);
+      } else {
+        reply =
+            handler
+                .refusal(Optional.ofNullable(exchange.getRequestHeaders().getFirst("Content-Type")))
+                .orElseGet(
+                    () ->
+                        body.length > PaymentWebhookHandler.MAX_BODY_BYTES
+                            ? status(413)
+                            : handler.receive(
+                                exchange
+                                    .getRequestHeaders()
+                                    .getOrDefault("Webhook-Signature", java.util.List.of()),
+                                body));
+      }
+      byte[] bytes = JSON.writeValueAsBytes(reply.body());
+      reply.headers().forEach((name, value) -> exchange.getResponseHeaders().set(name, value));
+      exchange.getResponseHeaders().set("Content-Type", reply.contentType());
+      exchange.sendResponseHeaders(reply.status(), bytes.length);
+      exchange.getResponseBody().write(bytes);
+    } catch (IOException e) {
+      // the sender gave up on this copy (its timeout): it redelivers
+    }
+  }
+
+  private static PaymentWebhookHandler.Reply status(int status) {
+    return new PaymentWebhookHandler.Reply(
+        status,
+        "application/problem+json",
+        java.util.Map.of(),
+        JSON.createObjectNode().put("status", status));
   }
 
   static WebhookFixture started() throws IOException {

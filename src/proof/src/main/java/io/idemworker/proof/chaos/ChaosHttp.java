@@ -87,7 +87,6 @@ final class ChaosHttp implements AutoCloseable {
   private final Set<String> late = ConcurrentHashMap.newKeySet();
   private final Set<String> lost = ConcurrentHashMap.newKeySet();
   private final CountDownLatch closing = new CountDownLatch(1);
-  private final ExecutorService serverThreads;
   private final ExecutorService clients;
   private final ApiServer server;
   private final HttpClient http =
@@ -117,7 +116,6 @@ final class ChaosHttp implements AutoCloseable {
     int threads = threadsFor(expectedOrders);
     this.clients = Executors.newFixedThreadPool(threads);
     // Racers and held late answers take more server threads than clients at once.
-    this.serverThreads = Executors.newFixedThreadPool(2 * threads);
     for (Count c : Count.values()) {
       counts.put(c, new AtomicLong());
     }
@@ -152,7 +150,7 @@ final class ChaosHttp implements AutoCloseable {
             Duration.ofDays(1),
             apiClock,
             faults,
-            serverThreads,
+            2 * threads,
             OrderApi.Webhooks.unconfigured());
     server.start();
   }
@@ -320,6 +318,5 @@ final class ChaosHttp implements AutoCloseable {
     closing.countDown();
     clients.shutdownNow();
     server.close();
-    serverThreads.shutdownNow();
   }
 }

@@ -8,6 +8,7 @@ import io.idemworker.emulator.payments.WebhookSender;
 import io.idemworker.emulator.payments.WebhookSettings;
 import io.idemworker.proof.audit.StateAudit;
 import io.idemworker.proof.audit.WebhookAudit;
+import io.idemworker.proof.faults.WebhookExchanges;
 import io.idemworker.webhooks.PaymentWebhookHandler;
 import io.idemworker.webhooks.WebhookSecret;
 import java.io.IOException;
@@ -53,7 +54,8 @@ final class ChaosWebhooks implements AutoCloseable {
             Clock.systemUTC(),
             Optional.of(Duration.ofDays(14)));
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 256);
-    server.createContext(PaymentWebhookHandler.PATH, handler::handle);
+    server.createContext(
+        PaymentWebhookHandler.PATH, exchange -> WebhookExchanges.serve(handler, exchange));
     server.setExecutor(threads);
     server.start();
   }

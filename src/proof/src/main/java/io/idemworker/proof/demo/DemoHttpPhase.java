@@ -100,7 +100,6 @@ final class DemoHttpPhase {
             }
           }
         };
-    ExecutorService executor = Executors.newFixedThreadPool(16);
     ExecutorService clients = Executors.newFixedThreadPool(RACERS);
     ApiServer server =
         OrderApi.local(
@@ -109,7 +108,7 @@ final class DemoHttpPhase {
             Duration.ofDays(1),
             apiClock,
             faults,
-            executor,
+            16,
             OrderApi.Webhooks.unconfigured());
     server.start();
     try {
@@ -183,7 +182,6 @@ final class DemoHttpPhase {
     } finally {
       phaseOver.countDown();
       server.close();
-      executor.shutdownNow();
       clients.shutdownNow();
     }
   }

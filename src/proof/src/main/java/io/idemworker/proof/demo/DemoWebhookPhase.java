@@ -13,6 +13,7 @@ import io.idemworker.payments.HttpPaymentProvider;
 import io.idemworker.proof.audit.Check;
 import io.idemworker.proof.audit.StateAudit;
 import io.idemworker.proof.audit.WebhookAudit;
+import io.idemworker.proof.faults.WebhookExchanges;
 import io.idemworker.webhooks.PaymentWebhookHandler;
 import io.idemworker.webhooks.WebhookSecret;
 import java.io.IOException;
@@ -166,7 +167,7 @@ final class DemoWebhookPhase {
               Thread.currentThread().interrupt();
             }
           }
-          handler.handle(exchange);
+          WebhookExchanges.serve(handler, exchange);
           if (stalled) {
             stalledDone.countDown();
           }

@@ -164,7 +164,8 @@ public final class DemoLifecycle {
   /** Amounts with 1 to 4 decimals, such as 0.1 or 12.3456, that would drift as binary doubles. */
   private static BigDecimal amount(Random random) {
     int scale = 1 + random.nextInt(4);
-    long unscaled = 1 + random.nextInt(90_000);
+    // At most 900: three credits on one order stay within its total (DemoScenario's prices).
+    long unscaled = 1 + random.nextInt(scale == 1 ? 9_000 : 90_000);
     return BigDecimal.valueOf(unscaled, scale);
   }
 

@@ -150,7 +150,8 @@ public final class DemoPayments {
   /** Amounts with 2 to 4 decimals whose fraction is never .13. */
   private static BigDecimal capturing(Random random) {
     while (true) {
-      BigDecimal amount = BigDecimal.valueOf(1 + random.nextInt(500_000), 2 + random.nextInt(3));
+      // At most 1500: two requests on one order stay within its total (DemoScenario's prices).
+      BigDecimal amount = BigDecimal.valueOf(1 + random.nextInt(150_000), 2 + random.nextInt(3));
       if (amount.remainder(BigDecimal.ONE).compareTo(DECLINING_FRACTION) != 0) {
         return amount;
       }

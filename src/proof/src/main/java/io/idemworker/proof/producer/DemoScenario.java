@@ -244,7 +244,9 @@ public final class DemoScenario {
     StringBuilder lines = new StringBuilder();
     int count = 1 + random.nextInt(4);
     for (int i = 0; i < count; i++) {
-      BigDecimal price = BigDecimal.valueOf(random.nextInt(20_000), 2);
+      // At least 3000 per line: every order can take its capture requests (at most two of 1500)
+      // and its credits (at most three of 900) within its total, as the money bounds require.
+      BigDecimal price = BigDecimal.valueOf(300_000 + random.nextInt(20_000), 2);
       lines
           .append(i == 0 ? "" : ",")
           .append(
