@@ -51,61 +51,33 @@ class EmulatorsExtensionTest {
 
   @Test
   void aMalformedContainerDeclaration_failsTheClass_namingIt() {
-    EngineExecutionResults results = run(MalformedContainer.class);
-
-    results
-        .containerEvents()
-        .assertThatEvents()
-        .haveExactly(
-            1,
-            event(
-                finishedWithFailure(
-                    instanceOf(ExtensionConfigurationException.class),
-                    message(
-                        m ->
-                            m.contains(
-                                "'no-partition-key' is not database/container:/partitionKeyPath")))));
+    assertClassFails(
+        run(MalformedContainer.class),
+        ExtensionConfigurationException.class,
+        "'no-partition-key' is not database/container:/partitionKeyPath");
   }
 
   @Test
   void aMissingConfigFile_failsTheClass_namingThePath() {
-    EngineExecutionResults results = run(MissingConfig.class);
-
-    results
-        .containerEvents()
-        .assertThatEvents()
-        .haveExactly(
-            1,
-            event(
-                finishedWithFailure(
-                    message(
-                        m ->
-                            m.contains("no/such/Config.json")
-                                && m.contains("no such class-path resource or file")))));
+    assertClassFails(
+        run(MissingConfig.class),
+        ExtensionConfigurationException.class,
+        "no/such/Config.json",
+        "no such class-path resource or file");
   }
 
   @Test
   void aSessionQueueInConfigJson_failsTheClass_sayingSessionsAreNotServed() {
-    EngineExecutionResults results = run(SessionQueue.class);
-
-    results
-        .containerEvents()
-        .assertThatEvents()
-        .haveExactly(
-            1,
-            event(
-                finishedWithFailure(
-                    message(
-                        m ->
-                            m.contains("kit/session-queue-Config.json")
-                                && m.contains("RequiresSession")))));
+    assertClassFails(
+        run(SessionQueue.class),
+        ExtensionConfigurationException.class,
+        "kit/session-queue-Config.json",
+        "RequiresSession");
   }
 
   @Test
   void askingForAnEmulatorThatIsOff_failsTheTest_namingTheAttribute() {
-    EngineExecutionResults results = run(ServiceBusOff.class);
-
-    results
+    run(ServiceBusOff.class)
         .testEvents()
         .assertThatEvents()
         .haveExactly(
@@ -114,6 +86,20 @@ class EmulatorsExtensionTest {
                 finishedWithFailure(
                     instanceOf(IllegalStateException.class),
                     message(m -> m.contains("set @AzureEmulators(serviceBus = true)")))));
+  }
+
+  /** Exactly one container (the class) failed with {@code type}, its message naming each part. */
+  private static void assertClassFails(
+      EngineExecutionResults results, Class<? extends Throwable> type, String... parts) {
+    results
+        .containerEvents()
+        .assertThatEvents()
+        .haveExactly(
+            1,
+            event(
+                finishedWithFailure(
+                    instanceOf(type),
+                    message(m -> java.util.Arrays.stream(parts).allMatch(m::contains)))));
   }
 
   @Test

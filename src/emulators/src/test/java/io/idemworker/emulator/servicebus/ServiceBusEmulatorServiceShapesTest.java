@@ -114,23 +114,23 @@ class ServiceBusEmulatorServiceShapesTest {
   }
 
   @Test
-  void duplicateWindowShorterThan20Seconds_isRefusedNamingTheField() {
+  void duplicateWindowOutsideOneSecondToSevenDays_isRefusedNamingTheField() {
     assertThatThrownBy(
             () ->
                 QueueSettings.defaults("q")
-                    .withDuplicateDetectionHistoryTimeWindow(Duration.ofSeconds(19)))
+                    .withDuplicateDetectionHistoryTimeWindow(Duration.ofMillis(500)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("duplicateDetectionHistoryTimeWindow")
         .hasMessageContaining("PT20S");
     assertThatThrownBy(
             () ->
                 TopicSettings.defaults("t")
-                    .withDuplicateDetectionHistoryTimeWindow(Duration.ofSeconds(5)))
+                    .withDuplicateDetectionHistoryTimeWindow(Duration.ofDays(8)))
         .hasMessageContaining("duplicateDetectionHistoryTimeWindow");
     assertThat(
             QueueSettings.defaults("q")
-                .withDuplicateDetectionHistoryTimeWindow(Duration.ofSeconds(20))
+                .withDuplicateDetectionHistoryTimeWindow(Duration.ofSeconds(3))
                 .duplicateDetectionHistoryTimeWindow())
-        .isEqualTo(Duration.ofSeconds(20));
+        .isEqualTo(Duration.ofSeconds(3));
   }
 }
