@@ -576,9 +576,8 @@ final class AzdModel {
     List<Declaration> todo = new ArrayList<>(List.of(module));
     while (!todo.isEmpty()) {
       Declaration d = todo.remove(todo.size() - 1);
-      String params = t.body(d).at("params").map(Bicep::text).orElse("");
       for (Declaration other : t.all("module")) {
-        if (params.contains(other.name() + ".outputs.") && seen.add(other.type())) {
+        if (usesOutputsOf(t, d, other) && seen.add(other.type())) {
           todo.add(other);
         }
       }
@@ -591,20 +590,22 @@ final class AzdModel {
     List<Declaration> ordered = new ArrayList<>();
     List<Declaration> left = new ArrayList<>(t.all("module"));
     while (!left.isEmpty()) {
-      boolean progressed = false;
-      for (Declaration d : List.copyOf(left)) {
-        String params = t.body(d).at("params").map(Bicep::text).orElse("");
-        if (left.stream().noneMatch(o -> o != d && params.contains(o.name() + ".outputs."))) {
-          ordered.add(d);
-          left.remove(d);
-          progressed = true;
-        }
-      }
-      if (!progressed) {
+      List<Declaration> ready =
+          left.stream()
+              .filter(d -> left.stream().noneMatch(o -> o != d && usesOutputsOf(t, d, o)))
+              .toList();
+      if (ready.isEmpty()) {
         throw new AzdFailure("a dependency cycle among modules: " + left);
       }
+      ordered.addAll(ready);
+      left.removeAll(ready);
     }
     return ordered;
+  }
+
+  /** Whether module {@code d}'s parameters use module {@code other}'s outputs (ARM waits then). */
+  private static boolean usesOutputsOf(Template t, Declaration d, Declaration other) {
+    return t.body(d).at("params").map(Bicep::text).orElse("").contains(other.name() + ".outputs.");
   }
 
   private static void failures(Object value, String where) {

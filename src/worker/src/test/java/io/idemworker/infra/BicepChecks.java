@@ -412,6 +412,19 @@ final class BicepChecks {
     return roles;
   }
 
+  /**
+   * The role definition GUIDs the template's role assignments give {@code principal} (the
+   * principalId expression as written) at {@code scope} (the scope's resource symbol).
+   */
+  static List<String> rolesOf(Template t, String principal, String scope) {
+    return t.resourcesOfType("Microsoft.Authorization/roleAssignments").stream()
+        .map(t::body)
+        .filter(b -> b.text("properties.principalId").orElse("").equals(principal))
+        .filter(b -> b.text("scope").orElse("").equals(scope))
+        .flatMap(b -> Bicep.guidsIn(t, b.text("properties.roleDefinitionId").orElse("")).stream())
+        .toList();
+  }
+
   static void expect(Template t, Obj obj, String path, String expected, List<String> problems) {
     expectOneOf(t, obj, path, Set.of(expected), problems);
   }

@@ -148,20 +148,13 @@ class RelayTemplatesTest {
             "you have no " + DATA_SENDER + " on the topic (resubmit --subscription)");
   }
 
-  private static final String DATA_RECEIVER = "4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0";
-  private static final String DATA_SENDER = "69a216fc-b8fb-44d8-bc22-1f3c2cd27a39";
+  private static final String DATA_RECEIVER = BicepChecks.SERVICE_BUS_DATA_RECEIVER;
+  private static final String DATA_SENDER = BicepChecks.SERVICE_BUS_DATA_SENDER;
 
   private static List<String> userTopicRoles(String text) {
     Template t = Bicep.parse(text);
     List<String> problems = new ArrayList<>();
-    List<String> roles =
-        t.resourcesOfType("Microsoft.Authorization/roleAssignments").stream()
-            .map(t::body)
-            .filter(b -> b.text("properties.principalId").orElse("").equals("userPrincipalId"))
-            .filter(b -> b.text("scope").orElse("").equals("topic"))
-            .flatMap(
-                b -> Bicep.guidsIn(t, b.text("properties.roleDefinitionId").orElse("")).stream())
-            .toList();
+    List<String> roles = BicepChecks.rolesOf(t, "userPrincipalId", "topic");
     if (!roles.contains(DATA_RECEIVER)) {
       problems.add("you have no " + DATA_RECEIVER + " on the topic (dlq/explain --subscription)");
     }

@@ -6,7 +6,6 @@ import io.idemworker.infra.Bicep.Template;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * What infra/modules/servicebus.bicep must say about the outbox relay's topic: duplicate detection
@@ -144,17 +143,10 @@ final class TopicChecks {
 
   /** Azure Service Bus Data Sender for the worker, scoped to the topic. */
   private static void sender(Template t, String topic, List<String> problems) {
-    Optional<Obj> assignment =
-        t.resourcesOfType("Microsoft.Authorization/roleAssignments").stream()
-            .map(t::body)
-            .filter(b -> b.text("properties.principalId").orElse("").equals("workerPrincipalId"))
-            .filter(b -> b.text("scope").orElse("").equals(topic))
-            .filter(
-                b ->
-                    Bicep.guidsIn(t, b.text("properties.roleDefinitionId").orElse(""))
-                        .contains(BicepChecks.SERVICE_BUS_DATA_SENDER))
-            .findFirst();
-    if (assignment.isEmpty()) {
+    boolean sends =
+        BicepChecks.rolesOf(t, "workerPrincipalId", topic)
+            .contains(BicepChecks.SERVICE_BUS_DATA_SENDER);
+    if (!sends) {
       problems.add("the worker has no Data Sender role scoped to the topic " + topic);
     }
     boolean namespaceWide =

@@ -2,6 +2,7 @@ package io.idemworker.emulator.cosmos;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -15,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -157,16 +159,15 @@ public final class CosmosEmulator implements AutoCloseable {
         }
         return;
       }
-      com.fasterxml.jackson.databind.node.ObjectNode body =
-          mapper.createObjectNode().put("id", container);
-      com.fasterxml.jackson.databind.node.ObjectNode key = body.putObject("partitionKey");
+      ObjectNode body = mapper.createObjectNode().put("id", container);
+      ObjectNode key = body.putObject("partitionKey");
       key.putArray("paths").add(partitionKeyPath);
       key.put("kind", "Hash").put("version", 2);
       createOrReject(() -> store.createContainer(owner, body));
     }
   }
 
-  private static <T> T createOrReject(java.util.function.Supplier<T> create) {
+  private static <T> T createOrReject(Supplier<T> create) {
     try {
       return create.get();
     } catch (CosmosError e) {
