@@ -29,7 +29,8 @@ final class ClassDataArchive {
    * @param jar the jar the archive is for, started with {@code -jar}
    * @param classList the training run's class list
    * @param archive where the archive goes
-   * @throws IOException when the dump fails; the message holds the end of its output
+   * @throws IOException when the dump fails, or a JVM started with {@code -Xshare:on} and the
+   *     archive does not start; the message holds the end of its output
    */
   static void dump(List<String> jvmOptions, Path jar, Path classList, Path archive)
       throws IOException, InterruptedException {
@@ -47,18 +48,30 @@ final class ClassDataArchive {
             "-XX:SharedArchiveFile=" + archive,
             "-jar",
             jar.toString()));
-    Path log = Files.createTempFile("idemworker-cds-dump-", ".log");
-    Process dump =
+    run(command, "the class-data dump");
+    if (!Files.isRegularFile(archive) || Files.size(archive) == 0) {
+      throw new IOException("the class-data dump wrote no archive at " + archive);
+    }
+    // -Xshare:on refuses to start unless the archive maps: it fits this JVM and this jar.
+    List<String> check = new ArrayList<>(command.subList(0, 1 + jvmOptions.size()));
+    check.addAll(
+        List.of(
+            "-Xshare:on", "-XX:SharedArchiveFile=" + archive, "-jar", jar.toString(), "--help"));
+    run(check, "a JVM started with the archive (-Xshare:on)");
+  }
+
+  private static void run(List<String> command, String what)
+      throws IOException, InterruptedException {
+    Path log = Files.createTempFile("idemworker-cds-", ".log");
+    Process process =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    boolean done = dump.waitFor(5, TimeUnit.MINUTES);
-    if (!done
-        || dump.exitValue() != 0
-        || !Files.isRegularFile(archive)
-        || Files.size(archive) == 0) {
-      dump.destroyForcibly();
+    boolean done = process.waitFor(5, TimeUnit.MINUTES);
+    if (!done || process.exitValue() != 0) {
+      process.destroyForcibly();
       List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
       throw new IOException(
-          "the class-data dump failed: "
+          what
+              + " failed: "
               + String.join(" | ", lines.subList(Math.max(0, lines.size() - 5), lines.size())));
     }
   }
