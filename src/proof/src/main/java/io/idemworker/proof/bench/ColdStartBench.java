@@ -47,7 +47,7 @@ import picocli.CommandLine.Option;
     description = {
       "Measures how fast a fresh 'run' process gets going: time to its first settled message and its rate over the first and fifth thousand messages, per variant, interleaved.",
       "",
-      "Variants: NAME=OPTIONS, where OPTIONS are extra JVM options separated by spaces; '@cds' stands for the class-data archive this command trains first (as the image build does), and 'env:NAME=VALUE' sets a variable of the child."
+      "Variants: NAME=OPTIONS, where OPTIONS are extra JVM options separated by spaces; '@cds' stands for the class-data archive this command trains first (as the image build does) for --worker-jar, 'env:NAME=VALUE' sets a variable of the child, and 'jar:PATH' runs another build's worker jar (side by side with the previous build)."
     })
 final class ColdStartBench implements Callable<Integer> {
   private static final String DATABASE = "idemworker-cold";
@@ -346,15 +346,18 @@ final class ColdStartBench implements Callable<Integer> {
               "-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true",
               "-DCOSMOS.DISABLE_IMDS_ACCESS=true"));
       Map<String, String> env = new LinkedHashMap<>();
+      Path jar = workerJar;
       for (String option : options) {
-        if (option.startsWith("env:")) {
+        if (option.startsWith("jar:")) {
+          jar = Path.of(option.substring(4));
+        } else if (option.startsWith("env:")) {
           String[] pair = option.substring(4).split("=", 2);
           env.put(pair[0], pair.length > 1 ? pair[1] : "");
         } else {
           command.add(option);
         }
       }
-      command.addAll(List.of("-jar", workerJar.toString(), "run"));
+      command.addAll(List.of("-jar", jar.toString(), "run"));
       Path log = Files.createTempFile("idemworker-cold-" + index + "-", ".log");
       ProcessBuilder builder = new ProcessBuilder(command);
       builder.environment().clear();
