@@ -90,10 +90,10 @@ final class ColdStartBench implements Callable<Integer> {
 
   @Option(
       names = "--container-memory",
-      defaultValue = "2g",
+      defaultValue = "1g",
       description =
           "The memory the child believes it has, as in a container (-XX:MaxRAM; default"
-              + " ${DEFAULT-VALUE}, the templates' worker size).")
+              + " ${DEFAULT-VALUE}, the worker app's size in the templates).")
   String containerMemory;
 
   @Option(
