@@ -33,6 +33,23 @@ EXPOSE 8082
 ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-jar", "/app/idemworker.jar"]
 CMD ["emulators", "--only", "payments"]
 
+# The worker's class-data archive: a training run of the worker jar, at the paths the worker's image
+# uses, against the emulators (the proof jar, in this stage only) lists the classes it loads; the JVM
+# then maps them into /app/idemworker.jsa. A replica maps those classes at start instead of loading
+# and verifying them: its first message settles seconds sooner (docs/benchmarks.md, bench cold).
+# The archive only fits this JVM and these jars (same size and modification time, which COPY keeps);
+# a JVM that finds it does not fit starts without it, as it would with no archive at all.
+FROM eclipse-temurin:17-jre AS class-data
+WORKDIR /app
+COPY --from=build /src/src/worker/target/lib/ /app/lib/
+COPY --from=build /src/src/worker/target/idemworker-worker.jar /app/idemworker.jar
+COPY --from=build /src/src/proof/target/lib/ /proof/lib/
+COPY --from=build /src/src/proof/target/idemworker.jar /proof/idemworker.jar
+COPY Dockerfile /proof/Dockerfile
+RUN java -jar /proof/idemworker.jar bench cold --write-archive /app/idemworker.jsa \
+    --worker-jar /app/idemworker.jar --dockerfile /proof/Dockerfile \
+    && test -s /app/idemworker.jsa
+
 # The worker (the default target, last): the worker module and its runtime dependencies only,
 # no emulator or proof class. JRE 17 only, as an unprivileged user.
 FROM eclipse-temurin:17-jre AS runtime
@@ -42,6 +59,7 @@ WORKDIR /app
 # The jar's manifest puts lib/*.jar on the class path, relative to the jar.
 COPY --from=build --chown=root:root /src/src/worker/target/lib/ /app/lib/
 COPY --from=build --chown=root:root /src/src/worker/target/idemworker-worker.jar /app/idemworker.jar
+COPY --from=class-data --chown=root:root /app/idemworker.jsa /app/idemworker.jsa
 USER 10001:10001
 ENV HEALTH_PORT=8080
 # Inside the container the platform's probes and ingress reach the container's own interface, so the
@@ -53,7 +71,8 @@ EXPOSE 8080
 # out of memory instead of limping on. The parallel collector: the worker's live set is small and
 # nearly everything it allocates dies young, so G1's write barriers and concurrent threads cost CPU
 # for nothing; it took about 7 % less CPU per message (docs/benchmarks.md).
+# -XX:SharedArchiveFile maps the classes of the archive made above.
 # The options live in ENTRYPOINT and the command in CMD, so the apps that run another command (api,
 # relay) pass `args` and keep every option here; a Container App `command` would replace them all.
-ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:InitialRAMPercentage=50", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseParallelGC", "-jar", "/app/idemworker.jar"]
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:InitialRAMPercentage=50", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseParallelGC", "-XX:SharedArchiveFile=/app/idemworker.jsa", "-jar", "/app/idemworker.jar"]
 CMD ["run"]

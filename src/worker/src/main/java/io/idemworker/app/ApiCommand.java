@@ -3,6 +3,7 @@ package io.idemworker.app;
 import com.azure.core.credential.TokenCredential;
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
+import com.azure.cosmos.models.CosmosContainerProperties;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.http.ApiAuth;
@@ -93,7 +94,8 @@ final class ApiCommand implements Callable<Integer> {
                     .get()
                     .getDatabase(config.cosmosDatabase())
                     .getContainer(config.cosmosContainer());
-        String path = CosmosContainers.partitionKeyPath(candidate);
+        CosmosContainerProperties properties = candidate.read().getProperties();
+        String path = CosmosContainers.partitionKeyPath(properties);
         if (!path.equals(CosmosContainers.PARTITION_KEY_PATH)) {
           System.err.println(
               "idemworker: COSMOS_CONTAINER: container "
@@ -105,7 +107,7 @@ final class ApiCommand implements Callable<Integer> {
           exitCode.set(2);
           return 2;
         }
-        if (!CosmosContainers.honoursItemTtl(candidate)) {
+        if (!CosmosContainers.honoursItemTtl(properties)) {
           System.err.println(
               "idemworker: COSMOS_CONTAINER: container "
                   + config.cosmosContainer()

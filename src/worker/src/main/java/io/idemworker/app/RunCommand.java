@@ -3,6 +3,7 @@ package io.idemworker.app;
 import com.azure.core.credential.TokenCredential;
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
+import com.azure.cosmos.models.CosmosContainerProperties;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.relay.OutboxRelay;
 import io.idemworker.servicebus.QueueRetentionCheck;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -153,6 +155,21 @@ final class RunCommand implements Callable<Integer> {
                 "idemworker-shutdown"));
 
     Supplier<TokenCredential> credential = Wiring.defaultCredential();
+    // The queue's properties are read (management API, up to 10 s) while Cosmos DB starts, not
+    // after it: a new replica's first message waits for both, one after the other otherwise.
+    CompletableFuture<QueueRetentionCheck.Result> queueChecked =
+        !runWorker || config.subscription().isPresent()
+            ? CompletableFuture.completedFuture(
+                new QueueRetentionCheck.NotChecked(
+                    "a topic subscription: its lock duration, delivery count and message TTL are"
+                        + " taken from the configuration as given"))
+            : CompletableFuture.supplyAsync(
+                () ->
+                    QueueRetentionCheck.check(
+                        Wiring.serviceBus(config, credential),
+                        config.queueName(),
+                        config.retention(),
+                        Duration.ofSeconds(10)));
     CosmosContainer container = null;
     boolean ttlOn = false;
     String partitionKeyPath = "";
@@ -160,8 +177,10 @@ final class RunCommand implements Callable<Integer> {
       try {
         cosmos.set(Wiring.cosmosClient(config, credential));
         CosmosContainer candidate = Wiring.container(cosmos.get(), config);
-        ttlOn = CosmosContainers.honoursItemTtl(candidate);
-        partitionKeyPath = CosmosContainers.partitionKeyPath(candidate);
+        // One read for both checks: each round trip delays the first message of a new replica.
+        CosmosContainerProperties properties = candidate.read().getProperties();
+        ttlOn = CosmosContainers.honoursItemTtl(properties);
+        partitionKeyPath = CosmosContainers.partitionKeyPath(properties);
         container = candidate;
       } catch (RuntimeException e) {
         // A wrong key or a missing role fails here, before any message: report not ready and
@@ -205,16 +224,7 @@ final class RunCommand implements Callable<Integer> {
           "inbox markers live {}; redelivery horizon {}",
           config.inboxTtl().map(Duration::toString).orElse("forever"),
           config.retention().horizon());
-      QueueRetentionCheck.Result queueCheck =
-          config.subscription().isPresent()
-              ? new QueueRetentionCheck.NotChecked(
-                  "a topic subscription: its lock duration, delivery count and message TTL are"
-                      + " taken from the configuration as given")
-              : QueueRetentionCheck.check(
-                  Wiring.serviceBus(config, credential),
-                  config.queueName(),
-                  config.retention(),
-                  Duration.ofSeconds(10));
+      QueueRetentionCheck.Result queueCheck = queueChecked.join();
       if (queueCheck instanceof QueueRetentionCheck.Differs differs) {
         System.err.println(
             "idemworker: the queue's properties differ from the configuration: "

@@ -262,12 +262,20 @@ public final class Wiring {
   /**
    * One {@code DefaultAzureCredential} for both clients, built on first use only: with a connection
    * string and a key (emulators) it is never built. It reads {@code AZURE_CLIENT_ID} to pick the
-   * user-assigned managed identity.
+   * user-assigned managed identity. Safe to call from several threads (start-up builds the two
+   * clients concurrently): one credential is built, never two.
    */
   static Supplier<TokenCredential> defaultCredential() {
-    java.util.concurrent.atomic.AtomicReference<TokenCredential> built =
-        new java.util.concurrent.atomic.AtomicReference<>();
-    return () ->
-        built.updateAndGet(c -> c != null ? c : new DefaultAzureCredentialBuilder().build());
+    return new Supplier<>() {
+      private TokenCredential built;
+
+      @Override
+      public synchronized TokenCredential get() {
+        if (built == null) {
+          built = new DefaultAzureCredentialBuilder().build();
+        }
+        return built;
+      }
+    };
   }
 }

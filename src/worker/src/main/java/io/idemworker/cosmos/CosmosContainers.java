@@ -59,7 +59,18 @@ public final class CosmosContainers {
    * @return e.g. {@code /orderId}
    */
   public static String partitionKeyPath(CosmosContainer container) {
-    return container.read().getProperties().getPartitionKeyDefinition().getPaths().get(0);
+    return partitionKeyPath(container.read().getProperties());
+  }
+
+  /**
+   * The partition key path of container properties already read: start-up reads them once for this
+   * and {@link #honoursItemTtl(CosmosContainerProperties)}.
+   *
+   * @param properties the container's properties
+   * @return e.g. {@code /orderId}
+   */
+  public static String partitionKeyPath(CosmosContainerProperties properties) {
+    return properties.getPartitionKeyDefinition().getPaths().get(0);
   }
 
   /**
@@ -71,6 +82,17 @@ public final class CosmosContainers {
    * @return true when TTL is on
    */
   public static boolean honoursItemTtl(CosmosContainer container) {
-    return container.read().getProperties().getDefaultTimeToLiveInSeconds() != null;
+    return honoursItemTtl(container.read().getProperties());
+  }
+
+  /**
+   * Whether container properties already read say TTL is on; see {@link
+   * #honoursItemTtl(CosmosContainer)}.
+   *
+   * @param properties the container's properties
+   * @return true when TTL is on
+   */
+  public static boolean honoursItemTtl(CosmosContainerProperties properties) {
+    return properties.getDefaultTimeToLiveInSeconds() != null;
   }
 }

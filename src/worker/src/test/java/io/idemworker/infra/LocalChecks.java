@@ -417,6 +417,70 @@ final class LocalChecks {
     return problems;
   }
 
+  /**
+   * The class-data archive: made in its own stage, copied into the worker's image and named by the
+   * worker's ENTRYPOINT, which must then start the very jar the archive was made for.
+   */
+  static List<String> classDataArchive(String dockerfile) {
+    List<String> problems = new ArrayList<>();
+    String worker = lastStage(dockerfile);
+    if (!dockerfile.contains(" AS class-data")
+        || !dockerfile.contains("--write-archive /app/idemworker.jsa")) {
+      problems.add("no class-data stage writing /app/idemworker.jsa (bench cold --write-archive)");
+    }
+    if (!worker.contains("COPY --from=class-data --chown=root:root /app/idemworker.jsa")) {
+      problems.add("the worker's image does not copy the class-data archive");
+    }
+    if (!worker.contains(
+        "\"-XX:SharedArchiveFile=/app/idemworker.jsa\", \"-jar\", \"/app/idemworker.jar\"]")) {
+      problems.add("the worker's ENTRYPOINT does not map the class-data archive");
+    }
+    return problems;
+  }
+
+  /**
+   * Every file the Dockerfile copies from the build context must survive {@code .dockerignore}, or
+   * the build stops at that COPY. The model: {@code *} excludes everything, {@code !path} brings a
+   * path (and what is under it) back, a later plain pattern excludes again.
+   */
+  static List<String> dockerContext(String dockerfile, String dockerignore) {
+    List<String> rules =
+        dockerignore
+            .lines()
+            .map(String::strip)
+            .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+            .toList();
+    List<String> problems = new ArrayList<>();
+    for (String line : dockerfile.lines().map(String::strip).toList()) {
+      if (!line.startsWith("COPY ") || line.contains("--from=")) {
+        continue;
+      }
+      String[] parts = line.split("\\s+");
+      for (int i = 1; i < parts.length - 1; i++) {
+        String source = parts[i].replaceAll("^\\./", "").replaceAll("/$", "");
+        if (!source.startsWith("--") && !survives(source, rules)) {
+          problems.add(".dockerignore leaves out " + source + ", which the Dockerfile copies");
+        }
+      }
+    }
+    return problems;
+  }
+
+  private static boolean survives(String path, List<String> rules) {
+    boolean kept = true;
+    for (String rule : rules) {
+      boolean include = rule.startsWith("!");
+      String pattern = (include ? rule.substring(1) : rule).replaceAll("/$", "");
+      String regex = pattern.replace(".", "\\.").replace("*", "[^/]*");
+      boolean matches = path.matches(regex) || path.matches(regex + "/.*");
+      boolean parentIncluded = include && path.startsWith(pattern + "/");
+      if (matches || parentIncluded) {
+        kept = include;
+      }
+    }
+    return kept;
+  }
+
   private static String lastStage(String dockerfile) {
     int last = dockerfile.lastIndexOf("\nFROM ");
     return last < 0 ? dockerfile : dockerfile.substring(last);

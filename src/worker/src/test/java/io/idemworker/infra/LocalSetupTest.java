@@ -19,6 +19,41 @@ class LocalSetupTest {
     assertThat(LocalChecks.devcontainer(Repo.read(".devcontainer/devcontainer.json"))).isEmpty();
     assertThat(LocalChecks.azureYaml(Repo.read("azure.yaml"))).isEmpty();
     assertThat(LocalChecks.dockerfile(Repo.read("Dockerfile"))).isEmpty();
+    assertThat(LocalChecks.classDataArchive(Repo.read("Dockerfile"))).isEmpty();
+    assertThat(LocalChecks.dockerContext(Repo.read("Dockerfile"), Repo.read(".dockerignore")))
+        .isEmpty();
+  }
+
+  @Test
+  void dockerignoreLeavingOutAFileTheDockerfileCopies_isReported() {
+    // The shape before the fix: the example's pom was added to the reactor and to the build
+    // stage's COPY lines, but .dockerignore still left examples/ out of the context.
+    String ignore = Repo.read(".dockerignore");
+    String withoutExample = replaceOnce(ignore, "!examples/order-service/pom.xml\n", "");
+    String sourcesOut = ignore + "src\n";
+
+    assertThat(LocalChecks.dockerContext(Repo.read("Dockerfile"), withoutExample))
+        .contains(
+            ".dockerignore leaves out examples/order-service/pom.xml, which the Dockerfile copies");
+    assertThat(LocalChecks.dockerContext(Repo.read("Dockerfile"), sourcesOut))
+        .anyMatch(p -> p.contains("leaves out src"));
+  }
+
+  @Test
+  void workerImageWithoutItsClassDataArchive_isReported() {
+    String dockerfile = Repo.read("Dockerfile");
+    String notMapped =
+        replaceOnce(dockerfile, "\"-XX:SharedArchiveFile=/app/idemworker.jsa\", ", "");
+    String notCopied =
+        replaceOnce(
+            dockerfile,
+            "COPY --from=class-data --chown=root:root /app/idemworker.jsa /app/idemworker.jsa\n",
+            "");
+
+    assertThat(LocalChecks.classDataArchive(notMapped))
+        .containsExactly("the worker's ENTRYPOINT does not map the class-data archive");
+    assertThat(LocalChecks.classDataArchive(notCopied))
+        .containsExactly("the worker's image does not copy the class-data archive");
   }
 
   @Test

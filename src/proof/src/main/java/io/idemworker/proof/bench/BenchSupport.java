@@ -187,4 +187,14 @@ final class BenchSupport {
       throw new IOException(String.join(" ", command) + " failed: " + output.strip());
     }
   }
+
+  /** The machine's 1- and 5-minute load averages, e.g. {@code 1.52/0.98}; {@code ?} off Linux. */
+  static String loadAverage() {
+    try {
+      String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return parts[0] + "/" + parts[1];
+    } catch (IOException e) {
+      return "?";
+    }
+  }
 }

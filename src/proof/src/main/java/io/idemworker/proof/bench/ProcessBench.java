@@ -188,7 +188,7 @@ final class ProcessBench implements Callable<Integer> {
         Runtime.getRuntime().availableProcessors(),
         System.getProperty("java.vm.name"),
         System.getProperty("java.runtime.version"),
-        loadAverage());
+        BenchSupport.loadAverage());
     Path log = Files.createTempFile("idemworker-bench-run-", ".log");
     out.println("  child output: " + log);
     List<Round> measured = new ArrayList<>();
@@ -256,7 +256,7 @@ final class ProcessBench implements Callable<Integer> {
               round.get().perSecond(),
               round.get().childCpuPerMessage(),
               round.get().emulatorCpuPerMessage(),
-              loadAverage());
+              BenchSupport.loadAverage());
         }
         if (jfr != null) {
           BenchSupport.jcmd(
@@ -285,7 +285,7 @@ final class ProcessBench implements Callable<Integer> {
   }
 
   private int summary(List<Round> measured, List<String> problems) {
-    out.printf(Locale.ROOT, "  load average %s at the end%n", loadAverage());
+    out.printf(Locale.ROOT, "  load average %s at the end%n", BenchSupport.loadAverage());
     if (!measured.isEmpty()) {
       int n = measured.stream().mapToInt(Round::orders).sum();
       double seconds = measured.stream().mapToDouble(Round::seconds).sum();
@@ -407,15 +407,6 @@ final class ProcessBench implements Callable<Integer> {
   /** User plus system CPU time of the child, from {@code /proc/<pid>/stat} (clock ticks). */
   static long childCpuNanos(Process child) throws IOException {
     return BenchSupport.processCpuNanos(child.pid());
-  }
-
-  private static String loadAverage() {
-    try {
-      String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-      return parts[0] + "/" + parts[1];
-    } catch (IOException e) {
-      return "?";
-    }
   }
 
   private static long countLines(Path log, String needle) throws IOException {

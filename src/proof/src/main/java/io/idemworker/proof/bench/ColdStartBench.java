@@ -1,0 +1,436 @@
+package io.idemworker.proof.bench;
+
+import com.azure.messaging.servicebus.ServiceBusClientBuilder;
+import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import io.idemworker.emulator.cosmos.CosmosEmulator;
+import io.idemworker.emulator.servicebus.QueueSettings;
+import io.idemworker.emulator.servicebus.ServiceBusEmulator;
+import io.idemworker.emulator.servicebus.TopicSettings;
+import io.idemworker.proof.emulators.EventTopic;
+import io.idemworker.proof.producer.DemoScenario;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bench cold}: how fast a fresh replica gets going, the figure that matters when KEDA scales
+ * out under a growing backlog.
+ *
+ * <p>Starts both emulators in this JVM and warms them with one throw-away run, so the figures are
+ * the child's own. Then, for each run, fills a fresh queue with new orders, starts the worker jar
+ * as the image does ({@link ImageJvm}: the Dockerfile's JVM options, a container's memory) and
+ * watches the queue: the time from process start to the first settled message, the rate over the
+ * first and the fifth thousand messages, and the rate over the last thousand. Variants (JVM options
+ * or environment, e.g. with and without the class-data archive) run interleaved, so a changing
+ * machine load spreads over all of them, and their medians are printed side by side.
+ *
+ * <p>Linux only (it reads {@code /proc} for CPU). Exits 0 when every run drained without a
+ * dead-letter, 1 otherwise, 2 for bad options. No figure is enforced: they depend on the machine.
+ */
+@Command(
+    name = "cold",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Measures how fast a fresh 'run' process gets going: time to its first settled message and its rate over the first and fifth thousand messages, per variant, interleaved.",
+      "",
+      "Variants: NAME=OPTIONS, where OPTIONS are extra JVM options separated by spaces; '@cds' stands for the class-data archive this command trains first (as the image build does) for --worker-jar, 'env:NAME=VALUE' sets a variable of the child, and 'jar:PATH' runs another build's worker jar (side by side with the previous build)."
+    })
+final class ColdStartBench implements Callable<Integer> {
+  private static final String DATABASE = "idemworker-cold";
+  private static final int[] MARKS = {1, 1_000, 4_000, 5_000};
+
+  @Option(
+      names = "--orders",
+      defaultValue = "6000",
+      description =
+          "New orders waiting in the queue when each child starts (5000-100000; default"
+              + " ${DEFAULT-VALUE}).")
+  int orders;
+
+  @Option(
+      names = "--runs",
+      defaultValue = "3",
+      description = "Runs per variant, interleaved (1-20; default ${DEFAULT-VALUE}).")
+  int runs;
+
+  @Option(
+      names = "--variant",
+      description =
+          "NAME=OPTIONS (repeatable; default: 'image=' and 'image+cds=@cds', i.e. the image's"
+              + " options without and with the class-data archive).")
+  Map<String, String> variants = new LinkedHashMap<>();
+
+  @Option(
+      names = "--worker-jar",
+      defaultValue = "src/worker/target/idemworker-worker.jar",
+      description =
+          "The worker jar the image runs (default ${DEFAULT-VALUE}; build it with"
+              + " mvn package).")
+  Path workerJar;
+
+  @Option(
+      names = "--dockerfile",
+      defaultValue = "Dockerfile",
+      description = "Where the image's JVM options are read from (default ${DEFAULT-VALUE}).")
+  Path dockerfile;
+
+  @Option(
+      names = "--container-memory",
+      defaultValue = "1g",
+      description =
+          "The memory the child believes it has, as in a container (-XX:MaxRAM; default"
+              + " ${DEFAULT-VALUE}, the worker app's size in the templates).")
+  String containerMemory;
+
+  @Option(
+      names = "--write-archive",
+      description =
+          "Only train and write the class-data archive to this file, then exit (the image build's"
+              + " step; nothing is measured).")
+  Path writeArchive;
+
+  @Option(
+      names = "--training-orders",
+      defaultValue = "3000",
+      description = "New orders the training run takes (100-100000; default ${DEFAULT-VALUE}).")
+  int trainingOrders;
+
+  @Option(
+      names = "--timeout",
+      defaultValue = "PT300S",
+      description = "Longest wait for each run (ISO 8601; default ${DEFAULT-VALUE}).")
+  Duration timeout;
+
+  private final PrintStream out;
+
+  ColdStartBench() {
+    this(System.out);
+  }
+
+  ColdStartBench(PrintStream out) {
+    this.out = out;
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    if (orders < MARKS[MARKS.length - 1] || orders > 100_000 || runs < 1 || runs > 20) {
+      System.err.println("idemworker bench cold: --orders must be 5000-100000 and --runs 1-20");
+      return 2;
+    }
+    if (!Files.isRegularFile(workerJar)) {
+      System.err.println(
+          "idemworker bench cold: --worker-jar " + workerJar + " not found (run mvn package)");
+      return 2;
+    }
+    if (writeArchive != null) {
+      variants.clear();
+      runs = 0;
+    } else if (variants.isEmpty()) {
+      variants.put("image", "");
+      variants.put("image+cds", "@cds");
+    }
+    List<String> imageOptions;
+    try {
+      imageOptions = ImageJvm.options(Files.readString(dockerfile), containerMemory);
+    } catch (IOException | IllegalArgumentException e) {
+      System.err.println(
+          "idemworker bench cold: --dockerfile " + dockerfile + ": " + e.getMessage());
+      return 2;
+    }
+    out.printf(
+        Locale.ROOT,
+        "idemworker bench cold: %d runs of each of %s; %d new orders waiting at each start%n"
+            + "  image JVM options: %s%n  %s UTC; %d CPUs; load average %s at start%n",
+        runs,
+        variants.keySet(),
+        orders,
+        String.join(" ", imageOptions),
+        Instant.now().truncatedTo(ChronoUnit.SECONDS),
+        Runtime.getRuntime().availableProcessors(),
+        BenchSupport.loadAverage());
+    DemoScenario scenario =
+        DemoScenario.generate(
+            orders * (runs * variants.size() + 2), 7, BenchCommand.MAX_BODY_BYTES);
+    List<String> problems = new ArrayList<>();
+    Map<String, List<ColdRun>> results = new LinkedHashMap<>();
+    variants.keySet().forEach(name -> results.put(name, new ArrayList<>()));
+    try (ServiceBusEmulator serviceBus = ServiceBusEmulator.builder().port(0).start();
+        CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start()) {
+      serviceBus.createTopic(
+          TopicSettings.defaults(EventTopic.NAME).withRequiresDuplicateDetection(true));
+      Runs fixture = new Runs(serviceBus, cosmos, scenario, imageOptions);
+      Path archive = null;
+      if (writeArchive != null || variants.values().stream().anyMatch(v -> v.contains("@cds"))) {
+        archive =
+            writeArchive != null
+                ? writeArchive.toAbsolutePath()
+                : Files.createTempFile("idemworker-cold-", ".jsa");
+        Path classList = Files.createTempFile("idemworker-cold-", ".classlist");
+        ColdRun training =
+            fixture.run(
+                "training", List.of("-XX:DumpLoadedClassList=" + classList), trainingOrders);
+        ClassDataArchive.dump(imageOptions, workerJar, classList, archive);
+        out.printf(
+            Locale.ROOT,
+            "  class-data archive: a training run of %.1f s loaded %d classes; archive %s (%d"
+                + " MiB)%n",
+            training.lastMark() / 1e9,
+            Files.readAllLines(classList).size(),
+            archive,
+            Files.size(archive) / (1024 * 1024));
+        if (writeArchive != null) {
+          return 0;
+        }
+      } else {
+        fixture.run("emulator warm-up", List.of(), trainingOrders);
+      }
+      out.printf(
+          Locale.ROOT,
+          "%-12s %4s %10s %11s %11s %11s %9s%n",
+          "variant",
+          "run",
+          "first (s)",
+          "1st k msg/s",
+          "5th k msg/s",
+          "last k msg/s",
+          "load avg");
+      for (int r = 1; r <= runs; r++) {
+        for (Map.Entry<String, String> variant : variants.entrySet()) {
+          ColdRun run = fixture.run(variant.getKey(), expand(variant.getValue(), archive), orders);
+          results.get(variant.getKey()).add(run);
+          out.printf(
+              Locale.ROOT,
+              "%-12s %4d %10.2f %11.0f %11.0f %11.0f %9s%n",
+              variant.getKey(),
+              r,
+              run.firstSettled(),
+              run.rate(1),
+              run.rate(5),
+              run.lastThousandRate(),
+              BenchSupport.loadAverage());
+        }
+      }
+      int deadLettered = fixture.deadLettered();
+      if (deadLettered > 0) {
+        problems.add(deadLettered + " messages dead-lettered");
+      }
+    } catch (IOException e) {
+      problems.add(e.getMessage());
+    }
+    out.println("medians:");
+    results.forEach(
+        (name, list) -> {
+          if (!list.isEmpty()) {
+            out.printf(
+                Locale.ROOT,
+                "  %-12s first settled %.2f s; first 1,000 at %.0f msg/s, fifth at %.0f,"
+                    + " last at %.0f (first/last %.2f)%n",
+                name,
+                median(list.stream().mapToDouble(ColdRun::firstSettled).toArray()),
+                median(list.stream().mapToDouble(run -> run.rate(1)).toArray()),
+                median(list.stream().mapToDouble(run -> run.rate(5)).toArray()),
+                median(list.stream().mapToDouble(ColdRun::lastThousandRate).toArray()),
+                median(
+                    list.stream()
+                        .mapToDouble(run -> run.rate(1) / run.lastThousandRate())
+                        .toArray()));
+          }
+        });
+    out.printf(Locale.ROOT, "  load average %s at the end%n", BenchSupport.loadAverage());
+    problems.forEach(p -> out.println("PROBLEM: " + p));
+    return problems.isEmpty() ? 0 : 1;
+  }
+
+  private static List<String> expand(String options, Path archive) {
+    List<String> expanded = new ArrayList<>();
+    for (String option : options.trim().split("\\s+")) {
+      if (option.isEmpty()) {
+        continue;
+      }
+      expanded.add(option.equals("@cds") ? "-XX:SharedArchiveFile=" + archive : option);
+    }
+    return expanded;
+  }
+
+  static double median(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    int n = sorted.length;
+    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  }
+
+  /**
+   * When one child settled its messages, in nanoseconds from the process start.
+   *
+   * @param marks nanoseconds at which the 1st, 1,000th, 4,000th and 5,000th message had settled
+   * @param total messages the child settled
+   * @param end nanoseconds at which the last one settled
+   * @param lastThousandStart nanoseconds at which {@code total - 1000} had settled
+   */
+  record ColdRun(long[] marks, int total, long end, long lastThousandStart) {
+    double firstSettled() {
+      return marks[0] / 1e9;
+    }
+
+    /** Messages per second over the {@code k}-th thousand (1 or 5). */
+    double rate(int k) {
+      long from = k == 1 ? marks[0] : marks[2];
+      long to = k == 1 ? marks[1] : marks[3];
+      return (k == 1 ? 999 : 1_000) / ((to - from) / 1e9);
+    }
+
+    double lastThousandRate() {
+      return 1_000 / ((end - lastThousandStart) / 1e9);
+    }
+
+    long lastMark() {
+      return end;
+    }
+  }
+
+  /** Starts children on prefilled queues and watches them settle. */
+  private final class Runs {
+    private final ServiceBusEmulator serviceBus;
+    private final CosmosEmulator cosmos;
+    private final DemoScenario scenario;
+    private final List<String> imageOptions;
+    private final List<String> queues = new ArrayList<>();
+    private int next;
+
+    Runs(
+        ServiceBusEmulator serviceBus,
+        CosmosEmulator cosmos,
+        DemoScenario scenario,
+        List<String> imageOptions) {
+      this.serviceBus = serviceBus;
+      this.cosmos = cosmos;
+      this.scenario = scenario;
+      this.imageOptions = imageOptions;
+    }
+
+    ColdRun run(String label, List<String> options, int count)
+        throws IOException, InterruptedException {
+      int index = queues.size();
+      String queue = "orders-" + index;
+      serviceBus.createQueue(QueueSettings.defaults(queue));
+      queues.add(queue);
+      try (ServiceBusSenderClient sender =
+          new ServiceBusClientBuilder()
+              .connectionString(serviceBus.connectionString())
+              .sender()
+              .queueName(queue)
+              .buildClient()) {
+        BenchSupport.sendInBatches(
+            sender, scenario, scenario.firstWave.subList(next, next + count));
+        next += count;
+      }
+      List<String> command = new ArrayList<>();
+      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.addAll(imageOptions);
+      command.addAll(
+          List.of(
+              "-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true",
+              "-DCOSMOS.DISABLE_IMDS_ACCESS=true"));
+      Map<String, String> env = new LinkedHashMap<>();
+      Path jar = workerJar;
+      for (String option : options) {
+        if (option.startsWith("jar:")) {
+          jar = Path.of(option.substring(4));
+        } else if (option.startsWith("env:")) {
+          String[] pair = option.substring(4).split("=", 2);
+          env.put(pair[0], pair.length > 1 ? pair[1] : "");
+        } else {
+          command.add(option);
+        }
+      }
+      command.addAll(List.of("-jar", jar.toString(), "run"));
+      Path log = Files.createTempFile("idemworker-cold-" + index + "-", ".log");
+      ProcessBuilder builder = new ProcessBuilder(command);
+      builder.environment().clear();
+      builder.environment().putAll(childEnv(queue, index));
+      builder.environment().putAll(env);
+      builder.redirectErrorStream(true).redirectOutput(log.toFile());
+      long start = System.nanoTime();
+      Process child = builder.start();
+      try {
+        return watch(label, queue, count, child, start, log);
+      } finally {
+        child.toHandle().destroy();
+        if (!child.waitFor(60, TimeUnit.SECONDS)) {
+          child.destroyForcibly();
+        }
+      }
+    }
+
+    private ColdRun watch(
+        String label, String queue, int count, Process child, long start, Path log)
+        throws IOException, InterruptedException {
+      long[] marks = new long[MARKS.length];
+      int mark = 0;
+      long lastThousandStart = 0;
+      long deadline = start + timeout.toNanos();
+      while (true) {
+        int settled = count - serviceBus.unsettledCount(queue);
+        long now = System.nanoTime();
+        while (mark < MARKS.length && settled >= MARKS[mark]) {
+          marks[mark++] = now - start;
+        }
+        if (lastThousandStart == 0 && settled >= count - 1_000) {
+          lastThousandStart = now - start;
+        }
+        if (settled == count) {
+          return new ColdRun(marks, settled, now - start, lastThousandStart);
+        }
+        if (now > deadline || !child.isAlive()) {
+          throw new IOException(
+              label
+                  + ": "
+                  + settled
+                  + " of "
+                  + count
+                  + " settled when the child "
+                  + (child.isAlive() ? "ran out of time" : "exited")
+                  + "; its output: "
+                  + log);
+        }
+        child.waitFor(2, TimeUnit.MILLISECONDS);
+      }
+    }
+
+    private Map<String, String> childEnv(String queue, int index) {
+      Map<String, String> env = new LinkedHashMap<>();
+      env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+      env.put("SERVICEBUS_CONNECTION_STRING", serviceBus.connectionString());
+      env.put("SERVICEBUS_QUEUE_NAME", queue);
+      env.put("COSMOS_ENDPOINT", cosmos.endpoint());
+      env.put("COSMOS_KEY", cosmos.key());
+      env.put("COSMOS_DATABASE", DATABASE);
+      env.put("COSMOS_CONTAINER", "orders-" + index);
+      env.put("COSMOS_CREATE_CONTAINER", "true");
+      env.put("HEALTH_PORT", "0");
+      env.put("RELAY_ENABLED", "false");
+      env.put("WORKER_SHUTDOWN_TIMEOUT", "PT20S");
+      return env;
+    }
+
+    int deadLettered() {
+      return queues.stream()
+          .mapToInt(queue -> serviceBus.messageCount(queue + "/$deadletterqueue"))
+          .sum();
+    }
+  }
+}

@@ -1,0 +1,110 @@
+package io.idemworker.proof.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * The harness of {@code bench cold} and the image build's class-data step, with small numbers: the
+ * archive it writes must be one a JVM maps with {@code -Xshare:on}. Needs the worker jar, so it
+ * runs after {@code package} (as in {@code mvn verify}).
+ */
+class ColdStartBenchTest {
+  private static final Path WORKER_JAR = Path.of("src/worker/target/idemworker-worker.jar");
+
+  @Test
+  void writeArchive_trainsOnTheWorkerJarAndWritesAnArchiveTheJvmMaps(@TempDir Path dir) {
+    assertThat(WORKER_JAR).as("the worker jar (mvn package builds it)").isRegularFile();
+    Path archive = dir.resolve("worker.jsa");
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+    int exit =
+        new CommandLine(new ColdStartBench(new PrintStream(bytes, true, StandardCharsets.UTF_8)))
+            .execute(
+                "--write-archive",
+                archive.toString(),
+                "--training-orders",
+                "100",
+                "--timeout",
+                "PT120S");
+
+    String output = bytes.toString(StandardCharsets.UTF_8);
+    assertThat(exit).as(output).isZero();
+    assertThat(archive).isRegularFile();
+    assertThat(output)
+        .containsPattern("a training run of \\d+\\.\\d s loaded \\d{4,} classes")
+        .doesNotContain("PROBLEM");
+  }
+
+  @Test
+  void anArchiveTheJvmCannotMap_failsTheStep(@TempDir Path dir) throws IOException {
+    Path classList = Files.writeString(dir.resolve("empty.classlist"), "");
+    Path notAJar = Files.writeString(dir.resolve("not-a.jar"), "plain text");
+
+    assertThatThrownBy(
+            () ->
+                ClassDataArchive.dump(
+                    ImageJvm.options(Files.readString(Path.of("Dockerfile")), "1g"),
+                    notAJar,
+                    classList,
+                    dir.resolve("x.jsa")))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("the class-data dump failed");
+  }
+
+  @Test
+  void imageOptions_areTheWorkerStagesEntrypointWithoutItsArchiveAndWithAContainersMemory() {
+    String dockerfile =
+        """
+        FROM x AS payments-double
+        ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-jar", "/app/idemworker.jar"]
+        FROM y AS runtime
+        ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+UseParallelGC", \
+        "-XX:SharedArchiveFile=/app/idemworker.jsa", "-jar", "/app/idemworker.jar"]
+        CMD ["run"]
+        """;
+
+    assertThat(ImageJvm.options(dockerfile, "2g"))
+        .containsExactly("-XX:MaxRAMPercentage=75", "-XX:+UseParallelGC", "-XX:MaxRAM=2g");
+  }
+
+  @Test
+  void theRealDockerfile_givesTheWorkersOptions() throws IOException {
+    assertThat(ImageJvm.options(Files.readString(Path.of("Dockerfile")), "2g"))
+        .contains("-XX:+UseParallelGC", "-XX:MaxRAM=2g")
+        .noneMatch(option -> option.startsWith("-XX:SharedArchiveFile"));
+  }
+
+  @Test
+  void aDockerfileWithoutAJavaEntrypoint_isRefused() {
+    assertThatThrownBy(() -> ImageJvm.options("FROM x\nCMD [\"run\"]\n", "2g"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ENTRYPOINT");
+  }
+
+  @Test
+  void outOfRangeOptions_areRefused() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+    int exit =
+        new CommandLine(new ColdStartBench(new PrintStream(bytes, true, StandardCharsets.UTF_8)))
+            .execute("--orders", "10");
+
+    assertThat(exit).isEqualTo(2);
+  }
+
+  @Test
+  void median_ofOddAndEvenCounts() {
+    assertThat(ColdStartBench.median(new double[] {3, 1, 2})).isEqualTo(2);
+    assertThat(ColdStartBench.median(new double[] {4, 1, 2, 3})).isEqualTo(2.5);
+  }
+}
