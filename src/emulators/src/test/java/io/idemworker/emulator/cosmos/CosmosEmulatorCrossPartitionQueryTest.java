@@ -282,6 +282,43 @@ class CosmosEmulatorCrossPartitionQueryTest {
   }
 
   @Test
+  void continuationTokens_resumeOrderedQueriesWithManyTies_inBothDirections() {
+    // More than 255 items, so the SDK's reading of the _rid (little-endian) differs from the
+    // creation order; three values, so almost every row ties with its neighbours.
+    client.getDatabase("xp-db").createContainerIfNotExists(Clients.containerProps("ties", null));
+    CosmosContainer ties = client.getDatabase("xp-db").getContainer("ties");
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      ObjectNode doc = JsonNodeFactory.instance.objectNode();
+      doc.put("id", "t-" + i).put("orderId", "o-" + (i % 23)).put("rank", i % 3);
+      ties.createItem(doc);
+      expected.add("t-" + i);
+    }
+
+    for (String direction : List.of("ASC", "DESC")) {
+      String sql = "SELECT * FROM c ORDER BY c.rank " + direction;
+      List<JsonNode> together = new ArrayList<>();
+      String continuation = null;
+      do {
+        FeedResponse<JsonNode> page =
+            ties.queryItems(sql, new CosmosQueryRequestOptions(), JsonNode.class)
+                .iterableByPage(continuation, 37)
+                .iterator()
+                .next();
+        together.addAll(page.getResults());
+        continuation = page.getContinuationToken();
+      } while (continuation != null);
+
+      assertThat(ids(together)).as(direction).containsExactlyInAnyOrderElementsOf(expected);
+      List<Integer> ranks = together.stream().map(d -> d.get("rank").asInt()).toList();
+      assertThat(ranks)
+          .as(direction)
+          .isSortedAccordingTo(
+              direction.equals("ASC") ? Comparator.naturalOrder() : Comparator.reverseOrder());
+    }
+  }
+
+  @Test
   void continuationToken_resumesAnUnorderedQuery() {
     String sql = "SELECT * FROM c WHERE c.amount > 5";
     FeedResponse<JsonNode> first =
