@@ -364,11 +364,40 @@ class CosmosEmulatorCrossPartitionQueryTest {
   }
 
   @Test
-  void aggregateInAPropertyList_acrossPartitions_is400NamingTheServedForm() {
+  void aggregateLists_acrossPartitions_combineEachAliasOverEveryRange() {
+    long sum = written.stream().mapToLong(d -> d.get("amount").asLong()).sum();
+    int min = written.stream().mapToInt(d -> d.get("amount").asInt()).min().orElseThrow();
+    int max = written.stream().mapToInt(d -> d.get("amount").asInt()).max().orElseThrow();
+    double avg = written.stream().mapToInt(d -> d.get("amount").asInt()).average().orElseThrow();
+    long weighed = written.stream().filter(d -> d.has("weight")).count();
+
+    List<JsonNode> unnamed = all("SELECT MIN(c.amount), MAX(c.amount) FROM c");
+    List<JsonNode> named =
+        all(
+            "SELECT COUNT(c.weight) AS n, AVG(c.amount) AS mean, SUM(c.amount) AS total FROM c"
+                + " WHERE c.amount >= 0");
+
+    assertThat(unnamed).hasSize(1);
+    assertThat(unnamed.get(0).get("$1").asInt()).isEqualTo(min);
+    assertThat(unnamed.get(0).get("$2").asInt()).isEqualTo(max);
+    assertThat(named).hasSize(1);
+    assertThat(named.get(0).get("n").asLong()).isEqualTo(weighed);
+    assertThat(named.get(0).get("mean").asDouble())
+        .isCloseTo(avg, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(named.get(0).get("total").asDouble()).isEqualTo(sum);
+  }
+
+  @Test
+  void aggregateNextToAnotherProjection_acrossPartitions_is400NamingTheServedForm() {
     CosmosException e =
-        catchThrowableOfType(CosmosException.class, () -> all("SELECT COUNT(1) AS n FROM c"));
+        catchThrowableOfType(
+            CosmosException.class,
+            () -> all("SELECT COUNT(1) AS n, MAX(c.id) AS m FROM c ORDER BY c.id"));
+    CosmosException mixed =
+        catchThrowableOfType(CosmosException.class, () -> all("SELECT TOP 1 COUNT(1) AS n FROM c"));
 
     assertThat(e.getStatusCode()).isEqualTo(400);
-    assertThat(e.getMessage()).contains("SELECT VALUE COUNT|SUM|MIN|MAX|AVG");
+    assertThat(mixed.getStatusCode()).isEqualTo(400);
+    assertThat(mixed.getMessage()).contains("SELECT VALUE COUNT|SUM|MIN|MAX|AVG");
   }
 }
