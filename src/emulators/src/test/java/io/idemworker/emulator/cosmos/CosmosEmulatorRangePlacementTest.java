@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.implementation.routing.PartitionKeyInternalHelper;
+import com.azure.cosmos.models.CosmosChangeFeedRequestOptions;
 import com.azure.cosmos.models.CosmosItemIdentity;
 import com.azure.cosmos.models.CosmosQueryRequestOptions;
 import com.azure.cosmos.models.FeedRange;
@@ -153,5 +154,47 @@ class CosmosEmulatorRangePlacementTest {
         .containsExactlyInAnyOrderElementsOf(
             written.stream().map(d -> d.get("id").asText()).toList());
     assertThat(nonEmpty).isGreaterThan(1);
+  }
+
+  @Test
+  void changeFeed_overHalvesOfARange_splitsItsPartitionsByEffectivePartitionKey() {
+    // Range 0 covers "" to "10…"; its two halves are feed ranges narrower than any range, which
+    // the SDK sends as x-ms-start-epk / x-ms-end-epk.
+    String middle = "08" + "0".repeat(30);
+    String end = "10" + "0".repeat(30);
+    List<String> lower = changes(epkRange("", middle));
+    List<String> upper = changes(epkRange(middle, end));
+    List<String> whole = changes(container.getFeedRanges().get(0));
+
+    assertThat(lower).doesNotContainAnyElementsOf(upper);
+    List<String> both = new ArrayList<>(lower);
+    both.addAll(upper);
+    assertThat(both).containsExactlyInAnyOrderElementsOf(whole);
+    for (ObjectNode d : written) {
+      String epk = EffectivePartitionKey.of(PartitionKeys.canonical(List.of(d.get("orderId"))));
+      String id = d.get("id").asText();
+      assertThat(lower.contains(id)).as(id).isEqualTo(epk.compareTo(middle) < 0);
+    }
+  }
+
+  private static FeedRange epkRange(String min, String max) {
+    return FeedRange.fromString(
+        java.util.Base64.getEncoder()
+            .encodeToString(
+                ("{\"Range\":{\"min\":\""
+                        + min
+                        + "\",\"max\":\""
+                        + max
+                        + "\",\"isMinInclusive\":true,\"isMaxInclusive\":false}}")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+  }
+
+  private List<String> changes(FeedRange range) {
+    return container
+        .queryChangeFeed(
+            CosmosChangeFeedRequestOptions.createForProcessingFromBeginning(range), JsonNode.class)
+        .stream()
+        .map(d -> d.get("id").asText())
+        .toList();
   }
 }
