@@ -79,6 +79,8 @@ final class QueryPlanner {
     if (!query.aggregates().isEmpty()) {
       info.put("rewrittenQuery", aggregateRewrite(query, arrayPartials(supportedFeatures)));
       info.putArray("aggregates").add(operator(query.aggregates().get(0).function()));
+      // TOP applies to the one combined row, so the SDK takes it after combining the partials.
+      query.top().ifPresent(t -> info.put("top", QueryEngine.count(t, parameters, "TOP")));
       return n;
     }
     query.top().ifPresent(t -> info.put("top", QueryEngine.count(t, parameters, "TOP")));
@@ -174,11 +176,10 @@ final class QueryPlanner {
         || query.aggregates().size() != 1
         || query.projections().get(0).expression() != a
         || query.distinct()
-        || query.top().isPresent()
         || query.limit().isPresent()) {
       throw CosmosError.badRequest(
-          "Across partitions the idemworker Cosmos DB emulator serves aggregates as SELECT VALUE"
-              + " COUNT|SUM|MIN|MAX|AVG(<expression>) FROM … [WHERE …] (without TOP, DISTINCT or"
+          "Across partitions the idemworker Cosmos DB emulator serves aggregates as SELECT [TOP n]"
+              + " VALUE COUNT|SUM|MIN|MAX|AVG(<expression>) FROM … [WHERE …] (without DISTINCT or"
               + " OFFSET); set a partition key on the query for other forms.");
     }
     String partial = partial(a, argumentText(query.projections().get(0).text()));
