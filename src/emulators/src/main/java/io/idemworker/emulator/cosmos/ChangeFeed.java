@@ -27,9 +27,8 @@ final class ChangeFeed {
   /**
    * Answers one change-feed request on {@code c}.
    *
-   * @throws CosmosError 400 for a malformed position or page size, or a feed range the emulator
-   *     does not serve (a sub-range of its one partition key range); 501 for the
-   *     all-versions-and-deletes mode
+   * @throws CosmosError 400 for a malformed position or page size, or an empty effective partition
+   *     key range; 501 for the all-versions-and-deletes mode
    */
   static HttpReply read(Container c, HttpRequest h, ObjectMapper mapper) {
     String aim = h.getFirst("A-IM");
@@ -44,6 +43,7 @@ final class ChangeFeed {
         partitionKey.isPresent()
             ? partitionKey.get()::equals
             : range.<Predicate<String>>map(r -> pk -> c.ranges.rangeOf(pk) == r).orElse(pk -> true);
+    partitions = partitions.and(subRange(c, h, range));
     int pageSize = pageSize(h.getFirst("x-ms-max-item-count"));
     String ifNoneMatch = h.getFirst("If-None-Match");
     if (ifNoneMatch != null && ifNoneMatch.trim().equals("*")) {
@@ -141,23 +141,38 @@ final class ChangeFeed {
   }
 
   private static Optional<Integer> checkRange(Container c, HttpRequest h) {
-    String rangeId = h.getFirst("x-ms-documentdb-partitionkeyrangeid");
-    String start = Optional.ofNullable(h.getFirst("x-ms-start-epk")).orElse("");
-    String end = Optional.ofNullable(h.getFirst("x-ms-end-epk")).orElse("FF");
-    Optional<Integer> range = Optional.ofNullable(rangeId).map(c.ranges::parse);
+    return Optional.ofNullable(h.getFirst("x-ms-documentdb-partitionkeyrangeid"))
+        .map(c.ranges::parse);
+  }
+
+  /**
+   * The partitions a feed range narrower than a partition key range keeps ({@code x-ms-start-epk}
+   * inclusive to {@code x-ms-end-epk} exclusive, as the SDK sends for {@code FeedRange}s made from
+   * effective partition keys): those whose {@link EffectivePartitionKey effective partition key}
+   * lies in it. Without those headers, or when they span the whole range, every partition.
+   */
+  private static Predicate<String> subRange(Container c, HttpRequest h, Optional<Integer> range) {
+    String start =
+        Optional.ofNullable(h.getFirst("x-ms-start-epk")).orElse("").toUpperCase(Locale.ROOT);
+    String end =
+        Optional.ofNullable(h.getFirst("x-ms-end-epk")).orElse("FF").toUpperCase(Locale.ROOT);
     boolean whole =
         range
             .map(
                 r ->
                     start.equalsIgnoreCase(c.ranges.minInclusive(r))
                         && end.equalsIgnoreCase(c.ranges.maxExclusive(r)))
-            .orElse(false);
-    if (!whole && (!start.isEmpty() || !end.toUpperCase(Locale.ROOT).equals("FF"))) {
-      throw CosmosError.badRequest(
-          "Change feed over a part of a partition key range (x-ms-start-epk/x-ms-end-epk) is not"
-              + " supported by the idemworker Cosmos DB emulator; use FeedRange.forFullRange(),"
-              + " a range of container.getFeedRanges() or FeedRange.forLogicalPartition(...).");
+            .orElse(start.isEmpty() && end.equals("FF"));
+    if (whole) {
+      return pk -> true;
     }
-    return range;
+    if (!end.isEmpty() && start.compareTo(end) >= 0) {
+      throw CosmosError.badRequest(
+          "x-ms-start-epk '" + start + "' must be below x-ms-end-epk '" + end + "'.");
+    }
+    return pk -> {
+      String epk = EffectivePartitionKey.of(pk);
+      return epk.compareTo(start) >= 0 && epk.compareTo(end) < 0;
+    };
   }
 }

@@ -477,7 +477,8 @@ final class Container {
   }
 
   private static CosmosError notFound() {
-    return CosmosError.notFound("Entity with the specified id does not exist in the system.");
+    return CosmosError.notFound(
+        "Resource Not Found. Entity with the specified id does not exist in the system.");
   }
 
   enum Kind {

@@ -185,17 +185,17 @@ record ItemPatch(List<PatchOperation> operations, Optional<SqlExpression> condit
 
     void applyTo(ObjectNode doc) {
       switch (kind) {
-        case ADD -> add(doc, path, value.orElseThrow().deepCopy(), true);
-        case SET -> add(doc, path, value.orElseThrow().deepCopy(), false);
+        case ADD -> add("Add", doc, path, value.orElseThrow().deepCopy(), true);
+        case SET -> add("Set", doc, path, value.orElseThrow().deepCopy(), false);
         case REPLACE -> {
           require(doc, path, "replace");
-          add(doc, path, value.orElseThrow().deepCopy(), false);
+          add("Replace", doc, path, value.orElseThrow().deepCopy(), false);
         }
         case REMOVE -> remove(doc, path, "remove");
         case INCR -> increment(doc);
         case MOVE -> {
           JsonNode moved = remove(doc, from, "move from");
-          add(doc, path, moved, false);
+          add("Move", doc, path, moved, false);
         }
       }
     }
@@ -204,7 +204,7 @@ record ItemPatch(List<PatchOperation> operations, Optional<SqlExpression> condit
       JsonNode by = value.orElseThrow();
       Optional<JsonNode> current = find(doc, path);
       if (current.isEmpty()) {
-        add(doc, path, by.deepCopy(), false);
+        add("Increment", doc, path, by.deepCopy(), false);
         return;
       }
       JsonNode now = current.get();
@@ -225,12 +225,13 @@ record ItemPatch(List<PatchOperation> operations, Optional<SqlExpression> condit
       } else {
         sum = DoubleNode.valueOf(now.doubleValue() + by.doubleValue());
       }
-      add(doc, path, sum, false);
+      add("Increment", doc, path, sum, false);
     }
 
     /** Adds ({@code insert}: array indices shift right) or overwrites the node at {@code p}. */
-    private static void add(ObjectNode doc, List<String> p, JsonNode v, boolean insert) {
-      JsonNode parent = parentOf(doc, p);
+    private static void add(
+        String operation, ObjectNode doc, List<String> p, JsonNode v, boolean insert) {
+      JsonNode parent = parentOf(doc, p, operation);
       String last = p.get(p.size() - 1);
       if (parent instanceof ObjectNode o) {
         o.set(last, v);
@@ -258,7 +259,7 @@ record ItemPatch(List<PatchOperation> operations, Optional<SqlExpression> condit
     }
 
     private static JsonNode remove(ObjectNode doc, List<String> p, String what) {
-      JsonNode parent = parentOf(doc, p);
+      JsonNode parent = parentOf(doc, p, what.startsWith("move") ? "Move" : "Remove");
       String last = p.get(p.size() - 1);
       JsonNode removed;
       if (parent instanceof ObjectNode o) {
@@ -308,13 +309,28 @@ record ItemPatch(List<PatchOperation> operations, Optional<SqlExpression> condit
       return Optional.of(node);
     }
 
-    private static JsonNode parentOf(ObjectNode doc, List<String> p) {
+    /**
+     * The object or array that holds the last step of {@code p}; when it is missing, a 400 in the
+     * service's words, naming the first step that does not exist.
+     */
+    private static JsonNode parentOf(ObjectNode doc, List<String> p, String operation) {
       Optional<JsonNode> parent = find(doc, p.subList(0, p.size() - 1));
       if (parent.isEmpty() || !(parent.get().isObject() || parent.get().isArray())) {
+        String missing = p.get(0);
+        for (int i = 1; i < p.size(); i++) {
+          if (find(doc, p.subList(0, i)).isEmpty()) {
+            break;
+          }
+          missing = p.get(i);
+        }
         throw CosmosError.badRequest(
-            "The parent of '"
+            operation
+                + " Operation only support adding a leaf node of an existing node(array or object),"
+                + " no path found beyond: '"
+                + missing
+                + "' (in '"
                 + pathText(p)
-                + "' must be an existing object or array: a patch creates one level at a time.");
+                + "'; a patch creates one level at a time).");
       }
       return parent.get();
     }

@@ -1,18 +1,18 @@
 package io.idemworker.emulator.cosmos;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 /**
  * The partition key ranges of a container: {@code count} ranges with ids {@code "0"} to {@code
  * count-1} that together cover the effective-partition-key space {@code ""} to {@code "FF"}, so
  * that an SDK fans a cross-partition query out to each of them and merges the answers, as it does
- * against a container the service has split. Each logical partition lives in exactly one range,
- * chosen by a hash of its partition key value. That hash is the emulator's own, not the service's
- * effective-partition-key hash: requests that name a partition key are served by the key, whatever
- * range the SDK addressed, and requests that name only a range see the logical partitions hashed to
- * it; the union over all ranges is every item, once. Immutable and thread-safe.
+ * against a container the service has split. Each logical partition lives in exactly one range: the
+ * one holding its effective partition key (hash version 2), the same the SDK computes, so a request
+ * the SDK scopes to a range by its own hashing (read-many, feed-range queries) finds the partitions
+ * there. Requests that name a partition key are served by the key; requests that name only a range
+ * see the logical partitions in it; the union over all ranges is every item, once. Immutable and
+ * thread-safe.
  */
 final class PartitionKeyRanges {
   /** The most ranges a container may have (boundaries are one hex byte apart at the finest). */
@@ -32,18 +32,22 @@ final class PartitionKeyRanges {
     return count;
   }
 
-  /** The range holding the logical partition whose canonical key is {@code partitionKey}. */
+  /**
+   * The range holding the logical partition whose canonical key is {@code partitionKey}: the one
+   * whose bounds contain its {@link EffectivePartitionKey effective partition key}, as the SDK
+   * computes it.
+   */
   int rangeOf(String partitionKey) {
     if (count == 1) {
       return 0;
     }
-    // FNV-1a over the UTF-8 bytes: stable across runs and JVMs, and spreads short keys well.
-    int h = 0x811c9dc5;
-    for (byte b : partitionKey.getBytes(StandardCharsets.UTF_8)) {
-      h ^= b & 0xff;
-      h *= 0x01000193;
+    String epk = EffectivePartitionKey.of(partitionKey);
+    for (int i = count - 1; i > 0; i--) {
+      if (epk.compareTo(minInclusive(i)) >= 0) {
+        return i;
+      }
     }
-    return Math.floorMod(h, count);
+    return 0;
   }
 
   /** The inclusive lower bound of range {@code i}: {@code ""} for the first. */

@@ -20,8 +20,8 @@ import java.util.Set;
  * the SDKs make first ({@link QueryPlanner}). A query runs over what its request scopes: one
  * logical partition (the partition key header), one partition key range (the range id header, as an
  * SDK sends each part of a cross-partition query) or, with neither, every item. Within that scope
- * the emulator filters, sorts (ties in creation order), projects, de-duplicates, skips and takes,
- * or aggregates to one row, as the service does within one range.
+ * the emulator filters, sorts (ties in the SDK's _rid order, see {@link #compare}), projects,
+ * de-duplicates, skips and takes, or aggregates to one row, as the service does within one range.
  *
  * <p>Paging follows {@code x-ms-max-item-count} (default 100). The continuation ({@code
  * x-ms-continuation}, which the SDKs wrap in their own tokens) is a resume key for an ORDER BY
@@ -215,7 +215,15 @@ final class QueryEngine {
         return query.orderBy().get(i).descending() ? -c : c;
       }
     }
-    return Long.compare(aNumber, bNumber);
+    if (query.orderBy().isEmpty()) {
+      return Long.compare(aNumber, bNumber);
+    }
+    // Ties go in the order of the document part of the _rid as the SDK reads it (the bytes taken
+    // little-endian), in the direction of the first ORDER BY item: when it resumes an ORDER BY
+    // query across ranges, the SDK drops the rows of the resumed range that come before its token
+    // in that order, so any other tie order would lose or repeat rows.
+    int t = Long.compare(Rids.sdkDocumentOrder(aNumber), Rids.sdkDocumentOrder(bNumber));
+    return query.orderBy().get(0).descending() ? -t : t;
   }
 
   private static List<Row> aggregate(

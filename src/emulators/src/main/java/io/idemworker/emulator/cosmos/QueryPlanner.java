@@ -29,8 +29,11 @@ import java.util.stream.Collectors;
  *       Unordered}): declared for the SDK to apply over the merged stream.
  * </ul>
  *
- * Aggregates in a property list, or next to TOP, DISTINCT or OFFSET, are refused across partitions
- * with a 400 naming the form that is served. Stateless.
+ * A list of lone aggregates ({@code SELECT MIN(c.a), MAX(c.a) AS m FROM c}) is planned as the
+ * service does, with {@code groupByAliases}, {@code groupByAliasToAggregateType} and a rewrite
+ * returning {@code {"<alias>": {"item": <partial>}}} as {@code payload} per range. Other aggregates
+ * in a property list, or next to TOP, DISTINCT or OFFSET, are refused across partitions with a 400
+ * naming the form that is served. Stateless.
  */
 final class QueryPlanner {
   static final String ORDER_BY_FILTER = "{documentdb-formattableorderbyquery-filter}";
@@ -51,9 +54,33 @@ final class QueryPlanner {
     ObjectNode n = skeleton(query, mapper);
     ObjectNode info = (ObjectNode) n.get("queryInfo");
     SqlQuery.Source src = query.source();
+    if (!query.aggregates().isEmpty() && isAggregateList(query)) {
+      // SELECT MIN(c.a), MAX(c.a) AS top FROM c: the SDK combines, per alias, one partial per range
+      // read from {"payload": {"<alias>": {"item": <partial>}, …}}.
+      ObjectNode types = info.putObject("groupByAliasToAggregateType");
+      var aliases = info.putArray("groupByAliases");
+      StringBuilder payload = new StringBuilder("{");
+      for (SqlQuery.Projection p : query.projections()) {
+        SqlExpression.Aggregate a = (SqlExpression.Aggregate) p.expression();
+        types.put(p.name(), operator(a.function()));
+        aliases.add(p.name());
+        payload.append(payload.length() > 1 ? ", " : "").append(quote(p.name()));
+        payload.append(": {\"item\": ").append(partial(a, argumentText(p.text()))).append('}');
+      }
+      info.put(
+          "rewrittenQuery",
+          "SELECT "
+              + payload
+              + "} AS payload FROM "
+              + src.from()
+              + src.where().map(w -> " WHERE " + w).orElse(""));
+      return n;
+    }
     if (!query.aggregates().isEmpty()) {
       info.put("rewrittenQuery", aggregateRewrite(query, arrayPartials(supportedFeatures)));
       info.putArray("aggregates").add(operator(query.aggregates().get(0).function()));
+      // TOP applies to the one combined row, so the SDK takes it after combining the partials.
+      query.top().ifPresent(t -> info.put("top", QueryEngine.count(t, parameters, "TOP")));
       return n;
     }
     query.top().ifPresent(t -> info.put("top", QueryEngine.count(t, parameters, "TOP")));
@@ -149,22 +176,13 @@ final class QueryPlanner {
         || query.aggregates().size() != 1
         || query.projections().get(0).expression() != a
         || query.distinct()
-        || query.top().isPresent()
         || query.limit().isPresent()) {
       throw CosmosError.badRequest(
-          "Across partitions the idemworker Cosmos DB emulator serves aggregates as SELECT VALUE"
-              + " COUNT|SUM|MIN|MAX|AVG(<expression>) FROM … [WHERE …] (without TOP, DISTINCT or"
+          "Across partitions the idemworker Cosmos DB emulator serves aggregates as SELECT [TOP n]"
+              + " VALUE COUNT|SUM|MIN|MAX|AVG(<expression>) FROM … [WHERE …] (without DISTINCT or"
               + " OFFSET); set a partition key on the query for other forms.");
     }
-    String arg = argumentText(query.projections().get(0).text());
-    String partial =
-        switch (a.function()) {
-          case COUNT -> "COUNT(" + arg + ")";
-          case SUM -> "SUM(" + arg + ")";
-          case MIN -> "{\"min\": MIN(" + arg + "), \"count\": COUNT(" + arg + ")}";
-          case MAX -> "{\"max\": MAX(" + arg + "), \"count\": COUNT(" + arg + ")}";
-          case AVG -> "{\"sum\": SUM(" + arg + "), \"count\": COUNT(" + arg + ")}";
-        };
+    String partial = partial(a, argumentText(query.projections().get(0).text()));
     SqlQuery.Source src = query.source();
     String row = "{\"item\": " + partial + "}";
     return "SELECT VALUE "
@@ -172,6 +190,38 @@ final class QueryPlanner {
         + " FROM "
         + src.from()
         + src.where().map(w -> " WHERE " + w).orElse("");
+  }
+
+  /** The partial result one range returns for aggregate {@code a} of {@code arg}. */
+  private static String partial(SqlExpression.Aggregate a, String arg) {
+    return switch (a.function()) {
+      case COUNT -> "COUNT(" + arg + ")";
+      case SUM -> "SUM(" + arg + ")";
+      case MIN -> "{\"min\": MIN(" + arg + "), \"count\": COUNT(" + arg + ")}";
+      case MAX -> "{\"max\": MAX(" + arg + "), \"count\": COUNT(" + arg + ")}";
+      case AVG -> "{\"sum\": SUM(" + arg + "), \"count\": COUNT(" + arg + ")}";
+    };
+  }
+
+  /**
+   * Whether the query selects a list of lone aggregates ({@code SELECT MIN(c.a), COUNT(1) AS n FROM
+   * c …}), without VALUE, DISTINCT, TOP or OFFSET.
+   */
+  private static boolean isAggregateList(SqlQuery query) {
+    if (query.value()
+        || query.selectAll()
+        || query.distinct()
+        || query.top().isPresent()
+        || query.limit().isPresent()
+        || query.aggregates().size() != query.projections().size()) {
+      return false;
+    }
+    for (SqlQuery.Projection p : query.projections()) {
+      if (!(p.expression() instanceof SqlExpression.Aggregate)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The text between the parentheses of {@code FN(arg)}. */

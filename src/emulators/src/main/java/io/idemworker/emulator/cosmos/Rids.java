@@ -37,6 +37,15 @@ final class Rids {
         .array();
   }
 
+  /**
+   * The order the SDK gives the document RID of sequence number {@code number}: it reads the eight
+   * document bytes little-endian ({@code ResourceId.getDocument()}), so this is not the creation
+   * order once numbers pass 255.
+   */
+  static long sdkDocumentOrder(long number) {
+    return Long.reverseBytes((number << 8) | ((long) DOCUMENT << 4));
+  }
+
   /** The sequence number inside a document RID made by {@link #document}. */
   static long documentNumber(String documentRid) {
     byte[] bytes = Base64.getDecoder().decode(documentRid.replace('-', '/'));

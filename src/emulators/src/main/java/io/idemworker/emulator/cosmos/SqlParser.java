@@ -22,7 +22,7 @@ import java.util.Set;
  */
 final class SqlParser {
   private static final Set<String> UNSUPPORTED_KEYWORDS =
-      Set.of("JOIN", "IN", "BETWEEN", "GROUP", "DISTINCT", "LIKE", "EXISTS", "ARRAY");
+      Set.of("JOIN", "GROUP", "DISTINCT", "LIKE", "EXISTS", "ARRAY");
 
   private final List<Token> tokens;
   private final String text;
@@ -281,10 +281,56 @@ final class SqlParser {
         throw unsupported("the operator '" + t.text() + "'");
       }
     }
+    boolean negated = false;
+    if (t.kind() == Kind.KEYWORD
+        && t.text().equals("NOT")
+        && pos + 1 < tokens.size()
+        && tokens.get(pos + 1).kind() == Kind.KEYWORD
+        && Set.of("IN", "BETWEEN").contains(tokens.get(pos + 1).text())) {
+      pos++;
+      negated = true;
+      t = peekToken();
+    }
+    if (t.kind() == Kind.KEYWORD && t.text().equals("IN")) {
+      pos++;
+      SqlExpression in = inList(left);
+      return negated ? new SqlExpression.Not(in) : in;
+    }
+    if (t.kind() == Kind.KEYWORD && t.text().equals("BETWEEN")) {
+      pos++;
+      SqlExpression low = primary();
+      if (!acceptKeyword("AND")) {
+        throw syntaxError(peekToken());
+      }
+      SqlExpression between =
+          new SqlExpression.And(
+              new SqlExpression.Comparison(SqlExpression.Comparison.Operator.GE, left, low),
+              new SqlExpression.Comparison(SqlExpression.Comparison.Operator.LE, left, primary()));
+      return negated ? new SqlExpression.Not(between) : between;
+    }
     if (t.kind() == Kind.KEYWORD && UNSUPPORTED_KEYWORDS.contains(t.text())) {
       throw unsupported(t.text());
     }
     return left;
+  }
+
+  /**
+   * {@code value IN (a, b, …)}, read after the keyword: true when {@code value} equals one of the
+   * candidates, as a chain of {@code =} joined by {@code OR}, so a candidate of another type counts
+   * as undefined, as it does for {@code =}.
+   */
+  private SqlExpression inList(SqlExpression value) {
+    expect(Kind.SYMBOL, "(");
+    SqlExpression result =
+        new SqlExpression.Comparison(SqlExpression.Comparison.Operator.EQ, value, primary());
+    while (accept(Kind.SYMBOL, ",")) {
+      result =
+          new SqlExpression.Or(
+              result,
+              new SqlExpression.Comparison(SqlExpression.Comparison.Operator.EQ, value, primary()));
+    }
+    expect(Kind.SYMBOL, ")");
+    return result;
   }
 
   private SqlExpression primary() {

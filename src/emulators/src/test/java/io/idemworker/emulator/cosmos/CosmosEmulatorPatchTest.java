@@ -238,6 +238,27 @@ class CosmosEmulatorPatchTest {
                     ObjectNode.class));
 
     assertThat(e.getStatusCode()).isEqualTo(404);
+    assertThat(e.getMessage()).contains("Resource Not Found");
+  }
+
+  @Test
+  void addUnderAMissingParent_is400InTheServicesWords_namingTheFirstMissingStep() {
+    ObjectNode doc = stored("Placed", 1);
+
+    CosmosException e =
+        cosmosError(
+            () ->
+                patch(
+                    doc,
+                    CosmosPatchOperations.create().add("/customer/address/street", "x"),
+                    new CosmosPatchItemRequestOptions()));
+
+    assertThat(e.getStatusCode()).isEqualTo(400);
+    assertThat(e.getMessage())
+        .contains(
+            "Add Operation only support adding a leaf node of an existing node(array or object),"
+                + " no path found beyond: 'address'");
+    assertThat(read(doc)).isEqualTo(doc);
   }
 
   @Test
@@ -272,10 +293,10 @@ class CosmosEmulatorPatchTest {
                     doc,
                     CosmosPatchOperations.create().set("/status", "Paid"),
                     new CosmosPatchItemRequestOptions()
-                        .setFilterPredicate("FROM c WHERE c.a IN (1, 2)")));
+                        .setFilterPredicate("FROM c WHERE c.a LIKE 'x%'")));
 
     assertThat(e.getStatusCode()).isEqualTo(400);
-    assertThat(e.getMessage()).contains("IN");
+    assertThat(e.getMessage()).contains("LIKE");
   }
 
   @Test

@@ -455,7 +455,7 @@ class CosmosEmulatorRawHttpTest {
   }
 
   @Test
-  void changeFeed_answers304WithTheSameEtagWhenNothingIsNew_and400ForAForeignPosition()
+  void changeFeed_answers304WithTheSameEtagWhenNothingIsNew_and400ForAForeignPositionOrEmptyRange()
       throws Exception {
     String[] feed = {"A-IM", "Incremental feed", "x-ms-documentdb-partitionkeyrangeid", "0"};
     HttpResponse<String> now =
@@ -476,9 +476,9 @@ class CosmosEmulatorRawHttpTest {
             "A-IM",
             "Incremental feed",
             "x-ms-start-epk",
-            "",
+            "7F",
             "x-ms-end-epk",
-            "7F");
+            "10");
 
     assertThat(now.statusCode()).isEqualTo(304);
     assertThat(etag).matches("\"\\d+\"");

@@ -55,6 +55,11 @@ class SqlExpressionTest {
         "c.missing < 3 OR c.statusVersion = 2",
         "NOT (c.statusVersion > 5)",
         "c.statusVersion > -1",
+        "c.status IN ('Paid', 'Placed')",
+        "c.statusVersion IN (1, 2, 3)",
+        "c.status NOT IN ('Paid')",
+        "c.statusVersion BETWEEN 2 AND 2",
+        "c.statusVersion NOT BETWEEN 3 AND 9",
       })
   void conditionsThatHold_keepTheDocument(String where) {
     assertThat(keeps(where)).as(where).isTrue();
@@ -76,6 +81,11 @@ class SqlExpressionTest {
         "STARTSWITH(c.statusVersion, '2')",
         "c.note != null",
         "c.statusVersion",
+        "c.status IN ('Paid')",
+        "c.missing IN (1, 2)",
+        "c.missing NOT IN (1, 2)",
+        "c.statusVersion BETWEEN 3 AND 9",
+        "c.status BETWEEN 1 AND 9",
       })
   void undefinedOrFalseConditions_dropTheDocument(String where) {
     assertThat(keeps(where)).as(where).isFalse();
@@ -120,7 +130,9 @@ class SqlExpressionTest {
         "FROM c WHERE c.a = 'open",
         "FROM c WHERE c.a = 1 1",
         "FROM c WHERE c.a + 1 = 2",
-        "FROM c WHERE c.a IN (1, 2)",
+        "FROM c WHERE c.a LIKE 'x%'",
+        "FROM c WHERE c.a IN (1, 2",
+        "FROM c WHERE c.a BETWEEN 1 2",
         "FROM c WHERE LOWER(c.a) = 'x'",
         "FROM c WHERE STARTSWITH(c.a)",
         "FROM c JOIN t IN c.tags WHERE t = 'a'",
