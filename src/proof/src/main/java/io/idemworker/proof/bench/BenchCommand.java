@@ -390,7 +390,7 @@ public final class BenchCommand implements Callable<Integer> {
     // After the clock: the audit the chaos run uses, on what this run left in its container.
     StateAudit.Result audit = StateAudit.ofOrders(scenario, sendOrder, container, 8).runOrders();
     Optional<RelayPhase.Figures> relay =
-        contender == Contender.WORKER && finished
+        contender == Contender.WORKER && finished && plan.events.isEmpty()
             ? Optional.of(RelayPhase.drain(serviceBus, cosmos, container, name, timeout))
             : Optional.empty();
     return measure(

@@ -19,12 +19,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The relay's share of a bench run: after this worker's run, one relay drains the outbox events the
  * run wrote in its container to a topic (duplicate detection on, as deployed), and the phase
  * measures what that costs: Cosmos DB request charge (everything the emulator billed while the
- * relay ran: change-feed pages, lease writes, and any per-event writes) and the process's CPU, per
- * relayed event.
+ * relay ran: change-feed pages and lease writes) and the process's CPU, per relayed event.
  */
 final class RelayPhase {
-  private static final int THREADS = 16;
-
   private RelayPhase() {}
 
   /**
@@ -73,7 +70,7 @@ final class RelayPhase {
           @Override
           public void publishFailed(String reason, int count) {}
         };
-    ScheduledExecutorService executor = Executors.newScheduledThreadPool(THREADS);
+    ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
     double chargeBefore = cosmos.stats().totalRequestCharge();
     long cpuStart = BenchSupport.processCpuNanos();
     long start = System.nanoTime();
@@ -91,8 +88,7 @@ final class RelayPhase {
                 Duration.ofSeconds(30),
                 Duration.ofDays(7),
                 100,
-                Duration.ofMillis(200),
-                THREADS),
+                Duration.ofMillis(200)),
             listener,
             Clock.systemUTC(),
             executor)) {
