@@ -74,6 +74,31 @@ resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2025-04-15
   }
 }
 
+// Index what is queried, nothing else: every write pays per indexed term. messageId and key: explain's
+// cross-partition look-up (c.key = @id OR c.messageId = @id); type: partition-scoped reads by document
+// type. The worker, the relay and the consumers query nothing (point reads, batches, change feed).
+// Same paths as CosmosContainers.INDEXED_PATHS (a test keeps them in agreement).
+var indexingPolicy = {
+  indexingMode: 'consistent'
+  automatic: true
+  includedPaths: [
+    {
+      path: '/messageId/?'
+    }
+    {
+      path: '/key/?'
+    }
+    {
+      path: '/type/?'
+    }
+  ]
+  excludedPaths: [
+    {
+      path: '/*'
+    }
+  ]
+}
+
 resource container 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2025-04-15' = {
   parent: database
   name: containerName
@@ -89,20 +114,7 @@ resource container 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/container
       }
       // -1: TTL is on but nothing expires unless an item carries its own ttl (inbox markers do).
       defaultTtl: -1
-      indexingPolicy: {
-        indexingMode: 'consistent'
-        automatic: true
-        includedPaths: [
-          {
-            path: '/*'
-          }
-        ]
-        excludedPaths: [
-          {
-            path: '/"_etag"/?'
-          }
-        ]
-      }
+      indexingPolicy: indexingPolicy
     }
     // One container, so its own throughput rather than the database's shared pool. Serverless accounts
     // reject throughput options.
@@ -135,20 +147,7 @@ resource customersContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/
         version: 2
       }
       defaultTtl: -1
-      indexingPolicy: {
-        indexingMode: 'consistent'
-        automatic: true
-        includedPaths: [
-          {
-            path: '/*'
-          }
-        ]
-        excludedPaths: [
-          {
-            path: '/"_etag"/?'
-          }
-        ]
-      }
+      indexingPolicy: indexingPolicy
     }
     options: serverless ? {} : {
       autoscaleSettings: {

@@ -127,7 +127,7 @@ final class RunCommand implements Callable<Integer> {
     CountDownLatch stopping = new CountDownLatch(1);
     AtomicInteger exitCode = new AtomicInteger(0);
     AtomicReference<CosmosClient> cosmos = new AtomicReference<>();
-    ScheduledExecutorService relayExecutor = Wiring.relayExecutor(config.relay().markParallelism());
+    ScheduledExecutorService relayExecutor = Wiring.relayExecutor();
     Duration shutdownTimeout = config.shutdownTimeout();
     Runtime.getRuntime()
         .addShutdownHook(
@@ -214,7 +214,7 @@ final class RunCommand implements Callable<Integer> {
               + config.cosmosContainer()
               + " has TTL off (no defaultTtl), so inbox markers (WORKER_INBOX_TTL "
               + config.inboxTtl().map(Duration::toString).orElse("never")
-              + ") and published events (RELAY_PUBLISHED_TTL) would never expire: turn it on with"
+              + ") and outbox events (7 days) would never expire: turn it on with"
               + " defaultTtl -1");
       Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
       return refused(exitCode);

@@ -20,6 +20,7 @@ import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.operator.WorkerTarget;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.payments.HttpPaymentProvider;
 import io.idemworker.relay.OutboxRelay;
@@ -189,10 +190,9 @@ public final class Wiring {
         relay.topicName(),
         ownerId(),
         relay.leaseDuration(),
-        relay.publishedTtl(),
+        OrderDocumentIds.OUTBOX_EVENT_TTL,
         relay.batchSize(),
-        relay.pollInterval(),
-        relay.markParallelism());
+        relay.pollInterval());
   }
 
   /**
@@ -218,16 +218,15 @@ public final class Wiring {
   }
 
   /**
-   * The relay's threads: one for its cycles and the rest for its concurrent marks; daemons, so a
-   * relay never keeps the JVM alive.
+   * The relay's thread, for its cycles; a daemon, so a relay never keeps the JVM alive.
    *
-   * @param markParallelism the relay's {@link RelaySettings#markParallelism()}
+   * @return the executor
    */
-  public static ScheduledExecutorService relayExecutor(int markParallelism) {
+  public static ScheduledExecutorService relayExecutor() {
     java.util.concurrent.atomic.AtomicInteger threads =
         new java.util.concurrent.atomic.AtomicInteger();
     return java.util.concurrent.Executors.newScheduledThreadPool(
-        markParallelism,
+        1,
         r -> {
           Thread thread = new Thread(r, "outbox-relay-" + threads.incrementAndGet());
           thread.setDaemon(true);
@@ -255,6 +254,7 @@ public final class Wiring {
         config.queueName(),
         config.cosmosDatabase(),
         config.cosmosContainer(),
+        config.relay().topicName(),
         () -> cosmosClient(config, defaultCredential()),
         () -> serviceBus(config, defaultCredential()));
   }

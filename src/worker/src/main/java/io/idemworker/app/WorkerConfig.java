@@ -109,17 +109,13 @@ record WorkerConfig(
    * @param leaseDuration {@code RELAY_LEASE_DURATION}
    * @param pollInterval {@code RELAY_POLL_INTERVAL}, at most a third of the lease
    * @param batchSize {@code RELAY_BATCH_SIZE}
-   * @param publishedTtl {@code RELAY_PUBLISHED_TTL}
-   * @param markParallelism {@code RELAY_MARK_PARALLELISM}
    */
   record RelayConfig(
       boolean enabled,
       String topicName,
       Duration leaseDuration,
       Duration pollInterval,
-      int batchSize,
-      Duration publishedTtl,
-      int markParallelism) {}
+      int batchSize) {}
 
   /**
    * The payment provider's settings.
@@ -213,9 +209,7 @@ record WorkerConfig(
               "RELAY_POLL_INTERVAL",
               "PT1S",
               "an ISO 8601 duration from PT0.1S to PT1M, at most a third of RELAY_LEASE_DURATION"),
-          new Variable("RELAY_BATCH_SIZE", "100", "an integer from 1 to 1000"),
-          new Variable("RELAY_PUBLISHED_TTL", "P7D", "an ISO 8601 duration from PT1M to P3650D"),
-          new Variable("RELAY_MARK_PARALLELISM", "16", "an integer from 1 to 64"));
+          new Variable("RELAY_BATCH_SIZE", "100", "an integer from 1 to 1000"));
 
   /** Cosmos DB's largest item TTL: a 32-bit count of seconds (about 68 years). */
   private static final Duration MAX_TTL = Duration.ofSeconds(Integer.MAX_VALUE);
@@ -318,9 +312,7 @@ record WorkerConfig(
                 r.matching("RELAY_TOPIC_NAME", QUEUE),
                 r.duration("RELAY_LEASE_DURATION", Duration.ofSeconds(5), Duration.ofMinutes(10)),
                 r.duration("RELAY_POLL_INTERVAL", Duration.ofMillis(100), Duration.ofMinutes(1)),
-                r.integer("RELAY_BATCH_SIZE", 1, 1000),
-                r.duration("RELAY_PUBLISHED_TTL", Duration.ofMinutes(1), Duration.ofDays(3650)),
-                r.integer("RELAY_MARK_PARALLELISM", 1, 64)));
+                r.integer("RELAY_BATCH_SIZE", 1, 1000)));
     if (r.problems.isEmpty()) {
       RelayConfig relay = config.relay();
       if (relay.pollInterval().compareTo(relay.leaseDuration().dividedBy(3)) > 0) {

@@ -4,6 +4,11 @@ import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.CosmosDatabase;
 import com.azure.cosmos.models.CosmosContainerProperties;
+import com.azure.cosmos.models.ExcludedPath;
+import com.azure.cosmos.models.IncludedPath;
+import com.azure.cosmos.models.IndexingMode;
+import com.azure.cosmos.models.IndexingPolicy;
+import java.util.List;
 
 /**
  * Creates the worker's container where that is allowed. In Azure, Bicep creates database and
@@ -13,11 +18,38 @@ public final class CosmosContainers {
   /** The partition key path of the orders container. */
   public static final String PARTITION_KEY_PATH = "/orderId";
 
+  /**
+   * The paths the containers index; every other path is excluded ({@code /*}), so a write pays for
+   * indexing only what is queried. Each one, and who queries it: {@code /messageId/?} and {@code
+   * /key/?} by {@code explain}'s cross-partition look-up ({@code c.key = @id OR c.messageId
+   * = @id}); {@code /type/?} by partition-scoped reads that filter on the document type (the
+   * proof's audit of outbox events, operators in Data Explorer). The worker, the relay (change
+   * feed, point reads) and the topic consumers (point reads, batches) query nothing. {@code
+   * infra/modules/cosmos.bicep} lists the same paths (a test keeps them in agreement).
+   */
+  public static final List<String> INDEXED_PATHS = List.of("/messageId/?", "/key/?", "/type/?");
+
   private CosmosContainers() {}
 
   /**
+   * The indexing policy of the worker's containers: consistent, {@link #INDEXED_PATHS} included,
+   * everything else excluded.
+   *
+   * @return a new policy object
+   */
+  public static IndexingPolicy indexingPolicy() {
+    IndexingPolicy policy = new IndexingPolicy();
+    policy.setIndexingMode(IndexingMode.CONSISTENT);
+    policy.setAutomatic(true);
+    policy.setIncludedPaths(INDEXED_PATHS.stream().map(IncludedPath::new).toList());
+    policy.setExcludedPaths(List.of(new ExcludedPath("/*")));
+    return policy;
+  }
+
+  /**
    * Creates the database and the orders container if missing: partitioned by {@value
-   * #PARTITION_KEY_PATH}, with {@code defaultTtl = -1} so that documents may carry their own TTL.
+   * #PARTITION_KEY_PATH}, with {@code defaultTtl = -1} so that documents may carry their own TTL,
+   * and the {@link #indexingPolicy()}.
    *
    * @param client the client
    * @param database the database name
@@ -31,8 +63,8 @@ public final class CosmosContainers {
 
   /**
    * Creates the database and a container if missing, partitioned by the given path, with {@code
-   * defaultTtl = -1}. An existing container is left as it is; {@link #partitionKeyPath} tells
-   * whether it fits.
+   * defaultTtl = -1} and the {@link #indexingPolicy()}. An existing container is left as it is (its
+   * indexing policy too); {@link #partitionKeyPath} tells whether it fits.
    *
    * @param client the client
    * @param database the database name
@@ -47,6 +79,7 @@ public final class CosmosContainers {
     CosmosContainerProperties properties =
         new CosmosContainerProperties(container, partitionKeyPath);
     properties.setDefaultTimeToLiveInSeconds(-1);
+    properties.setIndexingPolicy(indexingPolicy());
     db.createContainerIfNotExists(properties);
     return db.getContainer(container);
   }

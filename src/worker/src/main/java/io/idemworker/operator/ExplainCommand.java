@@ -118,6 +118,7 @@ final class ExplainCommand implements Callable<Integer> {
       OrderExplainer explainer =
           new OrderExplainer(
               client.getDatabase(target.cosmosDatabase()).getContainer(target.cosmosContainer()),
+              target.relayTopic(),
               new DeadLetterReader(target.serviceBus().get()),
               sources,
               dlqMax);

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.orders.OrderMessageTypes;
+import io.idemworker.relay.RelayProgress;
 import io.idemworker.servicebus.DeadLetterReader;
 import java.io.PrintStream;
 import java.time.Clock;
@@ -14,8 +15,10 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -28,6 +31,7 @@ import java.util.stream.Stream;
  * @param resolvedBy how the order id was found
  * @param documents every document in the order's partition
  * @param deadLetters dead-lettered copies of the message or of others for the same order
+ * @param relay what the relay did with each outbox event, read from its checkpoint
  * @param problems what could not be read, or was read only in part
  */
 record Explanation(
@@ -36,6 +40,7 @@ record Explanation(
     String resolvedBy,
     List<JsonNode> documents,
     List<DeadLetterReader.DeadLetter> deadLetters,
+    Function<JsonNode, RelayProgress.State> relay,
     List<String> problems) {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
@@ -46,6 +51,7 @@ record Explanation(
     Objects.requireNonNull(resolvedBy, "resolvedBy");
     documents = List.copyOf(documents);
     deadLetters = List.copyOf(deadLetters);
+    Objects.requireNonNull(relay, "relay");
     problems = List.copyOf(problems);
   }
 
@@ -174,10 +180,12 @@ record Explanation(
     return node;
   }
 
-  private static ObjectNode outboxJson(JsonNode event) {
+  private ObjectNode outboxJson(JsonNode event) {
     ObjectNode node = JSON.objectNode();
-    copy(event, node, "id", "eventType", "status", "causationId", "createdAt", "publishedAt");
-    node.put("published", "published".equals(event.path("status").asText()));
+    copy(event, node, "id", "eventType", "causationId", "createdAt", "publishedAt");
+    RelayProgress.State state = relay.apply(event);
+    node.put("relay", state.name().toLowerCase(Locale.ROOT));
+    node.put("published", state == RelayProgress.State.PUBLISHED);
     return node;
   }
 
@@ -246,7 +254,7 @@ record Explanation(
             () -> out.printf("order     not in Cosmos DB%n"));
     section(out, "markers", ofType("inbox"), m -> markerLine(m, clock));
     section(out, "payment records", ofType("payment"), this::paymentLine);
-    section(out, "outbox", ofType("outbox"), Explanation::outboxLine);
+    section(out, "outbox", ofType("outbox"), this::outboxLine);
     section(out, "dead-lettered", deadLetters, this::deadLetterLine);
     out.println("timeline");
     for (Event event : timeline(clock)) {
@@ -294,16 +302,23 @@ record Explanation(
             : "");
   }
 
-  private static String outboxLine(JsonNode event) {
-    boolean published = "published".equals(event.path("status").asText());
+  private String outboxLine(JsonNode event) {
+    RelayProgress.State state = relay.apply(event);
+    String progress =
+        switch (state) {
+          case PUBLISHED ->
+              "published by the relay"
+                  + (event.has("publishedAt") ? " at " + event.get("publishedAt").asText() : "");
+          case SENDING -> "being sent by the relay (its checkpoint not yet past it)";
+          case PENDING -> "not yet published (pending)";
+          case UNPUBLISHABLE -> "unpublishable: " + event.path("unpublishableReason").asText("?");
+          case UNKNOWN -> "not known (the relay's backlog is longer than explain reads)";
+        };
     return String.format(
         "%s  %s, %s, caused by %s",
         event.path("id").asText(),
         event.path("eventType").asText("?"),
-        published
-            ? "published by the relay"
-                + (event.has("publishedAt") ? " at " + event.get("publishedAt").asText() : "")
-            : "not yet published (" + event.path("status").asText("?") + ")",
+        progress,
         event.path("causationId").asText("?"));
   }
 
@@ -383,7 +398,7 @@ record Explanation(
               "outbox "
                   + event.path("eventType").asText("?")
                   + " written, "
-                  + event.path("status").asText("?")));
+                  + relay.apply(event).name().toLowerCase(Locale.ROOT)));
       if (event.has("publishedAt")) {
         events.add(
             new Event(

@@ -8,6 +8,7 @@ import com.azure.cosmos.models.SqlParameter;
 import com.azure.cosmos.models.SqlQuerySpec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.idemworker.relay.RelayProgress;
 import io.idemworker.servicebus.DeadLetterReader;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -44,7 +46,11 @@ final class OrderExplainer {
   static final String LOOKUP_QUERY =
       "SELECT DISTINCT VALUE c.orderId FROM c WHERE c.key = @id OR c.messageId = @id";
 
+  /** The most change-feed documents read after the relay's checkpoint to place events. */
+  static final int RELAY_BACKLOG_READ = 10_000;
+
   private final CosmosContainer container;
+  private final String relayTopic;
   private final DeadLetterReader deadLetters;
   private final List<DeadLetterReader.Source> sources;
   private final int deadLetterMax;
@@ -53,16 +59,19 @@ final class OrderExplainer {
    * Creates the explainer.
    *
    * @param container the orders container
+   * @param relayTopic the relay's topic, whose lease holds the checkpoint
    * @param deadLetters reads dead-letter queues
    * @param sources the dead-letter queues to look in
    * @param deadLetterMax the most messages to peek per dead-letter queue
    */
   OrderExplainer(
       CosmosContainer container,
+      String relayTopic,
       DeadLetterReader deadLetters,
       List<DeadLetterReader.Source> sources,
       int deadLetterMax) {
     this.container = Objects.requireNonNull(container, "container");
+    this.relayTopic = Objects.requireNonNull(relayTopic, "relayTopic");
     this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
     this.sources = List.copyOf(sources);
     this.deadLetterMax = deadLetterMax;
@@ -146,7 +155,25 @@ final class OrderExplainer {
                     d.messageId().filter(id::equals).isPresent()
                         || orderIdOf(d).filter(partition::equals).isPresent())
             .toList();
-    return new Explanation(id, orderId, resolvedBy, documents, copies, problems);
+    return new Explanation(
+        id, orderId, resolvedBy, documents, copies, relayProgress(documents, problems), problems);
+  }
+
+  /**
+   * What the relay did with the order's events, from its checkpoint: read only when the order has
+   * events; when the relay's state cannot be read, every event is unknown and a problem says why.
+   */
+  private Function<JsonNode, RelayProgress.State> relayProgress(
+      List<JsonNode> documents, List<String> problems) {
+    if (documents.stream().noneMatch(d -> "outbox".equals(d.path("type").asText()))) {
+      return e -> RelayProgress.State.UNKNOWN;
+    }
+    try {
+      return RelayProgress.read(container, relayTopic, RELAY_BACKLOG_READ)::of;
+    } catch (RuntimeException e) {
+      problems.add("the relay's checkpoint not read: " + firstLine(e));
+      return e2 -> RelayProgress.State.UNKNOWN;
+    }
   }
 
   private List<JsonNode> partition(String orderId) {

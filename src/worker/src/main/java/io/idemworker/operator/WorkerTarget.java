@@ -12,6 +12,8 @@ import java.util.function.Supplier;
  * @param queueName the worker's queue, whose dead-letter queue is read
  * @param cosmosDatabase the database
  * @param cosmosContainer the orders container
+ * @param relayTopic the relay's topic ({@code RELAY_TOPIC_NAME}), whose lease holds the checkpoint
+ *     that tells which events are published
  * @param cosmos opens a new Cosmos DB client on the account; the caller closes it
  * @param serviceBus the Service Bus namespace; a credential is built only when it is called
  */
@@ -19,6 +21,7 @@ public record WorkerTarget(
     String queueName,
     String cosmosDatabase,
     String cosmosContainer,
+    String relayTopic,
     Supplier<CosmosClient> cosmos,
     Supplier<ServiceBusConnection> serviceBus) {
 
@@ -27,6 +30,7 @@ public record WorkerTarget(
     Objects.requireNonNull(queueName, "queueName");
     Objects.requireNonNull(cosmosDatabase, "cosmosDatabase");
     Objects.requireNonNull(cosmosContainer, "cosmosContainer");
+    Objects.requireNonNull(relayTopic, "relayTopic");
     Objects.requireNonNull(cosmos, "cosmos");
     Objects.requireNonNull(serviceBus, "serviceBus");
   }

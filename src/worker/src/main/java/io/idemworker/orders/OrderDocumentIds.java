@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
@@ -28,6 +29,13 @@ public final class OrderDocumentIds {
    */
   public static final List<String> EVENT_TYPES =
       List.of(ORDER_ACCEPTED, PAYMENT_CAPTURED, PAYMENT_DECLINED);
+
+  /**
+   * How long an outbox event document lives from its creation (its {@code ttl}). The relay keeps
+   * its progress in its checkpoint, never in the event, so this bounds how long the relay may fall
+   * behind before an unread event expires unpublished: its lag alarm fires at half of it.
+   */
+  public static final Duration OUTBOX_EVENT_TTL = Duration.ofDays(7);
 
   private OrderDocumentIds() {}
 

@@ -103,7 +103,7 @@ final class OrderMessage implements MessageDecoder.ValidMessage {
     event.put("orderId", order.orderId());
     event.put("type", "outbox");
     event.put("eventType", OrderDocumentIds.ORDER_ACCEPTED);
-    event.put("status", "pending");
+    event.put("ttl", OrderDocumentIds.OUTBOX_EVENT_TTL.toSeconds());
     event.put("causationId", key.value());
     correlationId.ifPresent(id -> event.put("correlationId", id));
     // The relay sends it on with the event, so consumers join the order's trace.

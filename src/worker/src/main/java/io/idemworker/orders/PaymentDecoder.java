@@ -169,7 +169,7 @@ final class PaymentDecoder implements MessageDecoder {
       event.put("orderId", orderId);
       event.put("type", "outbox");
       event.put("eventType", eventType);
-      event.put("status", "pending");
+      event.put("ttl", OrderDocumentIds.OUTBOX_EVENT_TTL.toSeconds());
       event.put("causationId", key.value());
       correlationId.ifPresent(id -> event.put("correlationId", id));
       // The relay sends it on with the event, so consumers join the payment request's trace.

@@ -8,7 +8,6 @@ import com.azure.cosmos.models.FeedRange;
 import com.azure.cosmos.models.FeedResponse;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.JsonNode;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
 import java.util.List;
@@ -17,10 +16,10 @@ import java.util.Optional;
 
 /**
  * The outbox in the orders container: its change feed (latest-version mode, pull model, the whole
- * container) and the marks the relay puts on published events.
+ * container), and the mark the relay puts on an event that can never be published. Published events
+ * get no mark: the relay's checkpoint is their progress, and their own {@code ttl} ages them out.
  *
- * <p>Thread-safe as the SDK's container is: the relay reads the feed from one thread and marks
- * events from several.
+ * <p>Thread-safe as the SDK's container is.
  */
 final class CosmosOutbox {
   /** Sub-status of a 404 that means the container or database itself is missing. */
@@ -28,12 +27,10 @@ final class CosmosOutbox {
 
   private final CosmosContainer container;
   private final int pageSize;
-  private final int publishedTtlSeconds;
 
-  CosmosOutbox(CosmosContainer container, int pageSize, Duration publishedTtl) {
+  CosmosOutbox(CosmosContainer container, int pageSize) {
     this.container = Objects.requireNonNull(container, "container");
     this.pageSize = pageSize;
-    this.publishedTtlSeconds = Math.toIntExact(publishedTtl.getSeconds());
   }
 
   /**
@@ -87,24 +84,6 @@ final class CosmosOutbox {
         }
       }
     };
-  }
-
-  /**
-   * Marks an event published: {@code status}, {@code publishedAt} and a {@code ttl} so it ages out.
-   * An event that is gone already counts as marked.
-   *
-   * @param event the event
-   * @param now the time of publishing
-   * @throws RelayFailure when Cosmos DB fails
-   */
-  void markPublished(OutboxEvent event, Instant now) {
-    patch(
-        event.id(),
-        event.orderId(),
-        CosmosPatchOperations.create()
-            .set("/status", "published")
-            .set("/publishedAt", now.toString())
-            .set("/ttl", publishedTtlSeconds));
   }
 
   /**

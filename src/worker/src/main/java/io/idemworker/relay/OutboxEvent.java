@@ -58,7 +58,10 @@ record OutboxEvent(
    */
   record Malformed(String id, String orderId, String problem) implements Read {}
 
-  /** Anything else: orders, lines, markers, the relay's own lease, published events. */
+  /**
+   * Anything else: orders, markers, the relay's own lease, events marked {@code unpublishable}, and
+   * events a relay of an earlier release marked {@code published}.
+   */
   record Other() implements Read {}
 
   /**
@@ -68,8 +71,13 @@ record OutboxEvent(
    * @return pending, malformed or other
    */
   static Read read(JsonNode document) {
-    if (!"outbox".equals(document.path("type").asText())
-        || !"pending".equals(document.path("status").asText())) {
+    if (!"outbox".equals(document.path("type").asText())) {
+      return new Other();
+    }
+    // Events carry no status (progress is the relay's checkpoint); "pending" is what events
+    // written before that carried, and a relay that still marked them wrote "published".
+    JsonNode status = document.path("status");
+    if (!status.isMissingNode() && !"pending".equals(status.asText())) {
       return new Other();
     }
     String id = document.path("id").asText();

@@ -25,29 +25,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes pending outbox events from the Cosmos DB change feed to a Service Bus topic, at least
- * once.
+ * Publishes outbox events from the Cosmos DB change feed to a Service Bus topic, at least once.
  *
  * <p><b>A cycle</b> (every {@link RelaySettings#pollInterval()} while the feed has nothing new):
  * hold the lease, read the change feed after the checkpoint page by page, and for each page with
- * pending {@code outbox} documents: record their ids in the lease document as being sent, send them
- * (MessageId = event id), mark each published ({@code status}, {@code publishedAt}, {@code ttl}; up
- * to {@link RelaySettings#markParallelism()} at once), then move the checkpoint past the page, once
- * every event of it is sent and marked. All other documents, and the marks coming back through the
- * feed, are skipped. A failure anywhere stops the cycle without moving the checkpoint, so the next
- * cycle reads the same events again and sends those not yet marked with the same MessageId: the
- * topic's duplicate detection drops the copy inside its window, idempotent consumers beyond it.
+ * {@code outbox} documents: record their ids in the lease document as being sent, send them
+ * (MessageId = event id), then move the checkpoint past the page, once the topic accepted every
+ * event of it. The checkpoint is the only record of progress: events are never written again (they
+ * age out by the {@code ttl} they were created with; see {@link RelayProgress} for reading the
+ * progress). All other documents are skipped. A failure anywhere stops the cycle without moving the
+ * checkpoint, so the next cycle reads the same page again and sends it again with the same
+ * MessageIds: the topic's duplicate detection drops the copies inside its window, idempotent
+ * consumers beyond it.
  *
  * <p><b>Several replicas</b>: one holds the lease document (see {@link RelayLease}); the others
  * stand by and take over when it expires, from its checkpoint. A holder that loses the lease stops
  * at its next write.
  *
  * <p><b>Lag</b>: {@link #lag()} is the age of the oldest event this holder has read and not yet
- * published (zero once a cycle drained the feed), measured on the injected clock.
+ * published (zero once a cycle drained the feed), measured on the injected clock. Past {@link
+ * RelaySettings#lagAlarm()} (half the events' TTL) the relay logs at WARN, once per episode, and
+ * {@link #lagAlarm()} says so: events not read before their TTL ends expire unpublished.
  *
- * <p>Thread-safe. Cycles run one at a time on the injected executor; a cycle's marks run on the
- * cycle's thread and on up to {@code markParallelism - 1} more of the executor's threads (an
- * executor with one thread marks one event after another). {@link #start()}, {@link
+ * <p>Thread-safe. Cycles run one at a time on the injected executor. {@link #start()}, {@link
  * #stop(Duration)} and {@link #close()} may be called from any thread.
  */
 public final class OutboxRelay implements AutoCloseable {
@@ -61,7 +61,6 @@ public final class OutboxRelay implements AutoCloseable {
   private final RelayListener listener;
   private final Clock clock;
   private final ScheduledExecutorService executor;
-  private final BoundedParallel marks;
 
   private final ReentrantLock cycleLock = new ReentrantLock();
   private final Object progress = new Object();
@@ -76,6 +75,7 @@ public final class OutboxRelay implements AutoCloseable {
   private volatile boolean holder;
   private volatile Optional<Instant> oldestUnpublished = Optional.empty();
   private volatile boolean stopping;
+  private volatile boolean lagAlarmRaised;
   private ScheduledFuture<?> next;
   private long cyclesStarted;
   private long lastDrainedCycle;
@@ -95,7 +95,6 @@ public final class OutboxRelay implements AutoCloseable {
     this.listener = Objects.requireNonNull(listener, "listener");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.executor = Objects.requireNonNull(executor, "executor");
-    this.marks = new BoundedParallel(executor, settings.markParallelism());
   }
 
   /**
@@ -106,10 +105,8 @@ public final class OutboxRelay implements AutoCloseable {
    * @param sender a sender to {@link RelaySettings#topicName()}; {@link #close()} closes it
    * @param settings the settings
    * @param listener hears what is published, for metrics
-   * @param clock judges lease expiry, {@code publishedAt} and the lag
-   * @param executor runs the cycles and helps with the marks (give it {@link
-   *     RelaySettings#markParallelism()} threads for that many marks at once); stays the caller's
-   *     to shut down
+   * @param clock judges lease expiry and the lag
+   * @param executor runs the cycles; stays the caller's to shut down
    * @return the relay, not started
    */
   public static OutboxRelay create(
@@ -120,7 +117,7 @@ public final class OutboxRelay implements AutoCloseable {
       Clock clock,
       ScheduledExecutorService executor) {
     return new OutboxRelay(
-        new CosmosOutbox(container, settings.batchSize(), settings.publishedTtl()),
+        new CosmosOutbox(container, settings.batchSize()),
         new RelayLease(
             container, settings.topicName(), settings.ownerId(), settings.leaseDuration()),
         new ServiceBusEventPublisher(sender),
@@ -143,8 +140,8 @@ public final class OutboxRelay implements AutoCloseable {
 
   /**
    * Stops cycling: waits for the cycle in progress (at most {@code timeout}) and gives the lease up
-   * so another replica takes over at once. Events already sent but not marked are sent again by the
-   * next holder. Idempotent.
+   * so another replica takes over at once. Events already sent but not yet behind the checkpoint
+   * are sent again by the next holder. Idempotent.
    *
    * @param timeout how long to wait for the cycle in progress
    * @return true when no cycle was left running
@@ -231,8 +228,19 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   /**
+   * Whether the lag has passed {@link RelaySettings#lagAlarm()} (half the events' TTL): unread
+   * events are getting close to expiring unpublished, and a person should look at the topic or the
+   * relay.
+   *
+   * @return true while this lease holder's lag is past the alarm
+   */
+  public boolean lagAlarm() {
+    return lag().filter(l -> l.compareTo(settings.lagAlarm()) > 0).isPresent();
+  }
+
+  /**
    * Waits until a cycle that started after this call has drained the feed: every event written
-   * before the call is then published and marked.
+   * before the call is then published and behind the checkpoint.
    *
    * @param timeout how long to wait
    * @return true when caught up; false on timeout, or when this replica does not hold the lease
@@ -278,7 +286,7 @@ public final class OutboxRelay implements AutoCloseable {
 
   /** How a cycle ended. */
   enum Cycle {
-    /** The feed is drained: every event read is published and marked. */
+    /** The feed is drained: every event read is published and behind the checkpoint. */
     DRAINED,
     /** Stopped early because the relay is stopping; the rest is read by the next holder. */
     MORE,
@@ -331,6 +339,7 @@ public final class OutboxRelay implements AutoCloseable {
       }
       return Cycle.FAILED;
     } finally {
+      checkLag();
       cycleLock.unlock();
     }
   }
@@ -422,12 +431,10 @@ public final class OutboxRelay implements AutoCloseable {
       unpublishable(r.event().id(), r.event().orderId(), r.problem());
     }
     Map<String, int[]> byType = new LinkedHashMap<>();
-    List<OutboxEvent> sent = new ArrayList<>();
     for (OutboxEvent event : pending) {
       if (rejectedIds.contains(event.id())) {
         continue;
       }
-      sent.add(event);
       int[] counts = byType.computeIfAbsent(event.eventType(), k -> new int[2]);
       counts[0]++;
       if (sentBefore.contains(event.id())) {
@@ -435,10 +442,21 @@ public final class OutboxRelay implements AutoCloseable {
       }
     }
     byType.forEach((type, counts) -> notifyPublished(type, counts[0], counts[1]));
-    Instant publishedAt = clock.instant();
-    // Concurrent, and all finished (or the first failure thrown) before the caller may move the
-    // checkpoint past the page.
-    marks.forEach(sent, event -> outbox.markPublished(event, publishedAt));
+  }
+
+  private void checkLag() {
+    boolean over = lagAlarm();
+    if (over && !lagAlarmRaised) {
+      LOG.warn(
+          "relay lag {} is past its alarm {} (half the events' TTL {}): events not published"
+              + " before their TTL ends expire unpublished; check the topic and the relay",
+          lag().orElse(Duration.ZERO),
+          settings.lagAlarm(),
+          settings.eventTtl());
+    } else if (!over && lagAlarmRaised) {
+      LOG.info("relay lag back under its alarm {}", settings.lagAlarm());
+    }
+    lagAlarmRaised = over;
   }
 
   private void unpublishable(String id, String orderId, String problem) {

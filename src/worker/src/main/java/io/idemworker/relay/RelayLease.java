@@ -42,17 +42,23 @@ final class RelayLease {
 
   RelayLease(CosmosContainer container, String topicName, String ownerId, Duration duration) {
     this.container = Objects.requireNonNull(container, "container");
-    this.partition = "relay:" + topicName;
+    this.partition = partition(topicName);
     this.ownerId = Objects.requireNonNull(ownerId, "ownerId");
     this.duration = Objects.requireNonNull(duration, "duration");
+  }
+
+  /** The partition key of the lease of the relay publishing to {@code topicName}. */
+  static String partition(String topicName) {
+    return "relay:" + topicName;
   }
 
   /**
    * The lease as this replica holds it.
    *
    * @param etag the etag of the document as last written
-   * @param continuation the checkpoint: every event before it is published and marked
-   * @param sending events handed to the topic but not yet marked (possibly by an earlier holder)
+   * @param continuation the checkpoint: every event before it is published
+   * @param sending events handed to the topic with the checkpoint not yet past them (possibly by an
+   *     earlier holder)
    * @param renewedAt when this replica last wrote the document
    */
   record Held(String etag, Optional<String> continuation, List<String> sending, Instant renewedAt) {

@@ -12,7 +12,8 @@ public interface RelayListener {
    * @param eventType the event type (the message's Subject)
    * @param count how many
    * @param republished how many of them had been sent before (by this or an earlier lease holder)
-   *     without being marked published, so the topic or the consumers drop them as duplicates
+   *     without the checkpoint moving past them, so the topic or the consumers drop them as
+   *     duplicates
    */
   void published(String eventType, int count, int republished);
 

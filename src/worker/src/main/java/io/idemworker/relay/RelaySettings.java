@@ -11,24 +11,20 @@ import java.util.regex.Pattern;
  * @param ownerId this replica's name in the lease document; unique per replica
  * @param leaseDuration how long a lease holder may stay silent before another replica takes over;
  *     renewed every third of it
- * @param publishedTtl how long a published event document lives after it was marked published
+ * @param eventTtl how long the writers keep an outbox event ({@code ttl} from its creation; {@code
+ *     OrderDocumentIds.OUTBOX_EVENT_TTL}): an event the relay has not read by then expires
+ *     unpublished, so the relay raises its lag alarm once its lag passes half of it
  * @param batchSize at most this many change-feed documents per page (a transactional batch is never
  *     split, so a page may be larger)
  * @param pollInterval the pause between cycles once the feed has nothing new
- * @param markParallelism at most this many events of a page are marked published at once (1 to
- *     {@value #MAX_MARK_PARALLELISM}); 1 marks them one after another
  */
 public record RelaySettings(
     String topicName,
     String ownerId,
     Duration leaseDuration,
-    Duration publishedTtl,
+    Duration eventTtl,
     int batchSize,
-    Duration pollInterval,
-    int markParallelism) {
-
-  /** The largest {@code markParallelism}. */
-  public static final int MAX_MARK_PARALLELISM = 64;
+    Duration pollInterval) {
 
   private static final Pattern OWNER = Pattern.compile("[A-Za-z0-9._:\\-]{1,128}");
 
@@ -43,17 +39,13 @@ public record RelaySettings(
     }
     requirePositive("leaseDuration", leaseDuration);
     requirePositive("pollInterval", pollInterval);
-    requirePositive("publishedTtl", publishedTtl);
-    if (publishedTtl.getSeconds() < 1 || publishedTtl.getSeconds() > Integer.MAX_VALUE) {
+    requirePositive("eventTtl", eventTtl);
+    if (eventTtl.getSeconds() < 1 || eventTtl.getSeconds() > Integer.MAX_VALUE) {
       throw new IllegalArgumentException(
-          "publishedTtl must be from 1 s to " + Integer.MAX_VALUE + " s, was " + publishedTtl);
+          "eventTtl must be from 1 s to " + Integer.MAX_VALUE + " s, was " + eventTtl);
     }
     if (batchSize < 1 || batchSize > 1000) {
       throw new IllegalArgumentException("batchSize must be from 1 to 1000, was " + batchSize);
-    }
-    if (markParallelism < 1 || markParallelism > MAX_MARK_PARALLELISM) {
-      throw new IllegalArgumentException(
-          "markParallelism must be from 1 to " + MAX_MARK_PARALLELISM + ", was " + markParallelism);
     }
     if (pollInterval.compareTo(leaseDuration.dividedBy(3)) > 0) {
       throw new IllegalArgumentException(
@@ -63,6 +55,16 @@ public record RelaySettings(
               + leaseDuration
               + ", or the lease would lapse between cycles");
     }
+  }
+
+  /**
+   * The lag past which the relay raises its alarm: half the event TTL, so a person has the other
+   * half to act before an unread event expires unpublished.
+   *
+   * @return half of {@link #eventTtl()}
+   */
+  public Duration lagAlarm() {
+    return eventTtl.dividedBy(2);
   }
 
   private static void requirePositive(String name, Duration value) {

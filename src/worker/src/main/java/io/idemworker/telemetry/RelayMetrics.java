@@ -54,7 +54,7 @@ public final class RelayMetrics implements RelayListener, AutoCloseable {
     republished =
         meter
             .counterBuilder("idemworker.relay.events.republished")
-            .setDescription("Outbox events sent again after a send that was not marked")
+            .setDescription("Outbox events sent again after a send the checkpoint did not pass")
             .setUnit("{event}")
             .build();
     failures =

@@ -166,8 +166,6 @@ class ConfigurationFuzzProperties {
     m.put("RELAY_LEASE_DURATION", badDuration("PT10M1S", "PT4S"));
     m.put("RELAY_POLL_INTERVAL", badDuration("PT1M1S", "PT0.05S"));
     m.put("RELAY_BATCH_SIZE", badInteger(1, 1000));
-    m.put("RELAY_PUBLISHED_TTL", badDuration("P3651D", "PT59S"));
-    m.put("RELAY_MARK_PARALLELISM", badInteger(1, 64));
     m.put("PAYMENTS_LEASE", badDuration("PT5M1S", "PT1S"));
     m.put("WORKER_SHUTDOWN_TIMEOUT", badDuration("PT10M1S", "PT0.5S"));
     m.put(

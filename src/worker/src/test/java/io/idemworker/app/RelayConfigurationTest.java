@@ -28,10 +28,8 @@ class RelayConfigurationTest {
     assertThat(relay.leaseDuration()).isEqualTo(Duration.ofSeconds(30));
     assertThat(relay.pollInterval()).isEqualTo(Duration.ofSeconds(1));
     assertThat(relay.batchSize()).isEqualTo(100);
-    assertThat(relay.publishedTtl()).isEqualTo(Duration.ofDays(7));
-    assertThat(relay.markParallelism()).isEqualTo(16);
-    assertThat(Wiring.relaySettings(WorkerConfig.fromEnvironment(minimal())).markParallelism())
-        .isEqualTo(16);
+    assertThat(Wiring.relaySettings(WorkerConfig.fromEnvironment(minimal())).eventTtl())
+        .isEqualTo(Duration.ofDays(7));
     assertThat(Wiring.relaySettings(WorkerConfig.fromEnvironment(minimal())).ownerId())
         .matches("[A-Za-z0-9._:\\-]+-[0-9a-f]{8}");
   }
@@ -41,29 +39,21 @@ class RelayConfigurationTest {
     Map<String, String> env = minimal();
     env.put("RELAY_ENABLED", "yes");
     env.put("RELAY_BATCH_SIZE", "0");
-    env.put("RELAY_PUBLISHED_TTL", "PT1S");
     env.put("RELAY_TOPIC_NAME", "order events");
-    env.put("RELAY_MARK_PARALLELISM", "65");
 
     assertThatThrownBy(() -> WorkerConfig.fromEnvironment(env))
         .isInstanceOfSatisfying(
             WorkerConfig.ConfigurationException.class,
             e ->
                 assertThat(e.problems())
-                    .hasSize(5)
+                    .hasSize(3)
                     .anySatisfy(
                         p -> assertThat(p).startsWith("RELAY_ENABLED: must be true | false"))
                     .anySatisfy(
                         p ->
                             assertThat(p)
                                 .startsWith("RELAY_BATCH_SIZE: must be an integer from 1 to 1000"))
-                    .anySatisfy(p -> assertThat(p).startsWith("RELAY_PUBLISHED_TTL: must be"))
-                    .anySatisfy(p -> assertThat(p).startsWith("RELAY_TOPIC_NAME: must be"))
-                    .anySatisfy(
-                        p ->
-                            assertThat(p)
-                                .startsWith(
-                                    "RELAY_MARK_PARALLELISM: must be an integer from 1 to 64")));
+                    .anySatisfy(p -> assertThat(p).startsWith("RELAY_TOPIC_NAME: must be")));
   }
 
   @Test

@@ -94,6 +94,7 @@ final class BicepChecks {
     expect(t, container, "properties.resource.partitionKey.kind", "'Hash'", problems);
     expect(t, container, "properties.resource.partitionKey.version", "2", problems);
     expect(t, container, "properties.resource.defaultTtl", "-1", problems);
+    indexing(t, problems);
     List<Declaration> assignments =
         t.resourcesOfType("Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments");
     Set<String> principals = new LinkedHashSet<>();
@@ -384,6 +385,38 @@ final class BicepChecks {
       return null;
     }
     return t.body(found.get(0));
+  }
+
+  /**
+   * Both containers index what the worker's containers index ({@link
+   * io.idemworker.cosmos.CosmosContainers#INDEXED_PATHS}), everything else excluded.
+   */
+  static void indexing(Template t, List<String> problems) {
+    List<String> expected = new ArrayList<>(io.idemworker.cosmos.CosmosContainers.INDEXED_PATHS);
+    expected.add("/*");
+    for (String name : List.of("containerName", "customersContainerName")) {
+      Obj container = containerNamed(t, name, problems);
+      if (container == null) {
+        continue;
+      }
+      String policy =
+          Bicep.expand(t, container.text("properties.resource.indexingPolicy").orElse(""), 5);
+      List<String> paths = new ArrayList<>();
+      java.util.regex.Matcher path =
+          java.util.regex.Pattern.compile("path: '([^']*)'").matcher(policy);
+      while (path.find()) {
+        paths.add(path.group(1));
+      }
+      int excluded = policy.indexOf("excludedPaths");
+      if (!paths.equals(expected) || excluded < 0 || policy.indexOf("'/*'") < excluded) {
+        problems.add(
+            name
+                + " should index "
+                + io.idemworker.cosmos.CosmosContainers.INDEXED_PATHS
+                + " and exclude /*, has "
+                + policy);
+      }
+    }
   }
 
   /**

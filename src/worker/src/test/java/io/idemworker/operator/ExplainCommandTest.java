@@ -163,6 +163,7 @@ class ExplainCommandTest {
     assertThat(marker.get("ttlLeftSeconds").asLong()).isBetween(86_400L - 3_600, 86_400L);
     assertThat(json.at("/outbox/0/eventType").asText()).isEqualTo("OrderAccepted");
     assertThat(json.at("/outbox/0/published").asBoolean()).isFalse();
+    assertThat(json.at("/outbox/0/relay").asText()).isEqualTo("pending");
     assertThat(json.get("payments")).isEmpty();
     assertThat(json.get("deadLetters")).isEmpty();
     assertThat(json.get("timeline").size()).isGreaterThanOrEqualTo(4);

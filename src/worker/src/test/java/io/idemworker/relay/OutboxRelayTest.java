@@ -40,6 +40,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -47,8 +48,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The relay on the real SDKs against both emulators: what it sends, a crash between send and mark,
- * restarts from the checkpoint, two replicas, and a replica that lost its lease.
+ * The relay on the real SDKs against both emulators: what it sends, a crash between send and
+ * checkpoint, restarts from the checkpoint, two replicas, a replica that lost its lease, and the
+ * lag alarm.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OutboxRelayTest {
@@ -92,9 +94,9 @@ class OutboxRelayTest {
   }
 
   @Test
-  void pendingEvents_arePublishedWithTheirIdsTypeCorrelationAndTrace_thenMarkedWithTtl()
+  void events_arePublishedWithTheirIdsTypeCorrelationAndTrace_theCheckpointTheirOnlyProgress()
       throws Exception {
-    // given an order document and three pending events
+    // given an order document and three events as the worker writes them (with their TTL)
     CosmosContainer container = freshContainer(client);
     String topic = RelayFixture.newTopic(Emulators.serviceBus());
     String orderId = orderId();
@@ -105,6 +107,9 @@ class OutboxRelayTest {
     }
     RelayFixture.Counts counts = new RelayFixture.Counts();
     OutboxRelay relay = newRelay(container, topic, "relay-a", counts);
+    assertThat(RelayProgress.read(container, topic, 100).of(read(container, orderId, ids.get(0))))
+        .isEqualTo(RelayProgress.State.PENDING);
+    cosmos.stats().reset();
 
     // when one cycle runs
     OutboxRelay.Cycle cycle = relay.runOnce();
@@ -126,35 +131,38 @@ class OutboxRelayTest {
     assertThat(JSON.readTree(first.getBody().toString()))
         .isEqualTo(
             JsonNodeFactory.instance.objectNode().put("orderId", orderId).put("total", "12.50"));
-    // and each is marked published, ageing out after the configured TTL
+    // and no event was written again: the lease's checkpoint alone says they are published
+    assertThat(cosmos.stats().count(Operation.PATCH)).isZero();
+    RelayProgress progress = RelayProgress.read(container, topic, 100);
     for (String id : ids) {
       JsonNode event = read(container, orderId, id);
-      assertThat(event.get("status").asText()).isEqualTo("published");
-      assertThat(event.get("publishedAt").asText()).isEqualTo(clock.instant().toString());
+      assertThat(event.has("status")).isFalse();
       assertThat(event.get("ttl").asLong()).isEqualTo(Duration.ofDays(7).toSeconds());
+      assertThat(progress.of(event)).isEqualTo(RelayProgress.State.PUBLISHED);
     }
-    assertThat(read(container, orderId, orderId).has("status")).isFalse();
     assertThat(counts.published).hasValue(3);
     assertThat(counts.republished).hasValue(0);
     assertThat(relay.lag()).contains(Duration.ZERO);
-    // and a second cycle finds nothing to send (its own marks come back through the feed)
+    assertThat(relay.lagAlarm()).isFalse();
+    // and a second cycle finds nothing to send
     assertThat(relay.runOnce()).isEqualTo(OutboxRelay.Cycle.DRAINED);
     assertThat(counts.published).hasValue(3);
   }
 
   @Test
-  void crashBetweenPublishAndMark_resendsTheSameMessageId_andTheSubscriberSeesOneCopy() {
-    // given an event whose mark fails after the topic accepted it, and the relay then gone
+  void crashBetweenPublishAndCheckpoint_resendsTheSameMessageId_andTheSubscriberSeesOneCopy() {
+    // given an event the topic accepted, the checkpoint write after it failing, the relay then gone
     CosmosContainer container = freshContainer(client);
     String topic = RelayFixture.newTopic(Emulators.serviceBus());
     String orderId = orderId();
     String id = writeEvent(container, orderId, clock);
     RelayFixture.Counts before = new RelayFixture.Counts();
-    OutboxRelay crashed = newRelay(container, topic, "relay-a", before);
-    cosmos.faults().inject(Operation.PATCH, Fault.status(503).times(1));
+    OutboxRelay crashed =
+        relayWhoseCheckpointFailsAfterTheSend(container, topic, "relay-a", before);
     assertThat(crashed.runOnce()).isEqualTo(OutboxRelay.Cycle.FAILED);
     assertThat(before.published).hasValue(1);
-    assertThat(read(container, orderId, id).get("status").asText()).isEqualTo("pending");
+    assertThat(RelayProgress.read(container, topic, 100).of(read(container, orderId, id)))
+        .isEqualTo(RelayProgress.State.SENDING);
 
     // when a new replica starts: it stands by while the dead one's lease runs, then takes over
     RelayFixture.Counts after = new RelayFixture.Counts();
@@ -163,14 +171,51 @@ class OutboxRelayTest {
     clock.advance(LEASE.plusSeconds(1));
     assertThat(restarted.runOnce()).isEqualTo(OutboxRelay.Cycle.DRAINED);
 
-    // then it sent the same MessageId again, counted as a re-publish, and marked it
+    // then it sent the same MessageId again, counted as a re-publish, and moved the checkpoint
     assertThat(after.published).hasValue(1);
     assertThat(after.republished).hasValue(1);
-    assertThat(read(container, orderId, id).get("status").asText()).isEqualTo("published");
+    assertThat(RelayProgress.read(container, topic, 100).of(read(container, orderId, id)))
+        .isEqualTo(RelayProgress.State.PUBLISHED);
     // and the topic's duplicate detection let one copy through
     List<ServiceBusReceivedMessage> received =
         receive(serviceBus, topic, 1, Duration.ofSeconds(30), Duration.ofSeconds(2));
     assertThat(received).extracting(ServiceBusReceivedMessage::getMessageId).containsExactly(id);
+  }
+
+  /**
+   * A relay whose checkpoint write after a send fails once (503): what a crash between the send and
+   * the checkpoint leaves behind.
+   */
+  private OutboxRelay relayWhoseCheckpointFailsAfterTheSend(
+      CosmosContainer container, String topic, String owner, RelayListener listener) {
+    EventPublisher sender =
+        new ServiceBusEventPublisher(serviceBus.sender().topicName(topic).buildClient());
+    EventPublisher thenFailTheCheckpoint =
+        new EventPublisher() {
+          @Override
+          public List<Rejected> publish(List<OutboxEvent> events) {
+            List<Rejected> rejected = sender.publish(events);
+            cosmos.faults().inject(Operation.REPLACE, Fault.status(503).times(1));
+            return rejected;
+          }
+
+          @Override
+          public void close() {
+            sender.close();
+          }
+        };
+    RelaySettings settings = RelayFixture.settings(topic, owner);
+    OutboxRelay relay =
+        new OutboxRelay(
+            new CosmosOutbox(container, settings.batchSize()),
+            new RelayLease(container, topic, owner, settings.leaseDuration()),
+            thenFailTheCheckpoint,
+            settings,
+            listener,
+            clock,
+            Executors.newSingleThreadScheduledExecutor());
+    relays.add(relay);
+    return relay;
   }
 
   @Test
@@ -248,8 +293,8 @@ class OutboxRelayTest {
   }
 
   @Test
-  void replicaThatLostItsLease_sendsNothingMore_andTheNewHolderResendsOnlyItsUnmarkedEvents() {
-    // given a holder whose marks failed after sending three events, then paused past its lease
+  void replicaThatLostItsLease_sendsNothingMore_andTheNewHolderResendsOnlyThePageInFlight() {
+    // given a holder whose checkpoint write failed after sending three events, then paused
     CosmosContainer container = freshContainer(client);
     String topic = RelayFixture.newTopic(Emulators.serviceBus());
     String orderId = orderId();
@@ -258,18 +303,11 @@ class OutboxRelayTest {
       ids.add(writeEvent(container, orderId, clock));
     }
     RelayFixture.Counts countsA = new RelayFixture.Counts();
-    OutboxRelay a = newRelay(container, topic, "relay-a", countsA);
-    cosmos.faults().inject(Operation.PATCH, Fault.status(503).times(1));
+    OutboxRelay a = relayWhoseCheckpointFailsAfterTheSend(container, topic, "relay-a", countsA);
     assertThat(a.runOnce()).isEqualTo(OutboxRelay.Cycle.FAILED);
-    // marks run concurrently: the failed one and any not yet started stay pending
-    long unmarked =
-        ids.stream()
-            .filter(id -> read(container, orderId, id).get("status").asText().equals("pending"))
-            .count();
-    assertThat(unmarked).isBetween(1L, 3L);
     clock.advance(LEASE.plusSeconds(1));
 
-    // when another replica takes over, and then the paused one wakes up with a new event pending
+    // when another replica takes over, and then the paused one wakes up with a new event written
     RelayFixture.Counts countsB = new RelayFixture.Counts();
     OutboxRelay b = newRelay(container, topic, "relay-b", countsB);
     assertThat(b.runOnce()).isEqualTo(OutboxRelay.Cycle.DRAINED);
@@ -280,15 +318,36 @@ class OutboxRelayTest {
     assertThat(zombie).isEqualTo(OutboxRelay.Cycle.STANDBY);
     assertThat(a.holdsLease()).isFalse();
     assertThat(countsA.published).hasValue(3);
-    // and the new holder re-sent exactly the three unmarked events, then the new one
+    // and the new holder re-sent exactly the three events in flight, then the new one
     assertThat(b.runOnce()).isEqualTo(OutboxRelay.Cycle.DRAINED);
-    assertThat(countsB.published).hasValue((int) unmarked + 1);
-    assertThat(countsB.republished).hasValue((int) unmarked);
+    assertThat(countsB.published).hasValue(4);
+    assertThat(countsB.republished).hasValue(3);
     List<ServiceBusReceivedMessage> received =
         receive(serviceBus, topic, 4, Duration.ofSeconds(30), Duration.ofSeconds(1));
     assertThat(received)
         .extracting(ServiceBusReceivedMessage::getMessageId)
         .containsExactlyInAnyOrderElementsOf(ids);
+  }
+
+  @Test
+  void lagPastHalfTheEventTtl_raisesTheAlarm_andItClearsOnceDrained() {
+    // given an event written long ago while the topic refused everything
+    CosmosContainer container = freshContainer(client);
+    String topic = "missing-" + UUID.randomUUID().toString().substring(0, 8);
+    String orderId = orderId();
+    writeEvent(container, orderId, clock);
+    OutboxRelay relay = newRelay(container, topic, "relay-a", RelayListener.none());
+    assertThat(relay.runOnce()).isEqualTo(OutboxRelay.Cycle.FAILED);
+    assertThat(relay.lagAlarm()).isFalse();
+
+    // when more than half the event TTL (7 days) passes without a publish
+    clock.advance(Duration.ofDays(3).plusHours(13));
+    assertThat(relay.runOnce()).isEqualTo(OutboxRelay.Cycle.FAILED);
+
+    // then the alarm is up, the lag past half the TTL
+    assertThat(relay.lag())
+        .hasValueSatisfying(l -> assertThat(l).isGreaterThan(Duration.ofDays(3)));
+    assertThat(relay.lagAlarm()).isTrue();
   }
 
   @Test

@@ -18,9 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * How fast one relay drains a backlog of outbox events on the emulators, and what it costs in
- * Cosmos DB round trips and CPU. Run with {@code mvn -B verify -Pbench -Dtest=RelayBenchmark}; the
- * page size and the mark parallelism can be changed with {@code -Drelay.bench.batchSize=…} and
- * {@code -Drelay.bench.markParallelism=…}.
+ * Cosmos DB round trips, request charge and CPU. Run with {@code mvn -B verify -Pbench
+ * -Dtest=RelayBenchmark}; the page size can be changed with {@code -Drelay.bench.batchSize=…}.
  *
  * <p>Two backlogs of the same size are drained one after the other by the same relay: the first on
  * a cold JVM (what this benchmark measured before it had a second backlog), the second once the JIT
@@ -33,14 +32,12 @@ class RelayBenchmark {
   private static final int ORDERS = 500;
   private static final int EVENTS_PER_ORDER = 2;
   private static final int BATCH_SIZE = Integer.getInteger("relay.bench.batchSize", 100);
-  private static final int MARK_PARALLELISM = Integer.getInteger("relay.bench.markParallelism", 16);
 
   @Test
   void drainingABacklog() {
     MutableClock clock = new MutableClock();
     ScheduledExecutorService executor =
-        Executors.newScheduledThreadPool(
-            MARK_PARALLELISM,
+        Executors.newSingleThreadScheduledExecutor(
             r -> {
               Thread thread = new Thread(r, "relay-bench");
               thread.setDaemon(true);
@@ -71,8 +68,7 @@ class RelayBenchmark {
                   Duration.ofSeconds(30),
                   Duration.ofDays(7),
                   BATCH_SIZE,
-                  Duration.ofSeconds(1),
-                  MARK_PARALLELISM),
+                  Duration.ofSeconds(1)),
               counts,
               clock,
               executor)) {
@@ -87,18 +83,19 @@ class RelayBenchmark {
           double cpuSeconds = (processCpuNanos() - cpuStart) / 1e9;
           int events = ORDERS * EVENTS_PER_ORDER;
           System.out.printf(
-              "relay %s (page %d, %d marks at once) drained %d events (among %d documents) in"
-                  + " %.2f s = %.0f events/s; CPU %.2f s = %.2f ms/event; load average %s;"
+              "relay %s (page %d) drained %d events (among %d documents) in"
+                  + " %.2f s = %.0f events/s; CPU %.2f s = %.2f ms/event; %.2f RU/event;"
+                  + " load average %s;"
                   + " Cosmos DB requests: change feed %d, patch %d, lease replace %d, read %d%n",
               run,
               BATCH_SIZE,
-              MARK_PARALLELISM,
               events,
               ORDERS * (EVENTS_PER_ORDER + 1),
               seconds,
               events / seconds,
               cpuSeconds,
               cpuSeconds * 1000 / events,
+              cosmos.stats().totalRequestCharge() / events,
               loadAverage(),
               cosmos.stats().count(Operation.CHANGE_FEED),
               cosmos.stats().count(Operation.PATCH),

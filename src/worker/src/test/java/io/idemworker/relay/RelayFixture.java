@@ -35,7 +35,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class RelayFixture {
   static final String SUBSCRIPTION = "audit";
   static final Duration LEASE = Duration.ofSeconds(30);
-  static final int MARK_PARALLELISM = 4;
 
   private RelayFixture() {}
 
@@ -67,14 +66,10 @@ final class RelayFixture {
   }
 
   static RelaySettings settings(String topic, String owner) {
-    return new RelaySettings(
-        topic, owner, LEASE, Duration.ofDays(7), 10, Duration.ofMillis(200), MARK_PARALLELISM);
+    return new RelaySettings(topic, owner, LEASE, Duration.ofDays(7), 10, Duration.ofMillis(200));
   }
 
-  /**
-   * A relay on the given clock; its executor runs the cycles when a test starts it, and helps with
-   * the marks.
-   */
+  /** A relay on the given clock; its executor runs the cycles when a test starts it. */
   static OutboxRelay relay(
       CosmosContainer container,
       ServiceBusClientBuilder serviceBus,
@@ -83,8 +78,7 @@ final class RelayFixture {
       RelayListener listener,
       Clock clock) {
     ScheduledExecutorService executor =
-        Executors.newScheduledThreadPool(
-            MARK_PARALLELISM,
+        Executors.newSingleThreadScheduledExecutor(
             r -> {
               Thread thread = new Thread(r, "relay-" + owner);
               thread.setDaemon(true);
@@ -107,7 +101,7 @@ final class RelayFixture {
     event.put("orderId", orderId);
     event.put("type", "outbox");
     event.put("eventType", "OrderAccepted");
-    event.put("status", "pending");
+    event.put("ttl", Duration.ofDays(7).toSeconds());
     event.put("causationId", orderId);
     event.put("correlationId", "corr-" + orderId);
     event.put("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");

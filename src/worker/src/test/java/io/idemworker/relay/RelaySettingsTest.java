@@ -7,31 +7,20 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class RelaySettingsTest {
-  private static RelaySettings withMarkParallelism(int markParallelism) {
+  private static RelaySettings withEventTtl(Duration eventTtl) {
     return new RelaySettings(
-        "order-events",
-        "relay-a",
-        Duration.ofSeconds(30),
-        Duration.ofDays(7),
-        100,
-        Duration.ofSeconds(1),
-        markParallelism);
+        "order-events", "relay-a", Duration.ofSeconds(30), eventTtl, 100, Duration.ofSeconds(1));
   }
 
   @Test
-  void markParallelismFromOneToTheMaximum_isAccepted() {
-    assertThat(withMarkParallelism(1).markParallelism()).isEqualTo(1);
-    assertThat(withMarkParallelism(RelaySettings.MAX_MARK_PARALLELISM).markParallelism())
-        .isEqualTo(RelaySettings.MAX_MARK_PARALLELISM);
+  void lagAlarm_isHalfTheEventTtl() {
+    assertThat(withEventTtl(Duration.ofDays(7)).lagAlarm()).isEqualTo(Duration.ofHours(84));
   }
 
   @Test
-  void markParallelismOutsideItsRange_isRefusedNamingIt() {
-    assertThatThrownBy(() -> withMarkParallelism(0))
+  void eventTtlBelowOneSecond_isRefusedNamingIt() {
+    assertThatThrownBy(() -> withEventTtl(Duration.ofMillis(500)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("markParallelism must be from 1 to 64, was 0");
-    assertThatThrownBy(() -> withMarkParallelism(RelaySettings.MAX_MARK_PARALLELISM + 1))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("markParallelism must be from 1 to 64, was 65");
+        .hasMessage("eventTtl must be from 1 s to 2147483647 s, was PT0.5S");
   }
 }

@@ -102,7 +102,7 @@ class RelayMetricsTest {
             failed.countDown();
           }
         };
-    ScheduledExecutorService executor = Wiring.relayExecutor(4);
+    ScheduledExecutorService executor = Wiring.relayExecutor();
     String topic = "missing-" + UUID.randomUUID().toString().substring(0, 8);
     OutboxRelay relay =
         OutboxRelay.create(
@@ -114,8 +114,7 @@ class RelayMetricsTest {
                 Duration.ofSeconds(30),
                 Duration.ofDays(7),
                 10,
-                Duration.ofSeconds(1),
-                4),
+                Duration.ofSeconds(1)),
             listener,
             clock,
             executor);

@@ -36,6 +36,7 @@ final class Container {
   final PartitionKeyRanges ranges;
   private final List<String[]> partitionKeyPaths;
   private volatile ObjectNode properties;
+  private volatile IndexingCharges charges;
   private volatile Integer defaultTtl;
   private final AtomicLong lsn = new AtomicLong(1);
   private final AtomicLong itemNumbers = new AtomicLong();
@@ -76,6 +77,7 @@ final class Container {
     this.altContentPath = "dbs/" + database.id + "/colls/" + id;
     this.partitionKeyPaths = partitionKeyPaths;
     this.properties = properties;
+    this.charges = IndexingCharges.of(properties.get("indexingPolicy"));
     this.defaultTtl = defaultTtl;
   }
 
@@ -85,6 +87,7 @@ final class Container {
 
   void replaceProperties(ObjectNode properties, Integer defaultTtl) {
     this.properties = properties;
+    this.charges = IndexingCharges.of(properties.get("indexingPolicy"));
     this.defaultTtl = defaultTtl;
     // The container's TTL decides when items without one of their own expire: index them anew.
     synchronized (feed) {
@@ -329,14 +332,14 @@ final class Container {
         }
         StoredItem item = stamp(op.body(), null);
         txn.put(item);
-        return new OpResult(201, 0, RequestCharges.write(item.json().length), item);
+        return new OpResult(201, 0, charges.write(item.json().length, op.body()), item);
       }
       case UPSERT -> {
         checkIfMatch(existing, op.ifMatch(), true);
         StoredItem item = stamp(op.body(), existing);
         txn.put(item);
         return new OpResult(
-            existing == null ? 201 : 200, 0, RequestCharges.write(item.json().length), item);
+            existing == null ? 201 : 200, 0, charges.write(item.json().length, op.body()), item);
       }
       case REPLACE -> {
         if (existing == null) {
@@ -345,7 +348,7 @@ final class Container {
         checkIfMatch(existing, op.ifMatch(), false);
         StoredItem item = stamp(op.body(), existing);
         txn.put(item);
-        return new OpResult(200, 0, RequestCharges.write(item.json().length), item);
+        return new OpResult(200, 0, charges.write(item.json().length, op.body()), item);
       }
       case DELETE -> {
         if (existing == null) {
@@ -364,7 +367,7 @@ final class Container {
         checkPatched(patched, existing, pk);
         StoredItem item = stamp(patched, existing);
         txn.put(item);
-        return new OpResult(200, 0, RequestCharges.write(item.json().length), item);
+        return new OpResult(200, 0, charges.write(item.json().length, patched), item);
       }
     }
     throw new IllegalStateException("unexpected " + op.kind());

@@ -6,6 +6,7 @@ import io.idemworker.consumers.CustomerDocumentIds;
 import io.idemworker.core.IdempotencyKey;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.proof.producer.DemoPayments;
+import io.idemworker.relay.RelayProgress;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -20,8 +21,9 @@ import java.util.function.BiFunction;
 
 /**
  * {@link StateAudit}'s checks of what left the orders container: every outbox event on the topic
- * and marked published, and the topic consumers' projections in the {@code customers} container
- * computed from what the producer sent. Counts lost and doubled effects like the rest of the audit.
+ * and behind the relay's checkpoint, and the topic consumers' projections in the {@code customers}
+ * container computed from what the producer sent. Counts lost and doubled effects like the rest of
+ * the audit.
  *
  * <p>Not thread-safe; used once, by {@link StateAudit#run}.
  */
@@ -30,6 +32,7 @@ final class ProjectionAudit {
   private final DemoPayments payments;
   private final BiFunction<String, String, Optional<JsonNode>> doc;
   private final Map<String, Integer> eventsReceived;
+  private final RelayProgress relayProgress;
   private final CosmosContainer customers;
   long lost;
   long doubled;
@@ -39,6 +42,7 @@ final class ProjectionAudit {
    * @param payments the payment requests sent
    * @param doc a document of the orders container by partition and id, as the audit read it
    * @param eventsReceived event id → copies the topic's audit subscription received
+   * @param relayProgress where the relay's checkpoint stands
    * @param customers the consumers' container
    */
   ProjectionAudit(
@@ -46,11 +50,13 @@ final class ProjectionAudit {
       DemoPayments payments,
       BiFunction<String, String, Optional<JsonNode>> doc,
       Map<String, Integer> eventsReceived,
+      RelayProgress relayProgress,
       CosmosContainer customers) {
     this.orders = orders;
     this.payments = payments;
     this.doc = doc;
     this.eventsReceived = eventsReceived;
+    this.relayProgress = relayProgress;
     this.customers = customers;
   }
 
@@ -87,9 +93,10 @@ final class ProjectionAudit {
         lost++;
         problems.add(event + " never reached the topic");
       }
-      if (!"published".equals(outbox.get().path("status").asText())) {
+      RelayProgress.State state = relayProgress.of(outbox.get());
+      if (state != RelayProgress.State.PUBLISHED) {
         lost++;
-        problems.add(event + " status " + outbox.get().path("status"));
+        problems.add(event + " is " + state + " by the relay's checkpoint");
       }
     }
     eventsReceived.keySet().stream()
@@ -104,7 +111,7 @@ final class ProjectionAudit {
             + expected.size()
             + ") reached the topic's audit subscription at least once ("
             + copies
-            + " copies after duplicate detection) and is marked published",
+            + " copies after duplicate detection) and is behind the relay's checkpoint",
         problems);
   }
 

@@ -6,7 +6,9 @@ import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.idemworker.proof.emulators.EventTopic;
 import io.idemworker.proof.producer.DemoScenario;
+import io.idemworker.relay.RelayProgress;
 import io.idemworker.servicebus.DeadLetterReader.DeadLetter;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -44,6 +46,9 @@ import java.util.Set;
  * <p>Not thread-safe; run once, after the workers stopped.
  */
 public final class StateAudit {
+  /** The most change-feed documents read after the relay's checkpoint (its backlog). */
+  private static final int RELAY_BACKLOG_READ = 100_000;
+
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
@@ -232,7 +237,12 @@ public final class StateAudit {
     checks.add(deadLetters.check());
     ProjectionAudit projections =
         new ProjectionAudit(
-            allOrders, scenario.payments, docs::doc, sources.eventsReceived(), sources.customers());
+            allOrders,
+            scenario.payments,
+            docs::doc,
+            sources.eventsReceived(),
+            RelayProgress.read(sources.orders(), EventTopic.NAME, RELAY_BACKLOG_READ),
+            sources.customers());
     checks.add(projections.relay());
     checks.add(projections.consumers());
     long lost = orders.lost + payments.lost + deadLetters.lost + projections.lost;

@@ -171,10 +171,24 @@ public final class BenchCommand implements Callable<Integer> {
       String storeCalls,
       StateAudit.Result audit,
       long appliedAgain,
+      Optional<RelayPhase.Figures> relay,
       List<String> problems) {
 
     double perSecond() {
       return messages / seconds;
+    }
+
+    /**
+     * RU per new order end to end: what the consumer paid for every delivery (new orders and
+     * duplicates) plus what the relay paid to publish the run's events, over the new orders.
+     */
+    double requestChargePerOrder() {
+      double consumer =
+          fresh.deliveries() * fresh.requestChargeEach()
+              + (duplicates.deliveries() == 0
+                  ? 0
+                  : duplicates.deliveries() * duplicates.requestChargeEach());
+      return relay.map(r -> (consumer + r.requestCharge()) / fresh.deliveries()).orElse(Double.NaN);
     }
   }
 
@@ -375,6 +389,10 @@ public final class BenchCommand implements Callable<Integer> {
     }
     // After the clock: the audit the chaos run uses, on what this run left in its container.
     StateAudit.Result audit = StateAudit.ofOrders(scenario, sendOrder, container, 8).runOrders();
+    Optional<RelayPhase.Figures> relay =
+        contender == Contender.WORKER && finished && plan.events.isEmpty()
+            ? Optional.of(RelayPhase.drain(serviceBus, cosmos, container, name, timeout))
+            : Optional.empty();
     return measure(
         round,
         contender,
@@ -384,6 +402,7 @@ public final class BenchCommand implements Callable<Integer> {
         end - start,
         cpuEnd - cpuStart,
         audit,
+        relay,
         !plan.events.isEmpty());
   }
 
@@ -420,8 +439,12 @@ public final class BenchCommand implements Callable<Integer> {
       long elapsedNanos,
       long cpuNanos,
       StateAudit.Result audit,
+      Optional<RelayPhase.Figures> relay,
       boolean underFaults) {
     List<String> problems = new ArrayList<>();
+    relay
+        .filter(r -> r.events() == 0)
+        .ifPresent(r -> problems.add("the relay did not catch up within " + timeout));
     List<Delivery> deliveries = tally.deliveries();
     if (!finished) {
       problems.add(
@@ -489,6 +512,7 @@ public final class BenchCommand implements Callable<Integer> {
         tally.storeCalls(),
         audit,
         appliedAgain,
+        relay,
         List.copyOf(problems));
   }
 

@@ -40,6 +40,19 @@ final class BenchReport {
         run.audit().lost(),
         run.audit().doubled(),
         run.appliedAgain());
+    run.relay()
+        .ifPresent(
+            r ->
+                out.printf(
+                    Locale.ROOT,
+                    "%-7s   relay: %d events in %.2f s, %s RU and %s CPU ms per event; RU per order"
+                        + " end to end %s%n",
+                    "",
+                    r.events(),
+                    r.seconds(),
+                    format("%.2f", r.requestChargeEach()),
+                    format("%.3f", r.cpuMillisEach()),
+                    format("%.2f", run.requestChargePerOrder())));
   }
 
   /** Formats a figure, or "-" when there was nothing to measure (no duplicates sent). */
@@ -82,6 +95,17 @@ final class BenchReport {
         "%.2f");
     row("RU per new order", pooled(worker, true, false), pooled(naive, true, false), "%.2f");
     row("RU per duplicate", pooled(worker, false, false), pooled(naive, false, false), "%.2f");
+    row(
+        "RU per relayed event",
+        relayPooled(worker, RelayPhase.Figures::requestCharge),
+        Double.NaN,
+        "%.2f");
+    row(
+        "relay CPU ms per event",
+        relayPooled(worker, RelayPhase.Figures::cpuMillis),
+        Double.NaN,
+        "%.3f");
+    row("RU per order end to end", median(worker, Run::requestChargePerOrder), Double.NaN, "%.2f");
     row(
         "CPU ms per message, median",
         median(worker, Run::cpuMillisPerMessage),
@@ -172,6 +196,19 @@ final class BenchReport {
 
   private static double min(List<Run> runs, ToDoubleFunction<Run> value) {
     return runs.stream().mapToDouble(value).min().orElse(Double.NaN);
+  }
+
+  /** A relay figure per relayed event over every measured round that ran the relay. */
+  private static double relayPooled(List<Run> runs, ToDoubleFunction<RelayPhase.Figures> value) {
+    double total = 0;
+    int events = 0;
+    for (Run run : runs) {
+      if (run.relay().isPresent() && run.relay().get().events() > 0) {
+        total += value.applyAsDouble(run.relay().get());
+        events += run.relay().get().events();
+      }
+    }
+    return events == 0 ? Double.NaN : total / events;
   }
 
   /** Round trips or RU per delivery over every measured round's deliveries of a kind. */

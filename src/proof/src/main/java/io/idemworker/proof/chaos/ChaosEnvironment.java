@@ -60,7 +60,6 @@ final class ChaosEnvironment {
     env.put("RELAY_LEASE_DURATION", "PT5S");
     env.put("RELAY_POLL_INTERVAL", "PT0.2S");
     env.put("RELAY_BATCH_SIZE", "100");
-    env.put("RELAY_PUBLISHED_TTL", "P7D");
     env.put("PAYMENTS_BASE_URL", provider.toString());
     env.put("PAYMENTS_API_KEY", apiKey);
     env.put("PAYMENTS_TIMEOUT", "PT2S");

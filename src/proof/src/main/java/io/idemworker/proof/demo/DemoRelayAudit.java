@@ -21,8 +21,8 @@ import java.util.TreeMap;
 /**
  * What the demo observed of its relay phase: the copies of each outbox event the topic's audit
  * subscription received (the re-sends inside the window dropped, those past it received again) and
- * the consumers' outcomes. What the stores hold (events marked published, the consumers'
- * projections) is {@link StateAudit}'s to check.
+ * the consumers' outcomes. What the stores hold (events behind the relay's checkpoint, the
+ * consumers' projections) is {@link StateAudit}'s to check.
  */
 final class DemoRelayAudit {
   private final CosmosContainer orders;

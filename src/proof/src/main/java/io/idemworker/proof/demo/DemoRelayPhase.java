@@ -39,8 +39,8 @@ import java.util.function.Predicate;
  * Phase 6 of the demo: the outbox relay publishes every outbox event of the orders container to the
  * topic {@code order-events}, the {@code loyalty} and {@code customer-stats} consumers apply the
  * {@code OrderAccepted} events to the {@code customers} container, and the relay re-publishes a few
- * events as after a crash between send and mark: inside the topic's duplicate-detection window (the
- * broker drops them) and past it (the consumers take them as duplicates).
+ * events as after a crash between send and checkpoint: inside the topic's duplicate-detection
+ * window (the broker drops them) and past it (the consumers take them as duplicates).
  *
  * <p>Not thread-safe; one phase per demo run.
  */
@@ -49,8 +49,6 @@ final class DemoRelayPhase {
 
   /** How many events are re-sent inside the window, and how many past it. */
   static final int RESENDS = 3;
-
-  private static final int MARK_PARALLELISM = 16;
 
   private final PrintStream out;
   private final Duration timeout;
@@ -172,7 +170,7 @@ final class DemoRelayPhase {
     List<JsonNode> insideWindow = acceptedEvents.subList(0, Math.min(RESENDS, accepted.size()));
     List<JsonNode> pastWindow =
         acceptedEvents.subList(insideWindow.size(), Math.min(2 * RESENDS, accepted.size()));
-    ScheduledExecutorService executor = Wiring.relayExecutor(MARK_PARALLELISM);
+    ScheduledExecutorService executor = Wiring.relayExecutor();
     boolean settled;
     try (OutboxRelay relay =
         OutboxRelay.create(
@@ -188,8 +186,7 @@ final class DemoRelayPhase {
                 Duration.ofSeconds(30),
                 Duration.ofDays(1),
                 100,
-                Duration.ofMillis(250),
-                MARK_PARALLELISM),
+                Duration.ofMillis(250)),
             listener,
             Clock.systemUTC(),
             executor)) {
@@ -198,12 +195,13 @@ final class DemoRelayPhase {
       settled = relay.awaitCaughtUp(timeout);
       settled &= awaitConsumers(counts, c -> c.processed.get() >= accepted.size());
 
-      // A crash between send and mark, inside the window: the relay sends again, the broker drops.
+      // A crash between send and checkpoint, inside the window: the relay sends again, the broker
+      // drops.
       markPending(orders, insideWindow);
       settled &= relay.awaitCaughtUp(timeout);
 
       out.printf(
-          "phase 6b: %s later (past the topic's window): %d more events sent but not marked, re-published%n",
+          "phase 6b: %s later (past the topic's window): %d more events sent again as if the checkpoint had not moved, re-published%n",
           DemoCommand.DUPLICATE_WINDOW, pastWindow.size());
       brokerClock.advance(DemoCommand.DUPLICATE_WINDOW.plusSeconds(1));
       serviceBus.evaluateExpiries();
@@ -233,7 +231,10 @@ final class DemoRelayPhase {
     return settled;
   }
 
-  /** What a relay that crashed after the send and before the mark leaves behind. */
+  /**
+   * What a relay that crashed after the send and before the checkpoint leaves behind: the events
+   * come back through the change feed (any change to an event does).
+   */
   private static void markPending(CosmosContainer orders, List<JsonNode> events) {
     for (JsonNode event : events) {
       orders.patchItem(
@@ -253,7 +254,7 @@ final class DemoRelayPhase {
     out.println();
     out.println("Outbox relay and topic consumers");
     out.printf(
-        "  relay published %d events to %s (%d re-sent as after a crash between send and mark: %d inside the window, %d past it)%n",
+        "  relay published %d events to %s (%d re-sent as after a crash between send and checkpoint: %d inside the window, %d past it)%n",
         result.published(),
         EventTopic.NAME,
         result.resentInsideWindow().size() + result.resentPastWindow().size(),
