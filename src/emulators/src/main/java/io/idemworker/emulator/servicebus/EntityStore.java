@@ -347,7 +347,7 @@ final class EntityStore implements MessageSink {
     int lost = 0;
     if (index.sessions != null) {
       for (SessionTable.Session s : index.sessions.held()) {
-        lost += sessions.end(s);
+        lost += 1 + sessions.end(s);
       }
     }
     List<StoredMessage> held = new ArrayList<>(index.locked.values());

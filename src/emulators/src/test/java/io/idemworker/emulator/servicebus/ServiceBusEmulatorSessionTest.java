@@ -198,6 +198,21 @@ class ServiceBusEmulatorSessionTest {
   }
 
   @Test
+  void lostLocksFault_endsTheSessionLock_andTheSessionCanBeAcceptedAgain() {
+    fx.sender("ordered").sendMessage(message("a", "a1"));
+    ServiceBusReceiverClient holder = accept(sessions("ordered"), "a");
+    assertThat(EmulatorFixture.receive(holder, 1)).hasSize(1);
+
+    int lost = fx.emulator.faults().loseLocks("ordered");
+
+    assertThat(lost).as("the session lock and its message's").isEqualTo(2);
+    assertThatThrownBy(holder::renewSessionLock).isInstanceOf(ServiceBusException.class);
+    ServiceBusReceiverClient next = accept(sessions("ordered"), "a");
+    ServiceBusReceivedMessage again = EmulatorFixture.receive(next, 1).get(0);
+    assertThat(again.getDeliveryCount()).isEqualTo(1);
+  }
+
+  @Test
   void sessionLock_thatRunsOut_isLost_andTheSessionGoesToTheNextReceiver() {
     fx.sender("ordered").sendMessage(message("a", "a1"));
     ServiceBusReceiverClient first = accept(sessions("ordered"), "a");
