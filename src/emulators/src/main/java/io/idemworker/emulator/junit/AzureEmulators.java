@@ -30,9 +30,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <p>Entities are created before the first test of the class and are idempotent (an existing entity
  * keeps its settings), so classes sharing emulators may declare the same ones. After each test the
  * fault controls of every running emulator are cleared. Declaring something the emulators do not
- * serve (a session queue in a {@code Config.json}, a malformed declaration) fails the class with an
- * {@link org.junit.jupiter.api.extension.ExtensionConfigurationException} that names the
- * declaration.
+ * serve (an auto-forwarding queue in a {@code Config.json}, a malformed declaration) fails the
+ * class with an {@link org.junit.jupiter.api.extension.ExtensionConfigurationException} that names
+ * the declaration.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

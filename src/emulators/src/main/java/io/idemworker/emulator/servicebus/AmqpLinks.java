@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.qpid.proton.amqp.DescribedType;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.messaging.Source;
 import org.apache.qpid.proton.amqp.transaction.Coordinator;
@@ -24,15 +25,16 @@ import org.slf4j.LoggerFactory;
  * management node ({@link RequestLinks}), a producer's link to a queue or topic ({@link
  * IncomingTransfers}), a consumer's link from a queue or subscription ({@link ConsumerLink}) — or
  * refuses it: {@code amqp:not-found} for an unknown entity, {@code amqp:not-implemented} for
- * transaction coordinators and session receivers. It routes the connection's link events (flow,
- * deliveries, detach, session close) to the link they concern.
+ * transaction coordinators, {@code amqp:not-allowed} for a session receiver on an entity without
+ * sessions and for a plain receiver on one with sessions. It routes the connection's link events
+ * (flow, deliveries, detach, session close) to the link they concern.
  *
  * <p>Not thread-safe: confined to its connection's thread. Whenever a consumer link ends — detach,
  * its session's close, the connection's close or end — the locks it holds go back to its store.
  */
 final class AmqpLinks {
   private static final Logger LOG = LoggerFactory.getLogger(AmqpLinks.class);
-  private static final Symbol SESSION_FILTER = Symbol.valueOf("com.microsoft:session-filter");
+  private static final Symbol SESSION_FILTER = ConsumerLink.SESSION_FILTER;
 
   private final LinkContext context;
   private final Map<Link, ConsumerLink> consumers = new IdentityHashMap<>();
@@ -56,12 +58,6 @@ final class AmqpLinks {
     link.setReceiverSettleMode(link.getRemoteReceiverSettleMode());
     if (link.getRemoteTarget() instanceof Coordinator) {
       refuseUnsupported(link, "Transactions");
-      return;
-    }
-    if (link.getRemoteSource() instanceof Source source
-        && source.getFilter() != null
-        && source.getFilter().containsKey(SESSION_FILTER)) {
-      refuseUnsupported(link, "Sessions");
       return;
     }
     if (link instanceof Receiver r) {
@@ -112,8 +108,23 @@ final class AmqpLinks {
       refuse(s, address);
       return;
     }
+    boolean sessionful =
+        s.getRemoteSource() instanceof Source source
+            && source.getFilter() != null
+            && source.getFilter().containsKey(SESSION_FILTER);
+    if (sessionful != store.get().requiresSession()) {
+      refuseSessionMismatch(s, store.get(), sessionful);
+      return;
+    }
     boolean receiveAndDelete = s.getRemoteSenderSettleMode() == SenderSettleMode.SETTLED;
-    ConsumerLink c = new ConsumerLink(s, store.get(), receiveAndDelete, context);
+    ConsumerLink c =
+        new ConsumerLink(
+            s,
+            store.get(),
+            receiveAndDelete,
+            context,
+            sessionful,
+            sessionful ? requestedSession((Source) s.getRemoteSource()) : null);
     consumers.put(s, c);
     c.open();
   }
@@ -127,14 +138,31 @@ final class AmqpLinks {
   }
 
   private void refuse(Link link, ErrorCondition condition) {
-    if (link instanceof Sender) {
-      link.setSource(null);
-    } else {
-      link.setTarget(null);
+    AmqpTerms.refuse(link, condition);
+  }
+
+  /** The session a session receiver names in its filter; null asks for the next available. */
+  private static String requestedSession(Source source) {
+    Object v = source.getFilter().get(SESSION_FILTER);
+    if (v instanceof DescribedType d) {
+      v = d.getDescribed();
     }
-    link.setCondition(condition);
-    link.open();
-    link.close();
+    return v == null || v.toString().isEmpty() ? null : v.toString();
+  }
+
+  /**
+   * Refuses a receiver whose kind (session or not) does not fit the entity, as the service does.
+   */
+  private void refuseSessionMismatch(Sender s, EntityStore store, boolean sessionful) {
+    String text =
+        sessionful
+            ? "A sessionful message receiver cannot be created on an entity that does not require"
+                + " sessions. Ensure RequiresSession is set to true when creating a Queue or"
+                + " Subscription to enable sessionful behavior."
+            : "It is not possible for an entity that requires sessions to create a non-sessionful"
+                + " message receiver.";
+    LOG.warn("connection {}: receiver on {} refused: {}", context.remote(), store.path(), text);
+    refuse(s, new ErrorCondition(AmqpError.NOT_ALLOWED, text));
   }
 
   private void refuseUnsupported(Link link, String feature) {

@@ -8,7 +8,9 @@ import org.apache.qpid.proton.amqp.messaging.Target;
 import org.apache.qpid.proton.amqp.transport.DeliveryState;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.engine.Delivery;
+import org.apache.qpid.proton.engine.Link;
 import org.apache.qpid.proton.engine.Receiver;
+import org.apache.qpid.proton.engine.Sender;
 
 /**
  * Small helpers over proton-j's terms that several link classes share: a terminus's address, a
@@ -50,6 +52,21 @@ final class AmqpTerms {
     if (credit < window / 2) {
       r.flow(window - credit);
     }
+  }
+
+  /**
+   * Refuses a link the client attached: opens our end without a terminus, with {@code condition},
+   * and closes it at once, as the service answers an attach it cannot serve.
+   */
+  static void refuse(Link link, ErrorCondition condition) {
+    if (link instanceof Sender) {
+      link.setSource(null);
+    } else {
+      link.setTarget(null);
+    }
+    link.setCondition(condition);
+    link.open();
+    link.close();
   }
 
   /** The value under {@code key} given as a string or a symbol, as text; null when absent. */

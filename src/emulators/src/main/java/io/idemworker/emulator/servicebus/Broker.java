@@ -30,7 +30,7 @@ final class Broker {
           deadLetter,
           new EntityStore(
               main.path() + TRANSFER_DEAD_LETTER_SUFFIX,
-              main.settings(),
+              main.settings().withRequiresSession(false),
               main.clock(),
               new AtomicLong(),
               null));
@@ -67,8 +67,14 @@ final class Broker {
           "cannot create queue " + settings.name() + ": a topic or subscription has that name");
     }
     AtomicLong sequence = new AtomicLong();
+    // A dead-letter subqueue is never session-aware: any receiver reads it.
     EntityStore dlq =
-        new EntityStore(settings.name() + DEAD_LETTER_SUFFIX, settings, clock, sequence, null);
+        new EntityStore(
+            settings.name() + DEAD_LETTER_SUFFIX,
+            settings.withRequiresSession(false),
+            clock,
+            sequence,
+            null);
     queues.put(
         key, new Queue(new EntityStore(settings.name(), settings, clock, sequence, dlq), dlq));
     return true;

@@ -2,17 +2,21 @@ package io.idemworker.emulator.servicebus;
 
 import io.idemworker.emulator.servicebus.EntityStore.Settled;
 import io.idemworker.emulator.servicebus.StoredMessage.Snapshot;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
 import org.apache.qpid.proton.amqp.messaging.Modified;
 import org.apache.qpid.proton.amqp.messaging.Rejected;
 import org.apache.qpid.proton.amqp.messaging.Released;
+import org.apache.qpid.proton.amqp.messaging.Source;
 import org.apache.qpid.proton.amqp.transport.DeliveryState;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.engine.Delivery;
@@ -36,6 +40,15 @@ final class ConsumerLink {
   private static final Logger LOG = LoggerFactory.getLogger(ConsumerLink.class);
   private static final Symbol LOCK_LOST = Symbol.valueOf(ManagementNode.LOCK_LOST);
   private static final Symbol DEAD_LETTER = Symbol.valueOf("com.microsoft:dead-letter");
+  static final Symbol SESSION_FILTER = Symbol.valueOf("com.microsoft:session-filter");
+  static final Symbol LOCKED_UNTIL_UTC = Symbol.valueOf("com.microsoft:locked-until-utc");
+  private static final Symbol LINK_TIMEOUT = Symbol.valueOf("com.microsoft:timeout");
+  private static final Symbol SESSION_LOCK_LOST = Symbol.valueOf("com.microsoft:session-lock-lost");
+  private static final Symbol SESSION_CANNOT_BE_LOCKED =
+      Symbol.valueOf("com.microsoft:session-cannot-be-locked");
+  private static final Symbol TIMEOUT = Symbol.valueOf("com.microsoft:timeout");
+  private static final long DEFAULT_ACCEPT_TIMEOUT_MILLIS = 60_000;
+  private static final long DOTNET_EPOCH_TICKS = 621_355_968_000_000_000L;
 
   private final Sender sender;
   private final EntityStore store;
@@ -50,20 +63,67 @@ final class ConsumerLink {
 
   private boolean closed;
 
-  ConsumerLink(Sender sender, EntityStore store, boolean receiveAndDelete, LinkContext context) {
+  /** Whether this is a session receiver (its attach carried a session filter). */
+  private final boolean sessionful;
+
+  /** The session asked for by name, or null for the next available one. */
+  private final String requestedSession;
+
+  /** The session whose lock this link holds, once accepted. */
+  private String sessionId;
+
+  /** A session receiver waiting for a session to become available; not yet attached. */
+  private boolean waitingForSession;
+
+  /**
+   * A receiver link.
+   *
+   * @param sessionful whether the client asked for a session receiver
+   * @param requestedSession the session named in the filter, or null for the next available one
+   */
+  ConsumerLink(
+      Sender sender,
+      EntityStore store,
+      boolean receiveAndDelete,
+      LinkContext context,
+      boolean sessionful,
+      String requestedSession) {
     this.sender = sender;
     this.store = store;
     this.receiveAndDelete = receiveAndDelete;
     this.context = context;
+    this.sessionful = sessionful;
+    this.requestedSession = requestedSession;
   }
 
   Sender sender() {
     return sender;
   }
 
-  /** Registers for the store's wake-ups and opens our end of the link. */
+  /**
+   * Registers for the store's wake-ups and opens our end of the link. A session receiver first
+   * accepts its session: a named one that another receiver holds is refused with {@code
+   * com.microsoft:session-cannot-be-locked}; when no session is available it waits, unanswered,
+   * until one is or the link's {@code com.microsoft:timeout} (60 s by default) passes, then is
+   * refused with {@code com.microsoft:timeout}, as the service does.
+   */
   void open() {
     store.addListener(signal);
+    if (sessionful) {
+      if (!tryAcceptSession()) {
+        if (requestedSession != null) {
+          refuse(
+              SESSION_CANNOT_BE_LOCKED,
+              "The requested session '"
+                  + requestedSession
+                  + "' cannot be accepted. It may be locked by another receiver.");
+        } else {
+          waitingForSession = true;
+          context.later(acceptTimeoutNanos(), this::giveUpWaiting);
+        }
+      }
+      return;
+    }
     sender.open();
     LOG.debug(
         "connection {}: receiver attached to {} ({})",
@@ -72,10 +132,19 @@ final class ConsumerLink {
         receiveAndDelete ? "receive-and-delete" : "peek-lock");
   }
 
-  /** Stops the store's wake-ups and gives back every lock this link holds. Idempotent. */
+  /**
+   * Stops the store's wake-ups and gives back every lock this link holds; a session receiver
+   * releases its session, which another receiver may accept at once. Idempotent.
+   */
   void close() {
     closed = true;
+    waitingForSession = false;
     store.removeListener(signal);
+    if (sessionId != null) {
+      store.releaseSession(sessionId, this);
+      tokens.clear();
+      return;
+    }
     if (!tokens.isEmpty()) {
       store.releaseAll(this, tokens);
       tokens.clear();
@@ -86,10 +155,80 @@ final class ConsumerLink {
     context.requestPump().run();
   }
 
+  private boolean tryAcceptSession() {
+    Optional<EntitySessions.SessionLock> lock = store.acceptSession(requestedSession, this);
+    if (lock.isEmpty()) {
+      return false;
+    }
+    sessionId = lock.get().sessionId();
+    waitingForSession = false;
+    Source source =
+        sender.getRemoteSource() instanceof Source remote ? (Source) remote.copy() : new Source();
+    Map<Symbol, Object> filter = new HashMap<>();
+    if (source.getFilter() != null) {
+      for (Object e : source.getFilter().entrySet()) {
+        Map.Entry<?, ?> entry = (Map.Entry<?, ?>) e;
+        filter.put((Symbol) entry.getKey(), entry.getValue());
+      }
+    }
+    filter.put(SESSION_FILTER, sessionId);
+    source.setFilter(filter);
+    sender.setSource(source);
+    Instant until = lock.get().lockedUntil();
+    long ticks = DOTNET_EPOCH_TICKS + until.getEpochSecond() * 10_000_000L + until.getNano() / 100;
+    sender.setProperties(Map.of(LOCKED_UNTIL_UTC, ticks));
+    sender.open();
+    LOG.debug(
+        "connection {}: session receiver attached to {} session {}",
+        context.remote(),
+        store.path(),
+        sessionId);
+    return true;
+  }
+
+  private long acceptTimeoutNanos() {
+    Map<Symbol, Object> props = sender.getRemoteProperties();
+    Object v = props == null ? null : props.get(LINK_TIMEOUT);
+    long millis = v instanceof Number n && n.longValue() > 0 ? n.longValue() : -1;
+    if (v instanceof org.apache.qpid.proton.amqp.UnsignedInteger u) {
+      millis = u.longValue();
+    }
+    return TimeUnit.MILLISECONDS.toNanos(millis > 0 ? millis : DEFAULT_ACCEPT_TIMEOUT_MILLIS);
+  }
+
+  private void giveUpWaiting() {
+    if (waitingForSession && !closed) {
+      waitingForSession = false;
+      refuse(TIMEOUT, "No session is available to accept on " + store.path() + ".");
+    }
+  }
+
+  private void refuse(Symbol condition, String description) {
+    LOG.info(
+        "connection {}: session receiver on {} refused: {}",
+        context.remote(),
+        store.path(),
+        condition);
+    AmqpTerms.refuse(sender, new ErrorCondition(condition, description));
+  }
+
   /** Offers available messages on the link's credit, and answers a drain once nothing is due. */
   void pump() {
     Sender s = sender;
+    if (waitingForSession && !closed) {
+      tryAcceptSession();
+    }
     if (s.getLocalState() != EndpointState.ACTIVE || s.getRemoteState() != EndpointState.ACTIVE) {
+      return;
+    }
+    if (sessionId != null && !store.holdsSession(sessionId, this)) {
+      LOG.info(
+          "connection {}: lock on session {} lost; link detached", context.remote(), sessionId);
+      s.setCondition(
+          new ErrorCondition(
+              SESSION_LOCK_LOST,
+              "The session lock has expired on the MessageSession. Accept a new MessageSession."));
+      s.close();
       return;
     }
     // Link credit is an AMQP uint: proton-j's int reads 2^31 and above as negative. Messages in
@@ -97,7 +236,10 @@ final class ConsumerLink {
     long credit = Integer.toUnsignedLong(s.getCredit()) - inTransit;
     if (credit > 0) {
       int max = (int) Math.min(credit, Integer.MAX_VALUE);
-      List<Snapshot> messages = store.take(max, this, receiveAndDelete);
+      List<Snapshot> messages =
+          sessionId != null
+              ? store.takeSession(sessionId, max, this, receiveAndDelete)
+              : store.take(max, this, receiveAndDelete);
       long delay = messages.isEmpty() ? 0 : context.faults().nextDeliveryDelayNanos();
       if (delay <= 0) {
         messages.forEach(this::send);

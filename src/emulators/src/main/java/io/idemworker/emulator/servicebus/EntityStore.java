@@ -6,16 +6,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.Date;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.PriorityQueue;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.atomic.AtomicLong;
@@ -37,6 +33,7 @@ final class EntityStore implements MessageSink {
   static final Symbol SCHEDULED_ENQUEUE_TIME = Symbol.valueOf("x-opt-scheduled-enqueue-time");
   static final String MAX_DELIVERY_REASON = "MaxDeliveryCountExceeded";
   static final String TTL_REASON = "TTLExpiredException";
+  static final String SESSION_ID_NULL_REASON = "Session id is null.";
 
   /** Result of a settlement. */
   enum Settled {
@@ -44,25 +41,13 @@ final class EntityStore implements MessageSink {
     LOCK_LOST
   }
 
-  private record Deadline(Instant at, long key, Object ref) {}
-
   private final String path;
   private final QueueSettings settings;
   private final Clock clock;
   private final AtomicLong sequence;
   private final EntityStore deadLetter;
-  private final TreeMap<Long, StoredMessage> all = new TreeMap<>();
-  private final TreeMap<Long, StoredMessage> available = new TreeMap<>();
-  private final Map<UUID, StoredMessage> locked = new HashMap<>();
-  private final TreeSet<StoredMessage> lockIndex =
-      new TreeSet<>(
-          Comparator.comparing((StoredMessage m) -> m.lockedUntil)
-              .thenComparingLong(m -> m.sequenceNumber));
-  private final TreeSet<StoredMessage> ttlIndex =
-      new TreeSet<>(
-          Comparator.comparing((StoredMessage m) -> m.expiresAt)
-              .thenComparingLong(m -> m.sequenceNumber));
-  private final PriorityQueue<Deadline> scheduleDeadlines = deadlines();
+  private final MessageIndex index;
+  private final EntitySessions sessions;
   private final DuplicateWindow seenIds;
   private final Set<Runnable> listeners = new CopyOnWriteArraySet<>();
 
@@ -78,14 +63,8 @@ final class EntityStore implements MessageSink {
     this.sequence = sequence;
     this.deadLetter = deadLetter;
     this.seenIds = new DuplicateWindow(settings.duplicateDetectionHistoryTimeWindow());
-  }
-
-  private static PriorityQueue<Deadline> deadlines() {
-    return new PriorityQueue<>(
-        (a, b) -> {
-          int c = a.at.compareTo(b.at);
-          return c != 0 ? c : Long.compare(a.key, b.key);
-        });
+    this.index = new MessageIndex(settings.requiresSession());
+    this.sessions = new EntitySessions(this, index);
   }
 
   @Override
@@ -114,7 +93,7 @@ final class EntityStore implements MessageSink {
     listeners.remove(listener);
   }
 
-  private void signal() {
+  void signal() {
     for (Runnable l : listeners) {
       l.run();
     }
@@ -155,20 +134,48 @@ final class EntityStore implements MessageSink {
    * neither a message-id nor duplicate detection is applied here, the topic did both.
    */
   synchronized void enqueueFromTopic(Message m, long sequenceNumber) {
-    if (enqueue(m, sequenceNumber, clock.instant())) {
+    Instant now = clock.instant();
+    if (requiresSession() && StoredMessage.sessionIdOf(m) == null) {
+      // As the service does: a session-aware subscription dead-letters a copy without SessionId.
+      moveToDeadLetter(
+          StoredMessage.arriving(m, sequenceNumber, now, null, settings),
+          SESSION_ID_NULL_REASON,
+          "Session enabled entity doesn't allow a message whose session identifier is null.");
+      return;
+    }
+    if (enqueue(m, sequenceNumber, now)) {
       signal();
     }
   }
 
+  /**
+   * Refuses messages a session-aware queue cannot take, as the service does: every message must
+   * carry a SessionId.
+   */
+  @Override
+  public Optional<String> refusal(List<Message> messages) {
+    if (requiresSession()) {
+      for (Message m : messages) {
+        if (StoredMessage.sessionIdOf(m) == null) {
+          return Optional.of(
+              "The SessionId was not set on a message, and it cannot be sent to the entity."
+                  + " Entities that have session support enabled can only receive messages that"
+                  + " have the SessionId set to a valid value.");
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
   /** Stores one message now or at its scheduled time; returns whether it is available now. */
   private boolean enqueue(Message m, long sequenceNumber, Instant now) {
-    Instant scheduled = scheduledTime(m);
-    StoredMessage sm = newMessage(m, sequenceNumber, now, scheduled);
+    Instant scheduled = StoredMessage.scheduledTime(m);
+    StoredMessage sm = StoredMessage.arriving(m, sequenceNumber, now, scheduled, settings);
     if (scheduled != null && scheduled.isAfter(now)) {
-      scheduleInternal(sm, scheduled);
+      index.schedule(sm, scheduled);
       return false;
     }
-    makeAvailable(sm);
+    index.makeAvailable(sm);
     return true;
   }
 
@@ -192,77 +199,11 @@ final class EntityStore implements MessageSink {
   /** Cancels scheduled messages; unknown or already enqueued sequence numbers are ignored. */
   synchronized void cancelScheduled(long[] sequenceNumbers) {
     for (long s : sequenceNumbers) {
-      StoredMessage sm = all.get(s);
+      StoredMessage sm = index.all.get(s);
       if (sm != null && sm.state == State.SCHEDULED) {
-        remove(sm);
+        index.remove(sm);
       }
     }
-  }
-
-  private void scheduleInternal(StoredMessage sm, Instant at) {
-    sm.state = State.SCHEDULED;
-    sm.scheduledEnqueueTime = at;
-    all.put(sm.sequenceNumber, sm);
-    scheduleDeadlines.add(new Deadline(at, sm.sequenceNumber, sm));
-  }
-
-  private static Instant scheduledTime(Message m) {
-    if (m.getMessageAnnotations() == null || m.getMessageAnnotations().getValue() == null) {
-      return null;
-    }
-    Object v = m.getMessageAnnotations().getValue().get(SCHEDULED_ENQUEUE_TIME);
-    return v instanceof Date d ? d.toInstant() : null;
-  }
-
-  /** A new message; its time-to-live runs from its (scheduled) enqueue time. */
-  private StoredMessage newMessage(Message m, long sequenceNumber, Instant now, Instant scheduled) {
-    long ttl = settings.defaultMessageTimeToLive().toMillis();
-    if (m.getHeader() != null && m.getHeader().getTtl() != null) {
-      long own = m.getHeader().getTtl().longValue();
-      if (own > 0) {
-        ttl = Math.min(ttl, own);
-      }
-    }
-    Instant base = scheduled != null && scheduled.isAfter(now) ? scheduled : now;
-    Instant expiresAt = saturatedPlus(base, ttl);
-    return new StoredMessage(sequenceNumber, m, now, expiresAt, Math.min(ttl, 0xFFFFFFFFL), 0);
-  }
-
-  private static Instant saturatedPlus(Instant t, long millis) {
-    try {
-      return t.plusMillis(millis);
-    } catch (ArithmeticException | java.time.DateTimeException e) {
-      return Instant.MAX;
-    }
-  }
-
-  private void makeAvailable(StoredMessage sm) {
-    unlock(sm);
-    sm.state = State.AVAILABLE;
-    all.put(sm.sequenceNumber, sm);
-    available.put(sm.sequenceNumber, sm);
-    if (!Instant.MAX.equals(sm.expiresAt)) {
-      ttlIndex.add(sm);
-    }
-  }
-
-  private void remove(StoredMessage sm) {
-    unlock(sm);
-    all.remove(sm.sequenceNumber);
-    available.remove(sm.sequenceNumber);
-    ttlIndex.remove(sm);
-    sm.state = State.GONE;
-  }
-
-  /** Drops the message's lock, if any, from every index. */
-  private void unlock(StoredMessage sm) {
-    if (sm.lockToken != null) {
-      locked.remove(sm.lockToken);
-      lockIndex.remove(sm);
-    }
-    sm.lockToken = null;
-    sm.lockedUntil = null;
-    sm.lockOwner = null;
   }
 
   /**
@@ -273,12 +214,12 @@ final class EntityStore implements MessageSink {
    */
   synchronized List<Snapshot> take(int max, Object owner, boolean receiveAndDelete) {
     List<Snapshot> out = new ArrayList<>(Math.min(max, 64));
-    if (available.isEmpty()) {
+    if (index.available.isEmpty()) {
       return out;
     }
     Instant now = clock.instant();
     while (out.size() < max) {
-      Map.Entry<Long, StoredMessage> e = available.pollFirstEntry();
+      Map.Entry<Long, StoredMessage> e = index.available.pollFirstEntry();
       if (e == null) {
         break;
       }
@@ -288,29 +229,23 @@ final class EntityStore implements MessageSink {
         continue;
       }
       if (receiveAndDelete) {
-        remove(sm);
+        index.remove(sm);
         out.add(sm.snapshot());
       } else {
-        lock(sm, owner, now);
+        index.lock(sm, owner, now.plus(settings.lockDuration()));
         out.add(sm.snapshot());
       }
     }
     return out;
   }
 
-  private void lock(StoredMessage sm, Object owner, Instant now) {
-    sm.state = State.LOCKED;
-    sm.lockToken = UUID.randomUUID();
-    sm.lockOwner = owner;
-    sm.lockedUntil = now.plus(settings.lockDuration());
-    locked.put(sm.lockToken, sm);
-    lockIndex.add(sm);
-  }
-
   private StoredMessage liveLock(UUID token) {
-    StoredMessage sm = locked.get(token);
+    StoredMessage sm = index.locked.get(token);
     if (sm == null) {
       return null;
+    }
+    if (index.inSession(sm)) {
+      return sessions.liveLock(sm);
     }
     if (!sm.lockedUntil.isAfter(clock.instant())) {
       unlockExpired(sm);
@@ -330,7 +265,7 @@ final class EntityStore implements MessageSink {
     if (sm == null) {
       return Settled.LOCK_LOST;
     }
-    remove(sm);
+    index.remove(sm);
     return Settled.OK;
   }
 
@@ -339,7 +274,7 @@ final class EntityStore implements MessageSink {
     if (sm == null) {
       return Settled.LOCK_LOST;
     }
-    modify(sm, propertiesToModify);
+    sm.modifyProperties(propertiesToModify);
     redeliverOrDeadLetter(sm);
     signal();
     return Settled.OK;
@@ -350,8 +285,8 @@ final class EntityStore implements MessageSink {
     if (sm == null) {
       return Settled.LOCK_LOST;
     }
-    modify(sm, propertiesToModify);
-    unlock(sm);
+    sm.modifyProperties(propertiesToModify);
+    index.unlock(sm);
     sm.state = State.DEFERRED;
     sm.deferred = true;
     return Settled.OK;
@@ -363,7 +298,7 @@ final class EntityStore implements MessageSink {
     if (sm == null) {
       return Settled.LOCK_LOST;
     }
-    modify(sm, propertiesToModify);
+    sm.modifyProperties(propertiesToModify);
     moveToDeadLetter(sm, reason, description);
     return Settled.OK;
   }
@@ -374,7 +309,7 @@ final class EntityStore implements MessageSink {
     if (sm == null) {
       return Settled.LOCK_LOST;
     }
-    makeAvailable(sm);
+    index.makeAvailable(sm);
     signal();
     return Settled.OK;
   }
@@ -385,9 +320,7 @@ final class EntityStore implements MessageSink {
     if (sm == null) {
       return Optional.empty();
     }
-    lockIndex.remove(sm);
-    sm.lockedUntil = clock.instant().plus(settings.lockDuration());
-    lockIndex.add(sm);
+    index.relock(sm, clock.instant().plus(settings.lockDuration()));
     return Optional.of(sm.lockedUntil);
   }
 
@@ -398,7 +331,7 @@ final class EntityStore implements MessageSink {
   synchronized void releaseAll(Object owner, Iterable<UUID> tokens) {
     boolean any = false;
     for (UUID token : tokens) {
-      StoredMessage sm = locked.get(token);
+      StoredMessage sm = index.locked.get(token);
       if (sm != null && sm.lockOwner == owner) {
         redeliverOrDeadLetter(sm);
         any = true;
@@ -409,16 +342,23 @@ final class EntityStore implements MessageSink {
     }
   }
 
-  /** Fault injection: every held lock expires now. */
+  /** Fault injection: every held lock expires now, session locks included. */
   synchronized int loseLocks() {
-    List<StoredMessage> held = new ArrayList<>(locked.values());
+    int lost = 0;
+    if (index.sessions != null) {
+      for (SessionTable.Session s : index.sessions.held()) {
+        lost += 1 + sessions.end(s);
+      }
+    }
+    List<StoredMessage> held = new ArrayList<>(index.locked.values());
     for (StoredMessage sm : held) {
       unlockExpired(sm);
     }
-    if (!held.isEmpty()) {
+    lost += held.size();
+    if (lost > 0) {
       signal();
     }
-    return held.size();
+    return lost;
   }
 
   private void unlockExpired(StoredMessage sm) {
@@ -426,8 +366,8 @@ final class EntityStore implements MessageSink {
     redeliverOrDeadLetter(sm);
   }
 
-  private void redeliverOrDeadLetter(StoredMessage sm) {
-    unlock(sm);
+  void redeliverOrDeadLetter(StoredMessage sm) {
+    index.unlock(sm);
     sm.deliveryCount++;
     if (deadLetter != null && sm.deliveryCount >= settings.maxDeliveryCount()) {
       moveToDeadLetter(
@@ -443,7 +383,7 @@ final class EntityStore implements MessageSink {
       // deferred, receivable by sequence number only.
       sm.state = State.DEFERRED;
     } else {
-      makeAvailable(sm);
+      index.makeAvailable(sm);
     }
   }
 
@@ -451,10 +391,10 @@ final class EntityStore implements MessageSink {
     if (deadLetter == null) {
       // A dead-letter subqueue has none of its own: the message stays where it is.
       LOG.info("{}: sequence number {} is already dead-lettered; kept", path, sm.sequenceNumber);
-      makeAvailable(sm);
+      index.makeAvailable(sm);
       return;
     }
-    remove(sm);
+    index.remove(sm);
     Message m = sm.message;
     Map<String, Object> props = new HashMap<>();
     if (m.getApplicationProperties() != null && m.getApplicationProperties().getValue() != null) {
@@ -481,57 +421,64 @@ final class EntityStore implements MessageSink {
         new StoredMessage(
             from.sequenceNumber, copy, from.enqueuedTime, Instant.MAX, from.ttlMillis, 0);
     sm.deliveryCount = from.deliveryCount;
-    makeAvailable(sm);
+    index.makeAvailable(sm);
     signal();
   }
 
-  private void expire(StoredMessage sm) {
+  void expire(StoredMessage sm) {
     if (settings.deadLetteringOnMessageExpiration() && deadLetter != null) {
       moveToDeadLetter(sm, TTL_REASON, "The message expired and was dead lettered.");
     } else {
       LOG.debug("{}: sequence number {} expired and was removed", path, sm.sequenceNumber);
-      remove(sm);
+      index.remove(sm);
     }
   }
 
-  private static void modify(StoredMessage sm, Map<String, Object> propertiesToModify) {
-    if (propertiesToModify == null || propertiesToModify.isEmpty()) {
-      return;
-    }
-    Message m = sm.message;
-    Map<String, Object> props = new HashMap<>();
-    if (m.getApplicationProperties() != null && m.getApplicationProperties().getValue() != null) {
-      props.putAll(m.getApplicationProperties().getValue());
-    }
-    props.putAll(propertiesToModify);
-    m.setApplicationProperties(new ApplicationProperties(props));
-  }
-
-  /** Messages from a sequence number on, in every state but locked-and-gone. */
-  synchronized List<Snapshot> peek(long fromSequenceNumber, int count) {
+  /**
+   * Messages from a sequence number on, in every state but locked-and-gone; with a session id, only
+   * that session's.
+   */
+  synchronized List<Snapshot> peek(long fromSequenceNumber, int count, String sessionId) {
     List<Snapshot> out = new ArrayList<>();
-    for (StoredMessage sm : all.tailMap(fromSequenceNumber, true).values()) {
+    for (StoredMessage sm : index.all.tailMap(fromSequenceNumber, true).values()) {
       if (out.size() >= count) {
         break;
+      }
+      if (sessionId != null && !sessionId.equals(sm.sessionId)) {
+        continue;
       }
       out.add(sm.snapshot());
     }
     return out;
   }
 
-  /** Locks (or deletes) deferred messages by sequence number; unknown numbers are skipped. */
-  synchronized List<Snapshot> receiveDeferred(long[] sequenceNumbers, boolean receiveAndDelete) {
+  /**
+   * Locks (or deletes) deferred messages by sequence number; unknown numbers are skipped. On a
+   * session-aware entity only messages of {@code sessionId} are found, and their locks are that
+   * session's.
+   *
+   * @throws SessionLockLostException on a session-aware entity when the session's lock is not held
+   */
+  synchronized List<Snapshot> receiveDeferred(
+      long[] sequenceNumbers, boolean receiveAndDelete, String sessionId) {
     List<Snapshot> out = new ArrayList<>();
     Instant now = clock.instant();
+    Instant until = now.plus(settings.lockDuration());
+    if (index.sessions != null) {
+      until = sessions.held(sessionId, now).lockedUntil;
+    }
     for (long s : sequenceNumbers) {
-      StoredMessage sm = all.get(s);
+      StoredMessage sm = index.all.get(s);
       if (sm == null || sm.state != State.DEFERRED) {
         continue;
       }
+      if (index.sessions != null && !Objects.equals(sessionId, sm.sessionId)) {
+        continue;
+      }
       if (receiveAndDelete) {
-        remove(sm);
+        index.remove(sm);
       } else {
-        lock(sm, null, now);
+        index.lock(sm, null, until);
       }
       out.add(sm.snapshot());
     }
@@ -544,24 +491,25 @@ final class EntityStore implements MessageSink {
    */
   synchronized void sweep() {
     Instant now = clock.instant();
-    boolean any = false;
+    boolean any = sessions.releaseExpired(now);
     StoredMessage head;
-    while (!lockIndex.isEmpty() && !(head = lockIndex.first()).lockedUntil.isAfter(now)) {
+    while (!index.lockIndex.isEmpty()
+        && !(head = index.lockIndex.first()).lockedUntil.isAfter(now)) {
       unlockExpired(head);
       any = true;
     }
-    Deadline d;
-    while ((d = scheduleDeadlines.peek()) != null && !d.at.isAfter(now)) {
-      scheduleDeadlines.poll();
-      StoredMessage sm = (StoredMessage) d.ref;
+    MessageIndex.Deadline d;
+    while ((d = index.scheduleDeadlines.peek()) != null && !d.at().isAfter(now)) {
+      index.scheduleDeadlines.poll();
+      StoredMessage sm = d.ref();
       if (sm.state == State.SCHEDULED) {
-        sm.enqueuedTime = d.at;
-        makeAvailable(sm);
+        sm.enqueuedTime = d.at();
+        index.makeAvailable(sm);
         any = true;
       }
     }
     List<StoredMessage> due = new ArrayList<>();
-    for (StoredMessage sm : ttlIndex) {
+    for (StoredMessage sm : index.ttlIndex) {
       if (sm.expiresAt.isAfter(now)) {
         break;
       }
@@ -576,23 +524,64 @@ final class EntityStore implements MessageSink {
     }
   }
 
+  /** Whether this entity requires sessions (RequiresSession). */
+  boolean requiresSession() {
+    return index.sessions != null;
+  }
+
+  /** See {@link EntitySessions#accept}. */
+  synchronized Optional<EntitySessions.SessionLock> acceptSession(String sessionId, Object owner) {
+    return sessions.accept(sessionId, owner);
+  }
+
+  /** See {@link EntitySessions#holds}. */
+  synchronized boolean holdsSession(String sessionId, Object owner) {
+    return sessions.holds(sessionId, owner);
+  }
+
+  /** See {@link EntitySessions#take}. */
+  synchronized List<Snapshot> takeSession(
+      String sessionId, int max, Object owner, boolean receiveAndDelete) {
+    return sessions.take(sessionId, max, owner, receiveAndDelete);
+  }
+
+  /** See {@link EntitySessions#release}. */
+  synchronized void releaseSession(String sessionId, Object owner) {
+    sessions.release(sessionId, owner);
+  }
+
+  /** See {@link EntitySessions#renew}. */
+  synchronized Instant renewSession(String sessionId) {
+    return sessions.renew(sessionId);
+  }
+
+  /** See {@link EntitySessions#state}. */
+  synchronized Optional<byte[]> sessionState(String sessionId) {
+    return sessions.state(sessionId);
+  }
+
+  /** See {@link EntitySessions#setState}. */
+  synchronized void setSessionState(String sessionId, byte[] state) {
+    sessions.setState(sessionId, state);
+  }
+
   /** Every message held, whatever its state (available, locked, deferred, scheduled). */
   synchronized int messageCount() {
-    return all.size();
+    return index.all.size();
   }
 
   synchronized int activeCount() {
-    return available.size();
+    return index.available.size();
   }
 
   synchronized int lockedCount() {
-    return locked.size();
+    return index.locked.size();
   }
 
   /** Milliseconds until the next lock expiry, for tests and diagnostics. */
   synchronized Optional<Duration> nextLockExpiry() {
-    return lockIndex.isEmpty()
+    return index.lockIndex.isEmpty()
         ? Optional.empty()
-        : Optional.of(Duration.between(clock.instant(), lockIndex.first().lockedUntil));
+        : Optional.of(Duration.between(clock.instant(), index.lockIndex.first().lockedUntil));
   }
 }

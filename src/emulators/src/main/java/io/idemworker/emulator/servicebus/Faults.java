@@ -31,11 +31,13 @@ public final class Faults {
   /**
    * Makes every lock currently held on a queue or a subscription (and its dead-letter subqueue)
    * expire now: the messages return to the queue or subscription with their delivery count
-   * incremented, and settling them answers {@code com.microsoft:message-lock-lost}.
+   * incremented, and settling them answers {@code com.microsoft:message-lock-lost}. On a
+   * session-aware entity the session locks end too: their receivers are detached with {@code
+   * com.microsoft:session-lock-lost} and the sessions may be accepted again.
    *
    * @param entity queue name or subscription path {@code topic/Subscriptions/name},
    *     case-insensitive
-   * @return how many locks were lost
+   * @return how many locks were lost, session locks included
    * @throws IllegalArgumentException when no such queue or subscription exists
    */
   public int loseLocks(String entity) {

@@ -114,6 +114,17 @@ final class IncomingTransfers {
       AmqpTerms.topUp(r, PRODUCER_CREDIT);
       return;
     }
+    Optional<String> refusal = sink.get().refusal(messages);
+    if (refusal.isPresent()) {
+      LOG.info(
+          "connection {}: send to {} refused: {}",
+          context.remote(),
+          sink.get().path(),
+          refusal.get());
+      AmqpTerms.answer(d, AmqpTerms.rejected(AmqpError.NOT_ALLOWED, refusal.get()));
+      AmqpTerms.topUp(r, PRODUCER_CREDIT);
+      return;
+    }
     sink.get().send(messages);
     AmqpTerms.answer(d, Accepted.getInstance());
     AmqpTerms.topUp(r, PRODUCER_CREDIT);

@@ -4,6 +4,7 @@ import io.idemworker.emulator.servicebus.EntityStore.Settled;
 import io.idemworker.emulator.servicebus.StoredMessage.Snapshot;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Date;
 import java.util.HashMap;
 import java.util.List;
@@ -25,6 +26,7 @@ final class ManagementNode {
   private static final Logger LOG = LoggerFactory.getLogger(ManagementNode.class);
   static final String LOCK_LOST = "com.microsoft:message-lock-lost";
   static final String MESSAGE_NOT_FOUND = "com.microsoft:message-not-found";
+  static final String SESSION_LOCK_LOST = "com.microsoft:session-lock-lost";
 
   private ManagementNode() {}
 
@@ -51,11 +53,22 @@ final class ManagementNode {
         case "com.microsoft:schedule-message" -> schedule(store, body);
         case "com.microsoft:cancel-scheduled-message" -> cancel(store, body);
         case "com.microsoft:receive-by-sequence-number" -> receiveDeferred(store, body);
+        case "com.microsoft:renew-session-lock" ->
+            status(
+                200,
+                "OK",
+                Map.of("expiration", Date.from(store.renewSession(sessionId(body)))),
+                null);
+        case "com.microsoft:get-session-state" -> getSessionState(store, body);
+        case "com.microsoft:set-session-state" -> setSessionState(store, body);
         default -> {
           LOG.warn("{}: management operation {} is not implemented", store.path(), op);
           yield status(501, "operation not implemented: " + op, null, "amqp:not-implemented");
         }
       };
+    } catch (SessionLockLostException e) {
+      LOG.info("{}: {} refused: {}", store.path(), op, e.getMessage());
+      return status(410, e.getMessage(), null, SESSION_LOCK_LOST);
     } catch (RuntimeException e) {
       LOG.warn("{}: bad management request {}: {}", store.path(), op, e.toString());
       return status(400, "bad request: " + e.getMessage(), null, "amqp:invalid-field");
@@ -134,7 +147,7 @@ final class ManagementNode {
   private static Message peek(EntityStore store, Map<?, ?> body) {
     long from = ((Number) body.get("from-sequence-number")).longValue();
     int count = ((Number) body.get("message-count")).intValue();
-    List<Snapshot> found = store.peek(from, count);
+    List<Snapshot> found = store.peek(from, count, sessionId(body));
     if (found.isEmpty()) {
       return status(204, "No messages", null, MESSAGE_NOT_FOUND);
     }
@@ -142,7 +155,37 @@ final class ManagementNode {
   }
 
   private static Message schedule(EntityStore store, Map<?, ?> body) {
-    return sequenceNumbers(store.schedule(scheduledMessages(body)));
+    List<Message> messages = scheduledMessages(body);
+    Optional<String> refusal = store.refusal(messages);
+    if (refusal.isPresent()) {
+      return status(400, refusal.get(), null, "amqp:not-allowed");
+    }
+    return sequenceNumbers(store.schedule(messages));
+  }
+
+  private static Message getSessionState(EntityStore store, Map<?, ?> body) {
+    Map<String, Object> answer = new HashMap<>();
+    answer.put("session-state", store.sessionState(sessionId(body)).map(Binary::new).orElse(null));
+    return status(200, "OK", answer, null);
+  }
+
+  private static Message setSessionState(EntityStore store, Map<?, ?> body) {
+    Object state = body.get("session-state");
+    byte[] bytes = null;
+    if (state instanceof Binary b) {
+      bytes =
+          Arrays.copyOfRange(b.getArray(), b.getArrayOffset(), b.getArrayOffset() + b.getLength());
+    } else if (state != null) {
+      throw new IllegalArgumentException("session-state must be binary");
+    }
+    store.setSessionState(sessionId(body), bytes);
+    return status(200, "OK", null, null);
+  }
+
+  /** The request's {@code session-id}, or null; an empty one reads as none. */
+  private static String sessionId(Map<?, ?> body) {
+    Object v = body.get("session-id");
+    return v == null || v.toString().isEmpty() ? null : v.toString();
   }
 
   private static List<Message> scheduledMessages(Map<?, ?> body) {
@@ -173,7 +216,7 @@ final class ManagementNode {
     long[] seqs = longs(body.get("sequence-numbers"));
     Object mode = body.get("receiver-settle-mode");
     boolean receiveAndDelete = mode instanceof UnsignedInteger u && u.intValue() == 0;
-    List<Snapshot> found = store.receiveDeferred(seqs, receiveAndDelete);
+    List<Snapshot> found = store.receiveDeferred(seqs, receiveAndDelete, sessionId(body));
     if (found.isEmpty()) {
       return status(
           404, "The requested deferred messages were not found.", null, MESSAGE_NOT_FOUND);

@@ -19,6 +19,8 @@ import java.util.Objects;
  *     those that do
  * @param deadLetteringOnMessageExpiration whether expired messages move to the dead-letter subqueue
  *     instead of being deleted
+ * @param requiresSession whether the queue is session-aware (RequiresSession): every message needs
+ *     a SessionId, and only session receivers may attach
  */
 public record QueueSettings(
     String name,
@@ -27,7 +29,38 @@ public record QueueSettings(
     boolean requiresDuplicateDetection,
     Duration duplicateDetectionHistoryTimeWindow,
     Duration defaultMessageTimeToLive,
-    boolean deadLetteringOnMessageExpiration) {
+    boolean deadLetteringOnMessageExpiration,
+    boolean requiresSession) {
+
+  /**
+   * Settings of a queue without sessions.
+   *
+   * @param name queue name
+   * @param lockDuration LockDuration
+   * @param maxDeliveryCount MaxDeliveryCount
+   * @param requiresDuplicateDetection RequiresDuplicateDetection
+   * @param duplicateDetectionHistoryTimeWindow DuplicateDetectionHistoryTimeWindow
+   * @param defaultMessageTimeToLive DefaultMessageTimeToLive
+   * @param deadLetteringOnMessageExpiration DeadLetteringOnMessageExpiration
+   */
+  public QueueSettings(
+      String name,
+      Duration lockDuration,
+      int maxDeliveryCount,
+      boolean requiresDuplicateDetection,
+      Duration duplicateDetectionHistoryTimeWindow,
+      Duration defaultMessageTimeToLive,
+      boolean deadLetteringOnMessageExpiration) {
+    this(
+        name,
+        lockDuration,
+        maxDeliveryCount,
+        requiresDuplicateDetection,
+        duplicateDetectionHistoryTimeWindow,
+        defaultMessageTimeToLive,
+        deadLetteringOnMessageExpiration,
+        false);
+  }
 
   /** Validates every field. */
   public QueueSettings {
@@ -73,7 +106,8 @@ public record QueueSettings(
         requiresDuplicateDetection,
         duplicateDetectionHistoryTimeWindow,
         defaultMessageTimeToLive,
-        deadLetteringOnMessageExpiration);
+        deadLetteringOnMessageExpiration,
+        requiresSession);
   }
 
   /**
@@ -90,7 +124,8 @@ public record QueueSettings(
         requiresDuplicateDetection,
         duplicateDetectionHistoryTimeWindow,
         defaultMessageTimeToLive,
-        deadLetteringOnMessageExpiration);
+        deadLetteringOnMessageExpiration,
+        requiresSession);
   }
 
   /**
@@ -107,7 +142,8 @@ public record QueueSettings(
         value,
         duplicateDetectionHistoryTimeWindow,
         defaultMessageTimeToLive,
-        deadLetteringOnMessageExpiration);
+        deadLetteringOnMessageExpiration,
+        requiresSession);
   }
 
   /**
@@ -124,7 +160,8 @@ public record QueueSettings(
         requiresDuplicateDetection,
         value,
         defaultMessageTimeToLive,
-        deadLetteringOnMessageExpiration);
+        deadLetteringOnMessageExpiration,
+        requiresSession);
   }
 
   /**
@@ -141,7 +178,8 @@ public record QueueSettings(
         requiresDuplicateDetection,
         duplicateDetectionHistoryTimeWindow,
         value,
-        deadLetteringOnMessageExpiration);
+        deadLetteringOnMessageExpiration,
+        requiresSession);
   }
 
   /**
@@ -158,6 +196,25 @@ public record QueueSettings(
         requiresDuplicateDetection,
         duplicateDetectionHistoryTimeWindow,
         defaultMessageTimeToLive,
+        value,
+        requiresSession);
+  }
+
+  /**
+   * Copies these settings with sessions required or not.
+   *
+   * @param value the new RequiresSession
+   * @return a copy
+   */
+  public QueueSettings withRequiresSession(boolean value) {
+    return new QueueSettings(
+        name,
+        lockDuration,
+        maxDeliveryCount,
+        requiresDuplicateDetection,
+        duplicateDetectionHistoryTimeWindow,
+        defaultMessageTimeToLive,
+        deadLetteringOnMessageExpiration,
         value);
   }
 

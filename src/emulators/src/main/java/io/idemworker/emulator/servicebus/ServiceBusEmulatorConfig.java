@@ -24,8 +24,8 @@ import java.util.regex.Pattern;
  * properties take the values of {@link QueueSettings#defaults(String)}, {@link
  * TopicSettings#defaults(String)} and {@link SubscriptionSettings#defaults(String)}. Durations are
  * ISO-8601 ({@code PT1M}) or .NET TimeSpan ({@code 00:01:00}, {@code 1.00:00:00}). What the
- * emulator does not implement (sessions, auto-forwarding, rule actions) is refused, naming the
- * field, rather than ignored.
+ * emulator does not implement (auto-forwarding, rule actions) is refused, naming the field, rather
+ * than ignored.
  */
 public final class ServiceBusEmulatorConfig {
   private static final Pattern TIME_SPAN =
@@ -127,13 +127,8 @@ public final class ServiceBusEmulatorConfig {
     }
   }
 
-  /** Refuses sessions and auto-forwarding, which the emulator does not implement. */
+  /** Refuses auto-forwarding, which the emulator does not implement. */
   static void refuseUnsupported(JsonNode props, String p) {
-    Boolean sessions = bool(props, "RequiresSession", p);
-    if (Boolean.TRUE.equals(sessions)) {
-      throw new IllegalArgumentException(
-          p + "RequiresSession: sessions are not supported by this emulator");
-    }
     for (String forward : List.of("ForwardTo", "ForwardDeadLetteredMessagesTo")) {
       JsonNode f = props.get(forward);
       if (f != null && f.isTextual() && !f.asText().isEmpty()) {
@@ -189,6 +184,10 @@ public final class ServiceBusEmulatorConfig {
           Boolean dlq = bool(props, "DeadLetteringOnMessageExpiration", p);
           if (dlq != null) {
             settings = settings.withDeadLetteringOnMessageExpiration(dlq);
+          }
+          Boolean sessions = bool(props, "RequiresSession", p);
+          if (sessions != null) {
+            settings = settings.withRequiresSession(sessions);
           }
           refuseUnsupported(props, p);
           return settings;

@@ -25,6 +25,8 @@ import java.util.Set;
  * @param deadLetteringOnMessageExpiration whether expired messages move to the dead-letter subqueue
  * @param rules the rules; a message is copied in when any matches. Empty means the {@link
  *     SubscriptionRule#DEFAULT} true filter, as in Service Bus
+ * @param requiresSession whether the subscription is session-aware (RequiresSession): a matching
+ *     message without SessionId is dead-lettered there, and only session receivers may attach
  */
 public record SubscriptionSettings(
     String name,
@@ -32,7 +34,35 @@ public record SubscriptionSettings(
     int maxDeliveryCount,
     Duration defaultMessageTimeToLive,
     boolean deadLetteringOnMessageExpiration,
-    List<SubscriptionRule> rules) {
+    List<SubscriptionRule> rules,
+    boolean requiresSession) {
+
+  /**
+   * Settings of a subscription without sessions.
+   *
+   * @param name subscription name
+   * @param lockDuration LockDuration
+   * @param maxDeliveryCount MaxDeliveryCount
+   * @param defaultMessageTimeToLive DefaultMessageTimeToLive
+   * @param deadLetteringOnMessageExpiration DeadLetteringOnMessageExpiration
+   * @param rules the rules
+   */
+  public SubscriptionSettings(
+      String name,
+      Duration lockDuration,
+      int maxDeliveryCount,
+      Duration defaultMessageTimeToLive,
+      boolean deadLetteringOnMessageExpiration,
+      List<SubscriptionRule> rules) {
+    this(
+        name,
+        lockDuration,
+        maxDeliveryCount,
+        defaultMessageTimeToLive,
+        deadLetteringOnMessageExpiration,
+        rules,
+        false);
+  }
 
   /** Validates every field. */
   public SubscriptionSettings {
@@ -93,7 +123,8 @@ public record SubscriptionSettings(
         maxDeliveryCount,
         defaultMessageTimeToLive,
         deadLetteringOnMessageExpiration,
-        rules);
+        rules,
+        requiresSession);
   }
 
   /**
@@ -109,7 +140,8 @@ public record SubscriptionSettings(
         value,
         defaultMessageTimeToLive,
         deadLetteringOnMessageExpiration,
-        rules);
+        rules,
+        requiresSession);
   }
 
   /**
@@ -120,7 +152,13 @@ public record SubscriptionSettings(
    */
   public SubscriptionSettings withDefaultMessageTimeToLive(Duration value) {
     return new SubscriptionSettings(
-        name, lockDuration, maxDeliveryCount, value, deadLetteringOnMessageExpiration, rules);
+        name,
+        lockDuration,
+        maxDeliveryCount,
+        value,
+        deadLetteringOnMessageExpiration,
+        rules,
+        requiresSession);
   }
 
   /**
@@ -131,7 +169,13 @@ public record SubscriptionSettings(
    */
   public SubscriptionSettings withDeadLetteringOnMessageExpiration(boolean value) {
     return new SubscriptionSettings(
-        name, lockDuration, maxDeliveryCount, defaultMessageTimeToLive, value, rules);
+        name,
+        lockDuration,
+        maxDeliveryCount,
+        defaultMessageTimeToLive,
+        value,
+        rules,
+        requiresSession);
   }
 
   /**
@@ -149,7 +193,25 @@ public record SubscriptionSettings(
         maxDeliveryCount,
         defaultMessageTimeToLive,
         deadLetteringOnMessageExpiration,
-        more);
+        more,
+        requiresSession);
+  }
+
+  /**
+   * Copies these settings with sessions required or not.
+   *
+   * @param value the new RequiresSession
+   * @return a copy
+   */
+  public SubscriptionSettings withRequiresSession(boolean value) {
+    return new SubscriptionSettings(
+        name,
+        lockDuration,
+        maxDeliveryCount,
+        defaultMessageTimeToLive,
+        deadLetteringOnMessageExpiration,
+        rules,
+        value);
   }
 
   static void requirePositive(String field, Duration value) {

@@ -59,7 +59,12 @@ final class Topic implements MessageSink {
       // schedule-message sent to the subscription, which Service Bus does not offer.
       AtomicLong own = new AtomicLong();
       EntityStore dlq =
-          new EntityStore(asQueue.name() + Broker.DEAD_LETTER_SUFFIX, asQueue, clock, own, null);
+          new EntityStore(
+              asQueue.name() + Broker.DEAD_LETTER_SUFFIX,
+              asQueue.withRequiresSession(false),
+              clock,
+              own,
+              null);
       subs.add(new Subscription(s, new EntityStore(asQueue.name(), asQueue, clock, own, dlq), dlq));
     }
     this.subscriptions = List.copyOf(subs);
@@ -78,7 +83,8 @@ final class Topic implements MessageSink {
         false,
         topic.duplicateDetectionHistoryTimeWindow(),
         ttl,
-        s.deadLetteringOnMessageExpiration());
+        s.deadLetteringOnMessageExpiration(),
+        s.requiresSession());
   }
 
   @Override

@@ -84,6 +84,10 @@ final class TopicConfig {
                   if (dlq != null) {
                     s = s.withDeadLetteringOnMessageExpiration(dlq);
                   }
+                  Boolean sessions = bool(props, "RequiresSession", p);
+                  if (sessions != null) {
+                    s = s.withRequiresSession(sessions);
+                  }
                   refuseUnsupported(props, p);
                   return s;
                 });

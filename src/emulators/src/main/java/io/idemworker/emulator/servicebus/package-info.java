@@ -39,22 +39,23 @@
  * receive-by-sequence-number; topics with subscriptions (a copy per matching subscription, settled
  * independently; the default true rule, correlation filters and a SQL filter subset, see {@link
  * io.idemworker.emulator.servicebus.SqlFilter}; duplicate detection on the topic; lock duration,
- * MaxDeliveryCount, time-to-live and dead-lettering per subscription); unknown entities refused
- * with {@code amqp:not-found}; malformed input closes only the offending connection.
+ * MaxDeliveryCount, time-to-live and dead-lettering per subscription); schedule and cancel on a
+ * topic's management node; sessions on queues and subscriptions that require them (session
+ * receivers for a named or the next available session, one receiver per session, in-order delivery
+ * per session, session locks with renewal and expiry, session state, deferral and receive by
+ * sequence number within a session; see {@link io.idemworker.emulator.servicebus.EntitySessions});
+ * unknown entities refused with {@code amqp:not-found}; malformed input closes only the offending
+ * connection.
  *
  * <h2>Not implemented</h2>
  *
- * The management node of a topic (so {@code scheduleMessage} / {@code cancelScheduledMessage} on a
- * topic sender; a scheduled enqueue time on a plain send works), rule management at runtime ({@code
- * add-rule}, {@code remove-rule}, {@code enumerate-rules}) and rule actions, SQL arithmetic and
- * functions, sessions (session-enabled queues, session state and locks), transactions,
- * auto-forwarding ({@code ForwardTo}), TLS, authorisation (every token and key is accepted),
- * partitioned entities, message size quotas per tier other than 256 KiB, persistence, and the HTTP
- * administration API ({@code ServiceBusAdministrationClient}). Session receivers (a {@code
- * com.microsoft:session-filter} on attach) and transaction coordinator links are refused with
- * {@code amqp:not-implemented}; unsupported management operations answer status 501 {@code
- * amqp:not-implemented}; a topic's management node gets {@code amqp:not-found}; a {@code
- * Config.json} that asks for sessions, forwarding or rule actions is refused with a message naming
- * the field.
+ * Rule management at runtime ({@code add-rule}, {@code remove-rule}, {@code enumerate-rules}) and
+ * rule actions, SQL arithmetic and functions, listing sessions, transactions, auto-forwarding
+ * ({@code ForwardTo}), TLS, authorisation (every token and key is accepted), partitioned entities,
+ * message size quotas per tier other than 256 KiB, persistence, and the HTTP administration API
+ * ({@code ServiceBusAdministrationClient}). Transaction coordinator links are refused with {@code
+ * amqp:not-implemented}; unsupported management operations answer status 501 {@code
+ * amqp:not-implemented}; a {@code Config.json} that asks for forwarding or rule actions is refused
+ * with a message naming the field.
  */
 package io.idemworker.emulator.servicebus;

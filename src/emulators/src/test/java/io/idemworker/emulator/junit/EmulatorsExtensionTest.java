@@ -67,12 +67,12 @@ class EmulatorsExtensionTest {
   }
 
   @Test
-  void aSessionQueueInConfigJson_failsTheClass_sayingSessionsAreNotServed() {
+  void aForwardingQueueInConfigJson_failsTheClass_sayingForwardingIsNotServed() {
     assertClassFails(
-        run(SessionQueue.class),
+        run(ForwardingQueue.class),
         ExtensionConfigurationException.class,
-        "kit/session-queue-Config.json",
-        "RequiresSession");
+        "kit/forwarding-queue-Config.json",
+        "ForwardTo");
   }
 
   @Test
@@ -184,10 +184,10 @@ class EmulatorsExtensionTest {
 
   @AzureEmulators(
       cosmos = false,
-      serviceBusConfig = "kit/session-queue-Config.json",
+      serviceBusConfig = "kit/forwarding-queue-Config.json",
       sharing = AzureEmulators.Sharing.PER_CLASS)
   @ExtendWith(OnlyUnderTestKit.class)
-  static class SessionQueue {
+  static class ForwardingQueue {
     @Test
     void never() {}
   }

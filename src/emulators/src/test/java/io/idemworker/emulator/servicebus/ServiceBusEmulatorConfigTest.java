@@ -90,12 +90,24 @@ class ServiceBusEmulatorConfigTest {
   }
 
   @Test
-  void sessions_areRefusedAsUnsupported() {
+  void requiresSession_isRead() {
+    ServiceBusEmulatorConfig.Entities on =
+        ServiceBusEmulatorConfig.parse(
+            SAMPLE.replace("\"RequiresSession\":false", "\"RequiresSession\":true"), "c");
+    ServiceBusEmulatorConfig.Entities off = ServiceBusEmulatorConfig.parse(SAMPLE, "c");
+
+    assertThat(on.queues().get(0).requiresSession()).isTrue();
+    assertThat(off.queues().get(0).requiresSession()).isFalse();
+  }
+
+  @Test
+  void requiresSession_thatIsNotBoolean_namesTheField() {
     assertThatThrownBy(
             () ->
                 ServiceBusEmulatorConfig.parse(
-                    SAMPLE.replace("\"RequiresSession\":false", "\"RequiresSession\":true"), "c"))
-        .hasMessageContaining("RequiresSession");
+                    SAMPLE.replace("\"RequiresSession\":false", "\"RequiresSession\":\"yes\""),
+                    "c"))
+        .hasMessageContaining("Queues[0].Properties.RequiresSession");
   }
 
   @Test

@@ -310,12 +310,12 @@ class ServiceBusEmulatorMessagingTest {
   }
 
   @Test
-  void sessionReceiver_isRefusedAsNotImplemented() {
+  void sessionReceiverOnQueueWithoutSessions_isRefused() {
     com.azure.messaging.servicebus.ServiceBusSessionReceiverClient sessions =
         Clients.builder(fx.emulator).sessionReceiver().queueName("orders").buildClient();
     try {
       assertThatThrownBy(() -> sessions.acceptSession("s1"))
-          .hasStackTraceContaining("Sessions are not supported");
+          .hasStackTraceContaining("does not require sessions");
     } finally {
       sessions.close();
     }

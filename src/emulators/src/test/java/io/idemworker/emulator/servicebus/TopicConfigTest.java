@@ -124,12 +124,12 @@ class TopicConfigTest {
   }
 
   @Test
-  void subscriptionSessionsAndForwarding_areRefused() {
-    assertThatThrownBy(
-            () ->
-                ServiceBusEmulatorConfig.parse(
-                    SAMPLE.replace("\"RequiresSession\":false", "\"RequiresSession\":true"), "c"))
-        .hasMessageContaining("Subscriptions[0].Properties.RequiresSession");
+  void subscriptionRequiresSession_isReadAndForwardingRefused() {
+    ServiceBusEmulatorConfig.Entities entities =
+        ServiceBusEmulatorConfig.parse(
+            SAMPLE.replace("\"RequiresSession\":false", "\"RequiresSession\":true"), "c");
+    assertThat(entities.topics().get(0).subscriptions().get(0).requiresSession()).isTrue();
+    assertThat(entities.topics().get(0).subscriptions().get(1).requiresSession()).isFalse();
     assertThatThrownBy(
             () ->
                 ServiceBusEmulatorConfig.parse(
