@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.core.DeliveryOrigin;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.servicebus.DeadLetterReader;
 import java.io.PrintStream;
@@ -119,7 +120,9 @@ record Explanation(
                   "messageId",
                   "idempotencyKey",
                   "correlationId",
-                  "fingerprint"),
+                  "fingerprint",
+                  DeliveryOrigin.FIELD,
+                  "statusVersionWrittenBy"),
               OrderMessageTypes.TYPES.stream().flatMap(type -> type.orderFields().stream()))
           .toList();
 
@@ -136,7 +139,17 @@ record Explanation(
 
   private ObjectNode markerJson(JsonNode marker, Clock clock) {
     ObjectNode node = JSON.objectNode();
-    copy(marker, node, "id", "consumer", "key", "messageType", "creditId", "processedAt", "ttl");
+    copy(
+        marker,
+        node,
+        "id",
+        "consumer",
+        "key",
+        "messageType",
+        "creditId",
+        "processedAt",
+        "ttl",
+        DeliveryOrigin.FIELD);
     expiry(marker)
         .ifPresentOrElse(
             at -> {
@@ -164,7 +177,8 @@ record Explanation(
         "amount",
         "currency",
         "claimedAt",
-        "completedAt");
+        "completedAt",
+        DeliveryOrigin.FIELD);
     leaseUntil(payment).ifPresent(at -> node.put("leaseUntil", at.toString()));
     JsonNode result = payment.path("result");
     if (result.isObject() && result.has("result")) {
@@ -219,6 +233,7 @@ record Explanation(
                   o.path("acceptedAt").asText("?"),
                   o.path("messageId").asText(o.path("idempotencyKey").asText("?")),
                   shortFingerprint(o.path("fingerprint")));
+              out.printf("          written by %s%n", writer(o.get(DeliveryOrigin.FIELD)));
               out.printf(
                   "          customer %s, %s %s, %d line(s)%n",
                   o.path("customerId").asText("?"),
@@ -231,6 +246,7 @@ record Explanation(
                     o.path("status").asText(),
                     o.path("statusVersion").asText("?"),
                     o.path("statusChangedAt").asText("?"));
+                out.printf("          written by %s%n", writer(o.get("statusVersionWrittenBy")));
               }
               if (o.has("creditCount")) {
                 out.printf(
@@ -267,20 +283,21 @@ record Explanation(
 
   private String markerLine(JsonNode marker, Clock clock) {
     return String.format(
-        "%s%s  %s, processed %s, %s",
+        "%s%s  %s, processed %s, %s; written by %s",
         marker.path("id").asText(),
         matches(marker) ? " (this message)" : "",
         marker.path("messageType").asText("?"),
         marker.path("processedAt").asText("?"),
         expiry(marker)
             .map(at -> "TTL left " + human(Duration.between(clock.instant(), at)))
-            .orElse("never expires"));
+            .orElse("never expires"),
+        writer(marker.get(DeliveryOrigin.FIELD)));
   }
 
   private String paymentLine(JsonNode payment) {
     JsonNode result = payment.path("result");
     return String.format(
-        "%s%s  %s, attempt %s%s%s",
+        "%s%s  %s, attempt %s%s%s; last claimed by %s",
         payment.path("id").asText(),
         matches(payment) ? " (this message)" : "",
         payment.path("status").asText("?"),
@@ -291,7 +308,38 @@ record Explanation(
             .orElse(""),
         result.isObject() && result.has("result")
             ? ", result " + result.get("result").asText()
-            : "");
+            : "",
+        writer(payment.get(DeliveryOrigin.FIELD)));
+  }
+
+  /**
+   * The delivery that wrote a document, from its stamp: what a later duplicate is compared with. A
+   * copy with the same sequence number is a redelivery; another copy enqueued after the handling
+   * time is a resend; one enqueued before it was concurrent.
+   */
+  static String writer(JsonNode stamp) {
+    return DeliveryOrigin.Written.read(stamp)
+        .map(
+            written -> {
+              DeliveryOrigin origin = written.origin();
+              StringBuilder text =
+                  new StringBuilder("delivery seq ")
+                      .append(origin.sequenceNumber())
+                      .append(" (deliveryCount ")
+                      .append(origin.deliveryCount())
+                      .append(", enqueued ")
+                      .append(origin.enqueuedTime())
+                      .append(", handled ")
+                      .append(written.at());
+              if (origin.via() != DeliveryOrigin.Via.SEND) {
+                text.append(", via ").append(origin.via().label());
+              }
+              if (origin.producerAttempt() > 0) {
+                text.append(", producer attempt ").append(origin.producerAttempt());
+              }
+              return text.append(')').toString();
+            })
+        .orElse("an unstamped delivery (written before stamps, or origin unknown)");
   }
 
   private static String outboxLine(JsonNode event) {
