@@ -15,12 +15,12 @@ public enum DuplicateSource {
    */
   REDELIVERY,
   /**
-   * Another copy, enqueued after the effect was written: the producer sent the message again
+   * Another copy, received after the effect was written: the producer sent the message again later,
    * outside the broker's duplicate-detection window (or the queue has none).
    */
   RESEND,
   /**
-   * Another copy, already enqueued when the writer ran: two copies were in flight at once and the
+   * Another copy, received before the effect was written: two copies were in flight at once and the
    * store arbitrated between them.
    */
   CONCURRENT,
@@ -45,8 +45,10 @@ public enum DuplicateSource {
 
   /**
    * Classifies a duplicate. The same sequence number is a redelivery whatever else holds; then a
-   * resubmitted or relayed copy is named for that; then the copy's enqueue time against the
-   * writer's handling time tells a concurrent copy from a later resend.
+   * resubmitted or relayed copy is named for that; then whether this copy was received before the
+   * write tells a concurrent copy from a later resend. Receipts compare by the lock's end as
+   * received (the broker's clock; one lock duration for both, so it cancels), the write by the
+   * writer's lock end plus its time from receipt to write.
    *
    * @param current the duplicate delivery, if its origin is known
    * @param writer the delivery that wrote the effect, if its stamp was found
@@ -70,6 +72,6 @@ public enum DuplicateSource {
     if (writer.isEmpty()) {
       return UNKNOWN;
     }
-    return now.enqueuedTime().isAfter(writer.get().at()) ? RESEND : CONCURRENT;
+    return now.lockedUntil().isBefore(writer.get().writtenAtOnLockScale()) ? CONCURRENT : RESEND;
   }
 }

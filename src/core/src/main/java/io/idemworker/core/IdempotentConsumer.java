@@ -5,7 +5,6 @@ import io.idemworker.core.MessageDecoder.Decoding;
 import io.idemworker.core.MessageDecoder.ValidMessage;
 import io.idemworker.core.Outcome.RetryCause;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -135,9 +134,10 @@ public final class IdempotentConsumer {
       ValidMessage valid = ((MessageDecoder.Valid) decoding).message();
       entityId = Optional.of(valid.entityId());
       Fingerprint fingerprint = Fingerprint.of(valid.immutableFields());
-      Instant now = clock.instant();
+      java.time.Instant now = clock.instant();
       Change change = valid.change(found, fingerprint, now);
-      Attempt attempt = new Attempt(found, valid.entityId(), isLastDelivery(message), origin, now);
+      Attempt attempt =
+          new Attempt(found, valid.entityId(), isLastDelivery(message), origin, clock, now);
       return change.fold(
           anchored -> AnchoredWrite.apply(store, anchored, fingerprint, attempt),
           versioned -> VersionGuard.apply(store, versioned, attempt),
@@ -163,22 +163,30 @@ public final class IdempotentConsumer {
    * @param entityId the business id
    * @param lastDelivery true when a retry would exhaust the broker's delivery limit
    * @param origin the delivery's broker identity, when known
-   * @param at when the handler started, by the flow's clock
+   * @param clock the flow's clock
+   * @param received when the handler started, by that clock
    */
   record Attempt(
       IdempotencyKey key,
       String entityId,
       boolean lastDelivery,
       Optional<DeliveryOrigin> origin,
-      Instant at) {
+      Clock clock,
+      java.time.Instant received) {
 
     Attempt(IdempotencyKey key, String entityId, boolean lastDelivery) {
-      this(key, entityId, lastDelivery, Optional.empty(), Instant.EPOCH);
+      this(
+          key,
+          entityId,
+          lastDelivery,
+          Optional.empty(),
+          Clock.systemUTC(),
+          java.time.Instant.EPOCH);
     }
 
     /** This delivery's stamp, when its origin is known. */
     Optional<ObjectNode> stamp() {
-      return origin.map(o -> o.stamp(at));
+      return origin.map(o -> o.stamp(java.time.Duration.between(received, clock.instant())));
     }
 
     /** A copy of {@code document} carrying this delivery's stamp, when its origin is known. */

@@ -47,7 +47,6 @@ public record StoredAnchor(Fingerprint fingerprint, Optional<DeliveryOrigin.Writ
         .forEach(field -> fields.put(field.getKey(), field.getValue().asText()));
     return Optional.of(
         new StoredAnchor(
-            new Fingerprint(value, fields),
-            DeliveryOrigin.Written.read(anchor.get(DeliveryOrigin.FIELD))));
+            new Fingerprint(value, fields), DeliveryOrigin.read(anchor.get(DeliveryOrigin.FIELD))));
   }
 }

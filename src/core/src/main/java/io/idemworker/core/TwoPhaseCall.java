@@ -233,8 +233,7 @@ final class TwoPhaseCall {
     EffectStore.ReadResult read = store.read(change.partitionKey(), recordId);
     if (read instanceof EffectStore.Document document
         && COMPLETED.equals(document.content().path(STATUS).asText())) {
-      return attempt.duplicate(
-          DeliveryOrigin.Written.read(document.content().get(DeliveryOrigin.FIELD)));
+      return attempt.duplicate(DeliveryOrigin.read(document.content().get(DeliveryOrigin.FIELD)));
     }
     Optional<Duration> successorLease =
         read instanceof EffectStore.Document document

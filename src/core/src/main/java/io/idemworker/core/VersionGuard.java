@@ -95,7 +95,7 @@ final class VersionGuard {
       }
     }
     if (differing.isEmpty()) {
-      return attempt.duplicate(DeliveryOrigin.Written.read(stored.get(stampField(change))));
+      return attempt.duplicate(DeliveryOrigin.read(stored.get(stampField(change))));
     }
     return attempt.conflict(String.join(", ", differing));
   }

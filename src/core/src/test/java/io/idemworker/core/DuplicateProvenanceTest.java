@@ -19,13 +19,15 @@ class DuplicateProvenanceTest {
   private static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");
   private static final IdempotencyKey KEY = new IdempotencyKey("k-1");
 
+  /** A delivery received at its enqueue time, holding a 60 s lock. */
   private static DeliveryOrigin origin(
       long seq, Instant enqueued, long dc, DeliveryOrigin.Via via) {
-    return new DeliveryOrigin(seq, enqueued, dc, via, 0);
+    return new DeliveryOrigin(seq, enqueued, enqueued.plusSeconds(60), dc, via, 0);
   }
 
-  private static IdempotentConsumer.Attempt attempt(DeliveryOrigin origin, Instant at) {
-    return new IdempotentConsumer.Attempt(KEY, "ord-1", false, Optional.of(origin), at);
+  private static IdempotentConsumer.Attempt attempt(DeliveryOrigin origin) {
+    return new IdempotentConsumer.Attempt(
+        KEY, "ord-1", false, Optional.of(origin), Clock.fixed(T0, ZoneOffset.UTC), T0);
   }
 
   private static Change.Anchored orderChange() {
@@ -38,10 +40,9 @@ class DuplicateProvenanceTest {
     InMemoryEffectStore store = new InMemoryEffectStore();
     Change.Anchored change = orderChange();
     Fingerprint fingerprint = change.writeSet().fingerprint();
-    assertThat(AnchoredWrite.apply(store, change, fingerprint, attempt(first, T0)))
+    assertThat(AnchoredWrite.apply(store, change, fingerprint, attempt(first)))
         .isInstanceOf(Outcome.Processed.class);
-    Outcome again =
-        AnchoredWrite.apply(store, change, fingerprint, attempt(second, T0.plusSeconds(5)));
+    Outcome again = AnchoredWrite.apply(store, change, fingerprint, attempt(second));
     return ((Outcome.Duplicate) again).source();
   }
 
@@ -54,19 +55,40 @@ class DuplicateProvenanceTest {
   }
 
   @Test
-  void otherCopyEnqueuedAfterTheWrite_isAResend() {
+  void otherCopyReceivedAfterTheWrite_isAResend() {
     DeliveryOrigin first = origin(7, T0, 0, DeliveryOrigin.Via.SEND);
 
-    assertThat(sourceOfSecond(first, origin(9, T0.plusSeconds(1), 0, DeliveryOrigin.Via.SEND)))
+    assertThat(sourceOfSecond(first, origin(9, T0.plusMillis(1), 0, DeliveryOrigin.Via.SEND)))
         .isEqualTo(DuplicateSource.RESEND);
   }
 
   @Test
-  void otherCopyEnqueuedBeforeTheWrite_isConcurrent() {
+  void otherCopyReceivedBeforeTheWrite_isConcurrent() {
+    // the writer wrote 40 ms after its receipt; the copy was received 30 ms after the writer
+    InMemoryEffectStore store = new InMemoryEffectStore();
+    Change.Anchored change = orderChange();
+    Fingerprint fingerprint = change.writeSet().fingerprint();
     DeliveryOrigin first = origin(7, T0, 0, DeliveryOrigin.Via.SEND);
+    AnchoredWrite.apply(
+        store,
+        change,
+        fingerprint,
+        new IdempotentConsumer.Attempt(
+            KEY,
+            "ord-1",
+            false,
+            Optional.of(first),
+            Clock.fixed(T0.plusMillis(40), ZoneOffset.UTC),
+            T0));
 
-    assertThat(sourceOfSecond(first, origin(8, T0.minusMillis(3), 0, DeliveryOrigin.Via.SEND)))
-        .isEqualTo(DuplicateSource.CONCURRENT);
+    Outcome again =
+        AnchoredWrite.apply(
+            store,
+            change,
+            fingerprint,
+            attempt(origin(8, T0.plusMillis(30), 0, DeliveryOrigin.Via.SEND)));
+
+    assertThat(((Outcome.Duplicate) again).source()).isEqualTo(DuplicateSource.CONCURRENT);
   }
 
   @Test
@@ -90,7 +112,7 @@ class DuplicateProvenanceTest {
 
     Outcome again =
         AnchoredWrite.apply(
-            store, change, fingerprint, attempt(origin(9, T0, 0, DeliveryOrigin.Via.SEND), T0));
+            store, change, fingerprint, attempt(origin(9, T0, 0, DeliveryOrigin.Via.SEND)));
 
     assertThat(((Outcome.Duplicate) again).source()).isEqualTo(DuplicateSource.UNKNOWN);
     assertThat(((EffectStore.Document) store.read("ord-1", "ord-1")).content().has("writtenBy"))
@@ -99,21 +121,22 @@ class DuplicateProvenanceTest {
 
   @Test
   void stamp_holdsOnlyTheShortFieldsAndReadsBack() {
-    DeliveryOrigin resubmitted = new DeliveryOrigin(42, T0, 2, DeliveryOrigin.Via.RESUBMIT, 3);
+    DeliveryOrigin resubmitted =
+        new DeliveryOrigin(42, T0, T0.plusSeconds(60), 2, DeliveryOrigin.Via.RESUBMIT, 3);
 
-    ObjectNode stamp = resubmitted.stamp(T0.plusMillis(120));
+    ObjectNode stamp = resubmitted.stamp(Duration.ofMillis(35));
 
     assertThat(stamp.toString())
         .isEqualTo(
             "{\"seq\":42,\"enq\":"
                 + T0.toEpochMilli()
-                + ",\"dc\":2,\"at\":"
-                + (T0.toEpochMilli() + 120)
-                + ",\"via\":\"resubmit\",\"pa\":3}");
-    assertThat(DeliveryOrigin.Written.read(stamp))
-        .contains(new DeliveryOrigin.Written(resubmitted, T0.plusMillis(120)));
-    assertThat(origin(1, T0, 0, DeliveryOrigin.Via.SEND).stamp(T0).has("via")).isFalse();
-    assertThat(DeliveryOrigin.Written.read(JSON.textNode("x"))).isEmpty();
+                + ",\"lu\":"
+                + (T0.toEpochMilli() + 60_000)
+                + ",\"w\":35,\"dc\":2,\"via\":\"resubmit\",\"pa\":3}");
+    assertThat(DeliveryOrigin.read(stamp))
+        .contains(new DeliveryOrigin.Written(resubmitted, Duration.ofMillis(35)));
+    assertThat(origin(1, T0, 0, DeliveryOrigin.Via.SEND).stamp(Duration.ZERO).has("via")).isFalse();
+    assertThat(DeliveryOrigin.read(JSON.textNode("x"))).isEmpty();
   }
 
   @Test
@@ -131,11 +154,10 @@ class DuplicateProvenanceTest {
             new Change.Rejection(new DeadLetterReason("OrderNotFound"), "order missing"));
     DeliveryOrigin first = origin(5, T0, 0, DeliveryOrigin.Via.SEND);
 
-    assertThat(VersionGuard.apply(store, change, attempt(first, T0)))
+    assertThat(VersionGuard.apply(store, change, attempt(first)))
         .isInstanceOf(Outcome.Processed.class);
     Outcome again =
-        VersionGuard.apply(
-            store, change, attempt(origin(5, T0, 1, DeliveryOrigin.Via.SEND), T0.plusSeconds(61)));
+        VersionGuard.apply(store, change, attempt(origin(5, T0, 1, DeliveryOrigin.Via.SEND)));
 
     assertThat(((Outcome.Duplicate) again).source()).isEqualTo(DuplicateSource.REDELIVERY);
     assertThat(
@@ -168,14 +190,14 @@ class DuplicateProvenanceTest {
     Clock clock = Clock.fixed(T0, ZoneOffset.UTC);
     DeliveryOrigin first = origin(11, T0, 0, DeliveryOrigin.Via.SEND);
 
-    assertThat(TwoPhaseCall.apply(store, change, fingerprint, attempt(first, T0), clock))
+    assertThat(TwoPhaseCall.apply(store, change, fingerprint, attempt(first), clock))
         .isInstanceOf(Outcome.Processed.class);
     Outcome again =
         TwoPhaseCall.apply(
             store,
             change,
             fingerprint,
-            attempt(origin(30, T0.plusSeconds(90), 0, DeliveryOrigin.Via.RESUBMIT), T0),
+            attempt(origin(30, T0.plusSeconds(90), 0, DeliveryOrigin.Via.RESUBMIT)),
             clock);
 
     assertThat(((Outcome.Duplicate) again).source()).isEqualTo(DuplicateSource.RESUBMIT);

@@ -314,11 +314,11 @@ record Explanation(
 
   /**
    * The delivery that wrote a document, from its stamp: what a later duplicate is compared with. A
-   * copy with the same sequence number is a redelivery; another copy enqueued after the handling
-   * time is a resend; one enqueued before it was concurrent.
+   * copy with the same sequence number is a redelivery; another copy enqueued after the lock's end
+   * is a resend; one enqueued before it was concurrent.
    */
   static String writer(JsonNode stamp) {
-    return DeliveryOrigin.Written.read(stamp)
+    return DeliveryOrigin.read(stamp)
         .map(
             written -> {
               DeliveryOrigin origin = written.origin();
@@ -329,8 +329,11 @@ record Explanation(
                       .append(origin.deliveryCount())
                       .append(", enqueued ")
                       .append(origin.enqueuedTime())
-                      .append(", handled ")
-                      .append(written.at());
+                      .append(", locked until ")
+                      .append(origin.lockedUntil())
+                      .append(", wrote after ")
+                      .append(written.writtenAfter().toMillis())
+                      .append(" ms");
               if (origin.via() != DeliveryOrigin.Via.SEND) {
                 text.append(", via ").append(origin.via().label());
               }

@@ -35,9 +35,10 @@ final class Deliveries {
 
   /**
    * The delivery's broker identity, for the writer's stamp and the duplicate's source: sequence
-   * number, enqueue time, delivery count, and how the copy was enqueued (a resubmission stamps
-   * {@link DeadLetterResubmitter#FIRST_ENQUEUED_PROPERTY}, the relay {@link ProducerStamps#ORIGIN};
-   * a resubmission wins, as it keeps the original's properties), with the producer's attempt when
+   * number, enqueue time, lock end as received (both by the broker's clock), delivery count, and
+   * how the copy was enqueued (a resubmission stamps {@link
+   * DeadLetterResubmitter#FIRST_ENQUEUED_PROPERTY}, the relay {@link ProducerStamps#ORIGIN}; a
+   * resubmission wins, as it keeps the original's properties), with the producer's attempt when
    * stamped.
    */
   static Optional<DeliveryOrigin> origin(ServiceBusReceivedMessage message) {
@@ -56,6 +57,9 @@ final class Deliveries {
         new DeliveryOrigin(
             message.getSequenceNumber(),
             enqueued.toInstant(),
+            Optional.ofNullable(message.getLockedUntil())
+                .map(OffsetDateTime::toInstant)
+                .orElse(enqueued.toInstant()),
             Math.max(0, message.getDeliveryCount()),
             via,
             producerAttempt(properties.get(ProducerStamps.SEND_ATTEMPT))));

@@ -63,7 +63,12 @@ class ExplainCommandTest {
                 Orders.order(orderId),
                 Optional.of(
                     new DeliveryOrigin(
-                        17, Instant.parse("2026-12-01T10:00:00Z"), 0, DeliveryOrigin.Via.SEND, 2))))
+                        17,
+                        Instant.parse("2026-12-01T10:00:00Z"),
+                        Instant.parse("2026-12-01T10:01:00Z"),
+                        0,
+                        DeliveryOrigin.Via.SEND,
+                        2))))
         .isInstanceOf(Outcome.Processed.class);
     assertThat(consumer.handle(Orders.status(orderId, "Shipped", 3)))
         .isInstanceOf(Outcome.Processed.class);
@@ -74,6 +79,7 @@ class ExplainCommandTest {
                     new DeliveryOrigin(
                         40,
                         Instant.parse("2026-12-01T11:00:00Z"),
+                        Instant.parse("2026-12-01T11:01:00Z"),
                         1,
                         DeliveryOrigin.Via.RESUBMIT,
                         0))))
@@ -150,8 +156,9 @@ class ExplainCommandTest {
         .contains("from message " + orderId + ", fingerprint sha256:")
         .contains("status    Shipped (version 3)")
         .contains(
-            "written by delivery seq 17 (deliveryCount 0, enqueued 2026-12-01T10:00:00Z, handled ")
-        .contains(", producer attempt 2)")
+            "written by delivery seq 17 (deliveryCount 0, enqueued 2026-12-01T10:00:00Z, locked"
+                + " until 2026-12-01T10:01:00Z, wrote after ")
+        .contains(" ms, producer attempt 2)")
         .contains("written by an unstamped delivery")
         .contains("written by delivery seq 40 (deliveryCount 1, enqueued 2026-12-01T11:00:00Z")
         .contains(", via resubmit)")

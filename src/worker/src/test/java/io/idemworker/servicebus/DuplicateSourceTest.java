@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.models.PartitionKey;
+import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
@@ -19,9 +20,12 @@ import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.WriteSet;
 import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.emulator.servicebus.QueueSettings;
+import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.OrderDecoder;
 import io.idemworker.orders.Orders;
 import io.idemworker.testing.Emulators;
+import io.idemworker.testing.MutableClock;
 import io.idemworker.testing.RecordingObserver;
 import io.idemworker.testing.RecordingObserver.Finished;
 import java.time.Clock;
@@ -30,6 +34,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,31 +50,46 @@ import org.junit.jupiter.api.Test;
 class DuplicateSourceTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
 
+  private static final Duration LOCK = Duration.ofSeconds(30);
+  private static final String QUEUE = "orders";
+
+  /** The broker's clock: a resend is a copy enqueued after the writer's lock ended. */
+  private final MutableClock brokerClock = new MutableClock();
+
   private final CosmosContainer container = Emulators.orders();
   private final List<ServiceBusWorker> workers = new ArrayList<>();
   private final RecordingObserver observer = new RecordingObserver();
-  private String queue;
+  private ServiceBusEmulator serviceBus;
   private ServiceBusSenderClient sender;
 
   @BeforeEach
-  void createQueue() {
-    queue = Emulators.newQueue(settings -> settings.withMaxDeliveryCount(10));
-    sender = Emulators.sender(queue);
+  void startBroker() {
+    serviceBus =
+        ServiceBusEmulator.builder()
+            .port(0)
+            .clock(brokerClock)
+            .queue(QueueSettings.defaults(QUEUE).withMaxDeliveryCount(10).withLockDuration(LOCK))
+            .start();
+    sender = client().sender().queueName(QUEUE).buildClient();
   }
 
   @AfterEach
   void stopEverything() {
-    Emulators.serviceBus().faults().clear();
     workers.forEach(worker -> worker.shutdown(Duration.ofSeconds(10)));
     sender.close();
+    serviceBus.close();
+  }
+
+  private ServiceBusClientBuilder client() {
+    return new ServiceBusClientBuilder().connectionString(serviceBus.connectionString());
   }
 
   private void startWorker(EffectStore store) {
     CosmosEffectStore probe = new CosmosEffectStore(container, (o, s, c, l) -> {});
     ServiceBusWorker worker =
         new ServiceBusWorker(
-            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
-            ProcessorSettings.defaults(queue)
+            new ServiceBusConnection.ConnectionString(serviceBus.connectionString()),
+            ProcessorSettings.defaults(QUEUE)
                 .withMaxConcurrentCalls(4)
                 .withMaxRetryBackoff(Duration.ofMillis(50))
                 .withProbeInterval(Duration.ofMillis(200)),
@@ -117,6 +138,7 @@ class DuplicateSourceTest {
     String orderId = newOrderId();
     send(orderId);
     observer.await(1, is(Outcome.Processed.class), WAIT);
+    brokerClock.advance(LOCK.plusSeconds(1));
 
     send(orderId);
 
@@ -128,14 +150,41 @@ class DuplicateSourceTest {
   }
 
   @Test
-  void twoCopiesQueuedBeforeEitherWasHandled_areConcurrent() {
-    String orderId = newOrderId();
-    send(orderId);
-    send(orderId);
+  void twoCopiesBothReceivedBeforeEitherWrote_areConcurrent() {
+    // Each copy's write waits (bounded) until the other copy's write has started, so both were
+    // received before the order existed.
+    CosmosEffectStore cosmos = new CosmosEffectStore(container, (o, s, c, l) -> {});
+    CountDownLatch bothWriting = new CountDownLatch(2);
+    startWorker(
+        new EffectStore() {
+          @Override
+          public WriteResult apply(WriteSet writeSet) {
+            bothWriting.countDown();
+            try {
+              bothWriting.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return cosmos.apply(writeSet);
+          }
 
-    startWorker();
+          @Override
+          public UpdateResult update(String partitionKey, DocumentPatch patch) {
+            return cosmos.update(partitionKey, patch);
+          }
+
+          @Override
+          public ReadResult read(String partitionKey, String id) {
+            return cosmos.read(partitionKey, id);
+          }
+        });
+    String orderId = newOrderId();
+
+    send(orderId);
+    send(orderId);
 
     assertThat(sourceOfTheDuplicate()).isEqualTo(DuplicateSource.CONCURRENT);
+    assertThat(bothWriting.getCount()).isZero();
     assertThat(observer.await(1, is(Outcome.Processed.class), WAIT)).hasSize(1);
   }
 
@@ -149,7 +198,7 @@ class DuplicateSourceTest {
           public WriteResult apply(WriteSet writeSet) {
             WriteResult result = cosmos.apply(writeSet);
             if (result instanceof Applied && crashed.compareAndSet(false, true)) {
-              Emulators.serviceBus().faults().loseLocks(queue);
+              serviceBus.faults().loseLocks(QUEUE);
             }
             return result;
           }
@@ -176,8 +225,7 @@ class DuplicateSourceTest {
     // given a copy dead-lettered by hand, and the order processed from another copy
     String orderId = newOrderId();
     send(orderId);
-    try (ServiceBusReceiverClient receiver =
-        Emulators.serviceBusClient().receiver().queueName(queue).buildClient()) {
+    try (ServiceBusReceiverClient receiver = client().receiver().queueName(QUEUE).buildClient()) {
       ServiceBusReceivedMessage copy = receiver.receiveMessages(1, WAIT).iterator().next();
       receiver.deadLetter(
           copy,
@@ -192,9 +240,7 @@ class DuplicateSourceTest {
     // when an operator resubmits it
     List<DeadLetterResubmitter.Entry> entries =
         new DeadLetterResubmitter(
-                new ServiceBusConnection.ConnectionString(
-                    Emulators.serviceBus().connectionString()),
-                queue)
+                new ServiceBusConnection.ConnectionString(serviceBus.connectionString()), QUEUE)
             .resubmit(Set.of("ParkedByOperator"), 10, false, Duration.ofSeconds(3));
 
     // then it is completed as a duplicate that names the resubmission
