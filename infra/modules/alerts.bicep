@@ -224,8 +224,9 @@ resource relayLag 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   }
 }
 
-// A rising duplicate rate: redeliveries (lock losses, crashes, producer retries outside the
-// broker's duplicate-detection window). Judged on the last 15 minutes against the 45 before.
+// A rising duplicate rate, split by where the duplicates came from (the outcome metric's
+// duplicate_source): each source has its own cause and fix (docs/operations.md, "Duplicates by
+// source"). Judged per source on the last 15 minutes against the 45 before.
 resource duplicateRate 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   name: 'alert-duplicate-rate-${workerAppName}'
   location: location
@@ -233,7 +234,7 @@ resource duplicateRate 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   kind: 'LogAlert'
   properties: {
     displayName: 'idemworker: duplicate rate rising'
-    description: 'More than ${duplicateRatePercent}% of outcomes in the last 15 minutes were duplicates, at least twice the share of the 45 minutes before. Look for lock losses (settlements.failed), crashes and producer retries.'
+    description: 'More than ${duplicateRatePercent}% of outcomes in the last 15 minutes were duplicates from one source, at least twice its share of the 45 minutes before. The source dimension says which: redelivery (crashes, lost locks: lock duration, replica health, settlements.failed), resend (producer retries after the duplicate-detection window), concurrent (copies in flight at once), resubmit (dlq resubmit of work already done), republish (the relay re-published). docs/operations.md says what to change for each.'
     severity: 3
     enabled: true
     scopes: [
@@ -244,7 +245,16 @@ resource duplicateRate 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
     criteria: {
       allOf: [
         {
-          query: 'customMetrics | where name == "idemworker.messages.outcomes" and cloud_RoleName == "idemworker" | extend recent = timestamp > ago(15m), duplicate = tostring(customDimensions["outcome"]) == "duplicate" | summarize recentAll = sumif(valueSum, recent), recentDuplicates = sumif(valueSum, recent and duplicate), earlierAll = sumif(valueSum, not(recent)), earlierDuplicates = sumif(valueSum, not(recent) and duplicate) | extend recentRate = iff(recentAll > 0, 100.0 * recentDuplicates / recentAll, 0.0), earlierRate = iff(earlierAll > 0, 100.0 * earlierDuplicates / earlierAll, 0.0) | where recentAll >= ${duplicateRateMinMessages} and recentRate > ${duplicateRatePercent} and recentRate >= 2 * earlierRate | project rate = recentRate'
+          query: 'let outcomes = customMetrics | where name == "idemworker.messages.outcomes" and cloud_RoleName == "idemworker" | extend recent = timestamp > ago(15m); let totals = outcomes | summarize recentAll = sumif(valueSum, recent), earlierAll = sumif(valueSum, not(recent)) | extend joinKey = 1; outcomes | where tostring(customDimensions["outcome"]) == "duplicate" | extend source = tostring(customDimensions["duplicate_source"]) | summarize recentDuplicates = sumif(valueSum, recent), earlierDuplicates = sumif(valueSum, not(recent)) by source | extend joinKey = 1 | join kind=inner totals on joinKey | extend recentRate = iff(recentAll > 0, 100.0 * recentDuplicates / recentAll, 0.0), earlierRate = iff(earlierAll > 0, 100.0 * earlierDuplicates / earlierAll, 0.0) | where recentAll >= ${duplicateRateMinMessages} and recentRate > ${duplicateRatePercent} and recentRate >= 2 * earlierRate | project source, rate = recentRate'
+          dimensions: [
+            {
+              name: 'source'
+              operator: 'Include'
+              values: [
+                '*'
+              ]
+            }
+          ]
           timeAggregation: 'Maximum'
           metricMeasureColumn: 'rate'
           operator: 'GreaterThan'

@@ -2,6 +2,7 @@ package io.idemworker.core;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.IdempotentConsumer.Attempt;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -20,6 +21,9 @@ import java.util.Set;
  *   <li>a store failure → classified by {@link Attempt#failed}.
  * </ul>
  *
+ * <p>The anchor carries the stamp of the delivery that wrote it ({@link DeliveryOrigin}); the read
+ * on the duplicate path compares it with this delivery's to name the duplicate's source.
+ *
  * <p>The anchor is checked before any patch, so a copy of a message whose credit was applied is a
  * duplicate even if the credited order has since changed.
  */
@@ -28,7 +32,7 @@ final class AnchoredWrite {
 
   static Outcome apply(
       EffectStore store, Change.Anchored change, Fingerprint fingerprint, Attempt attempt) {
-    WriteSet writeSet = change.writeSet();
+    WriteSet writeSet = stamped(change.writeSet(), attempt);
     EffectStore.WriteResult result =
         store
             .apply(writeSet)
@@ -37,7 +41,7 @@ final class AnchoredWrite {
                 exists -> exists,
                 missing ->
                     change.seedFor(missing.id()).isPresent()
-                        ? seedThenApply(store, change, missing.id())
+                        ? seedThenApply(store, change, writeSet, missing.id())
                         : missing,
                 refused -> refused,
                 failed -> failed);
@@ -64,7 +68,7 @@ final class AnchoredWrite {
     if (lookup instanceof EffectStore.Found found) {
       Fingerprint stored = found.anchor().fingerprint();
       if (stored.value().equals(fingerprint.value())) {
-        return new Outcome.Duplicate(attempt.key(), attempt.entityId());
+        return attempt.duplicate(found.anchor().writtenBy());
       }
       Set<String> differing = fingerprint.differingFields(stored);
       return attempt.conflict(String.join(", ", differing));
@@ -83,8 +87,7 @@ final class AnchoredWrite {
    * was created by another message, which is as good; a seed that fails is the answer.
    */
   private static EffectStore.WriteResult seedThenApply(
-      EffectStore store, Change.Anchored change, String id) {
-    WriteSet writeSet = change.writeSet();
+      EffectStore store, Change.Anchored change, WriteSet writeSet, String id) {
     ObjectNode seed = change.seedFor(id).orElseThrow();
     return store
         .apply(WriteSet.of(writeSet.partitionKey(), Fingerprint.of(seed), seed, List.of()))
@@ -94,5 +97,18 @@ final class AnchoredWrite {
             missing -> store.apply(writeSet),
             refused -> store.apply(writeSet),
             failed -> failed);
+  }
+
+  /**
+   * The write set with this delivery's stamp on its anchor, when the delivery's origin is known.
+   */
+  private static WriteSet stamped(WriteSet writeSet, Attempt attempt) {
+    if (attempt.origin().isEmpty()) {
+      return writeSet;
+    }
+    List<ObjectNode> documents = new ArrayList<>(writeSet.documents());
+    documents.set(0, attempt.stamped(writeSet.anchor()));
+    return new WriteSet(
+        writeSet.partitionKey(), documents, writeSet.patches(), writeSet.fingerprint());
   }
 }

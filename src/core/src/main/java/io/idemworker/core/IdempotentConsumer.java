@@ -1,5 +1,6 @@
 package io.idemworker.core;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.MessageDecoder.Decoding;
 import io.idemworker.core.MessageDecoder.ValidMessage;
 import io.idemworker.core.Outcome.RetryCause;
@@ -86,12 +87,26 @@ public final class IdempotentConsumer {
   }
 
   /**
-   * Handles one delivery.
+   * Handles one delivery whose broker identity is unknown: what it writes carries no writer's
+   * stamp, and a duplicate's source is {@link DuplicateSource#UNKNOWN}.
    *
    * @param message the delivery
    * @return how it ended
    */
   public Outcome handle(IncomingMessage message) {
+    return handle(message, Optional.empty());
+  }
+
+  /**
+   * Handles one delivery. The anchor (marker, record, or guarded state) it writes carries its
+   * origin ({@link DeliveryOrigin#FIELD}); a duplicate compares its origin with the stored one and
+   * says where it came from ({@link Outcome.Duplicate#source()}), at no extra round trip.
+   *
+   * @param message the delivery
+   * @param origin the delivery's broker identity, when the adapter knows it
+   * @return how it ended
+   */
+  public Outcome handle(IncomingMessage message, Optional<DeliveryOrigin> origin) {
     Optional<IdempotencyKey> key = Optional.empty();
     Optional<String> entityId = Optional.empty();
     try {
@@ -119,8 +134,10 @@ public final class IdempotentConsumer {
       ValidMessage valid = ((MessageDecoder.Valid) decoding).message();
       entityId = Optional.of(valid.entityId());
       Fingerprint fingerprint = Fingerprint.of(valid.immutableFields());
-      Change change = valid.change(found, fingerprint, clock.instant());
-      Attempt attempt = new Attempt(found, valid.entityId(), isLastDelivery(message));
+      java.time.Instant now = clock.instant();
+      Change change = valid.change(found, fingerprint, now);
+      Attempt attempt =
+          new Attempt(found, valid.entityId(), isLastDelivery(message), origin, clock, now);
       return change.fold(
           anchored -> AnchoredWrite.apply(store, anchored, fingerprint, attempt),
           versioned -> VersionGuard.apply(store, versioned, attempt),
@@ -145,8 +162,44 @@ public final class IdempotentConsumer {
    * @param key the key
    * @param entityId the business id
    * @param lastDelivery true when a retry would exhaust the broker's delivery limit
+   * @param origin the delivery's broker identity, when known
+   * @param clock the flow's clock
+   * @param received when the handler started, by that clock
    */
-  record Attempt(IdempotencyKey key, String entityId, boolean lastDelivery) {
+  record Attempt(
+      IdempotencyKey key,
+      String entityId,
+      boolean lastDelivery,
+      Optional<DeliveryOrigin> origin,
+      Clock clock,
+      java.time.Instant received) {
+
+    Attempt(IdempotencyKey key, String entityId, boolean lastDelivery) {
+      this(
+          key,
+          entityId,
+          lastDelivery,
+          Optional.empty(),
+          Clock.systemUTC(),
+          java.time.Instant.EPOCH);
+    }
+
+    /** This delivery's stamp, when its origin is known. */
+    Optional<ObjectNode> stamp() {
+      return origin.map(o -> o.stamp(java.time.Duration.between(received, clock.instant())));
+    }
+
+    /** A copy of {@code document} carrying this delivery's stamp, when its origin is known. */
+    ObjectNode stamped(ObjectNode document) {
+      ObjectNode copy = document.deepCopy();
+      stamp().ifPresent(stamp -> copy.set(DeliveryOrigin.FIELD, stamp));
+      return copy;
+    }
+
+    /** A duplicate of the effect {@code writer} wrote, with its source told. */
+    Outcome duplicate(Optional<DeliveryOrigin.Written> writer) {
+      return new Outcome.Duplicate(key, entityId, DuplicateSource.classify(origin, writer));
+    }
 
     Outcome failed(StoreFailure failure) {
       String description = "store status " + failure.statusCode() + ": " + failure.description();

@@ -105,12 +105,25 @@ public sealed interface Outcome {
    *
    * @param key the key
    * @param entityId the entity that already exists
+   * @param source where this copy came from, told from the stamp of the delivery that wrote the
+   *     effect
    */
-  record Duplicate(IdempotencyKey key, String entityId) implements Outcome {
-    /** Requires both values. */
+  record Duplicate(IdempotencyKey key, String entityId, DuplicateSource source) implements Outcome {
+    /** Requires every value. */
     public Duplicate {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(entityId, "entityId");
+      Objects.requireNonNull(source, "source");
+    }
+
+    /**
+     * A duplicate whose source is not told.
+     *
+     * @param key the key
+     * @param entityId the entity that already exists
+     */
+    public Duplicate(IdempotencyKey key, String entityId) {
+      this(key, entityId, DuplicateSource.UNKNOWN);
     }
 
     @Override

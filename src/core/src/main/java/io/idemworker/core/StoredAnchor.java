@@ -6,11 +6,28 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * What a store found under an anchor id: the fingerprint of the message that created it.
+ * What a store found under an anchor id: the fingerprint of the message that created it, and the
+ * delivery that wrote it when the anchor carries its stamp.
  *
  * @param fingerprint the stored fingerprint
+ * @param writtenBy the writer's delivery ({@link DeliveryOrigin#FIELD})
  */
-public record StoredAnchor(Fingerprint fingerprint) {
+public record StoredAnchor(Fingerprint fingerprint, Optional<DeliveryOrigin.Written> writtenBy) {
+
+  /** Requires both. */
+  public StoredAnchor {
+    java.util.Objects.requireNonNull(fingerprint, "fingerprint");
+    java.util.Objects.requireNonNull(writtenBy, "writtenBy");
+  }
+
+  /**
+   * An anchor with no writer's stamp.
+   *
+   * @param fingerprint the stored fingerprint
+   */
+  public StoredAnchor(Fingerprint fingerprint) {
+    this(fingerprint, Optional.empty());
+  }
 
   /**
    * Reads the fingerprint that {@link WriteSet#of} stamped on an anchor document.
@@ -28,6 +45,8 @@ public record StoredAnchor(Fingerprint fingerprint) {
         .path(WriteSet.FIELD_DIGESTS_FIELD)
         .properties()
         .forEach(field -> fields.put(field.getKey(), field.getValue().asText()));
-    return Optional.of(new StoredAnchor(new Fingerprint(value, fields)));
+    return Optional.of(
+        new StoredAnchor(
+            new Fingerprint(value, fields), DeliveryOrigin.read(anchor.get(DeliveryOrigin.FIELD))));
   }
 }

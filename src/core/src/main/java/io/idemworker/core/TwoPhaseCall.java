@@ -30,6 +30,11 @@ import java.util.Optional;
  *       the event, or is refused by the condition: the effect is recorded once.
  * </ol>
  *
+ * <p>The record carries the stamp of the delivery that claimed or last took it over ({@link
+ * DeliveryOrigin}), so a duplicate names its source from the read it makes anyway. A completion
+ * that meets its event already created (another attempt completed first) reads the record once to
+ * tell.
+ *
  * <p>Round trips: a new call 2 (claim, complete), a completed duplicate 2 (claim, read), a takeover
  * 4 (claim, read, take over, complete). An ambiguous answer, a refusal and a failed completion
  * release the lease (one more patch) so the redelivery may take over at once instead of waiting the
@@ -54,7 +59,7 @@ final class TwoPhaseCall {
       Attempt attempt,
       Clock clock) {
     String recordId = change.record().get("id").asText();
-    ObjectNode claim = change.record().deepCopy();
+    ObjectNode claim = attempt.stamped(change.record());
     claim.put(STATUS, IN_PROGRESS);
     claim.put(ATTEMPT, 1);
     claim.put(LEASE_UNTIL, leaseEnd(change, clock));
@@ -109,7 +114,7 @@ final class TwoPhaseCall {
           String.join(", ", fingerprint.differingFields(anchor.get().fingerprint())));
     }
     if (COMPLETED.equals(stored.path(STATUS).asText())) {
-      return new Outcome.Duplicate(attempt.key(), attempt.entityId());
+      return attempt.duplicate(anchor.get().writtenBy());
     }
     long seen = stored.path(ATTEMPT).asLong();
     long now = clock.millis();
@@ -122,12 +127,19 @@ final class TwoPhaseCall {
           "attempt " + seen + " holds the lease until " + leaseEnd + "; retrying after it",
           Optional.of(Duration.ofMillis(leaseEnd.toEpochMilli() - now)));
     }
+    List<DocumentPatch.Operation> takeoverOperations = new ArrayList<>();
+    takeoverOperations.add(new DocumentPatch.SetField(ATTEMPT, JSON.numberNode(seen + 1)));
+    takeoverOperations.add(
+        new DocumentPatch.SetField(LEASE_UNTIL, JSON.numberNode(leaseEnd(change, clock))));
+    attempt
+        .stamp()
+        .ifPresent(
+            stamp ->
+                takeoverOperations.add(new DocumentPatch.SetField(DeliveryOrigin.FIELD, stamp)));
     DocumentPatch takeover =
         new DocumentPatch(
             recordId,
-            List.of(
-                new DocumentPatch.SetField(ATTEMPT, JSON.numberNode(seen + 1)),
-                new DocumentPatch.SetField(LEASE_UNTIL, JSON.numberNode(leaseEnd(change, clock)))),
+            takeoverOperations,
             Optional.of(
                 new DocumentPatch.AllOf(
                     List.of(
@@ -201,7 +213,7 @@ final class TwoPhaseCall {
             WriteSet.of(change.partitionKey(), fingerprint, plan.event(), List.of(), patches));
     return completed.fold(
         applied -> new Outcome.Processed(attempt.key(), attempt.entityId()),
-        exists -> new Outcome.Duplicate(attempt.key(), attempt.entityId()),
+        exists -> afterRefusedCompletion(store, change, attempt, clock, attemptNumber),
         missing -> afterRefusedCompletion(store, change, attempt, clock, attemptNumber),
         refused -> afterRefusedCompletion(store, change, attempt, clock, attemptNumber),
         failed -> {
@@ -221,7 +233,7 @@ final class TwoPhaseCall {
     EffectStore.ReadResult read = store.read(change.partitionKey(), recordId);
     if (read instanceof EffectStore.Document document
         && COMPLETED.equals(document.content().path(STATUS).asText())) {
-      return new Outcome.Duplicate(attempt.key(), attempt.entityId());
+      return attempt.duplicate(DeliveryOrigin.read(document.content().get(DeliveryOrigin.FIELD)));
     }
     Optional<Duration> successorLease =
         read instanceof EffectStore.Document document

@@ -36,6 +36,9 @@ final class VersionGuard {
         .forEach((field, value) -> operations.add(new DocumentPatch.SetField(field, value)));
     operations.add(
         new DocumentPatch.SetField(change.versionField(), LongNode.valueOf(change.version())));
+    attempt
+        .stamp()
+        .ifPresent(stamp -> operations.add(new DocumentPatch.SetField(stampField(change), stamp)));
     DocumentPatch patch =
         new DocumentPatch(
             change.targetId(),
@@ -92,8 +95,19 @@ final class VersionGuard {
       }
     }
     if (differing.isEmpty()) {
-      return new Outcome.Duplicate(attempt.key(), attempt.entityId());
+      return attempt.duplicate(DeliveryOrigin.read(stored.get(stampField(change))));
     }
     return attempt.conflict(String.join(", ", differing));
+  }
+
+  /**
+   * The field beside the version that holds the stamp of the delivery that set it, e.g. {@code
+   * statusVersionWrittenBy}.
+   *
+   * @param change the change
+   * @return the field name
+   */
+  static String stampField(Change.Versioned change) {
+    return change.versionField() + "WrittenBy";
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.core.DeliveryOrigin;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.relay.RelayProgress;
 import io.idemworker.servicebus.DeadLetterReader;
@@ -125,7 +126,9 @@ record Explanation(
                   "messageId",
                   "idempotencyKey",
                   "correlationId",
-                  "fingerprint"),
+                  "fingerprint",
+                  DeliveryOrigin.FIELD,
+                  "statusVersionWrittenBy"),
               OrderMessageTypes.TYPES.stream().flatMap(type -> type.orderFields().stream()))
           .toList();
 
@@ -142,7 +145,17 @@ record Explanation(
 
   private ObjectNode markerJson(JsonNode marker, Clock clock) {
     ObjectNode node = JSON.objectNode();
-    copy(marker, node, "id", "consumer", "key", "messageType", "creditId", "processedAt", "ttl");
+    copy(
+        marker,
+        node,
+        "id",
+        "consumer",
+        "key",
+        "messageType",
+        "creditId",
+        "processedAt",
+        "ttl",
+        DeliveryOrigin.FIELD);
     expiry(marker)
         .ifPresentOrElse(
             at -> {
@@ -170,7 +183,8 @@ record Explanation(
         "amount",
         "currency",
         "claimedAt",
-        "completedAt");
+        "completedAt",
+        DeliveryOrigin.FIELD);
     leaseUntil(payment).ifPresent(at -> node.put("leaseUntil", at.toString()));
     JsonNode result = payment.path("result");
     if (result.isObject() && result.has("result")) {
@@ -227,6 +241,7 @@ record Explanation(
                   o.path("acceptedAt").asText("?"),
                   o.path("messageId").asText(o.path("idempotencyKey").asText("?")),
                   shortFingerprint(o.path("fingerprint")));
+              out.printf("          written by %s%n", writer(o.get(DeliveryOrigin.FIELD)));
               out.printf(
                   "          customer %s, %s %s, %d line(s)%n",
                   o.path("customerId").asText("?"),
@@ -239,6 +254,7 @@ record Explanation(
                     o.path("status").asText(),
                     o.path("statusVersion").asText("?"),
                     o.path("statusChangedAt").asText("?"));
+                out.printf("          written by %s%n", writer(o.get("statusVersionWrittenBy")));
               }
               if (o.has("creditCount")) {
                 out.printf(
@@ -275,20 +291,21 @@ record Explanation(
 
   private String markerLine(JsonNode marker, Clock clock) {
     return String.format(
-        "%s%s  %s, processed %s, %s",
+        "%s%s  %s, processed %s, %s; written by %s",
         marker.path("id").asText(),
         matches(marker) ? " (this message)" : "",
         marker.path("messageType").asText("?"),
         marker.path("processedAt").asText("?"),
         expiry(marker)
             .map(at -> "TTL left " + human(Duration.between(clock.instant(), at)))
-            .orElse("never expires"));
+            .orElse("never expires"),
+        writer(marker.get(DeliveryOrigin.FIELD)));
   }
 
   private String paymentLine(JsonNode payment) {
     JsonNode result = payment.path("result");
     return String.format(
-        "%s%s  %s, attempt %s%s%s",
+        "%s%s  %s, attempt %s%s%s; last claimed by %s",
         payment.path("id").asText(),
         matches(payment) ? " (this message)" : "",
         payment.path("status").asText("?"),
@@ -299,7 +316,41 @@ record Explanation(
             .orElse(""),
         result.isObject() && result.has("result")
             ? ", result " + result.get("result").asText()
-            : "");
+            : "",
+        writer(payment.get(DeliveryOrigin.FIELD)));
+  }
+
+  /**
+   * The delivery that wrote a document, from its stamp: what a later duplicate is compared with. A
+   * copy with the same sequence number is a redelivery; another copy enqueued after the lock's end
+   * is a resend; one enqueued before it was concurrent.
+   */
+  static String writer(JsonNode stamp) {
+    return DeliveryOrigin.read(stamp)
+        .map(
+            written -> {
+              DeliveryOrigin origin = written.origin();
+              StringBuilder text =
+                  new StringBuilder("delivery seq ")
+                      .append(origin.sequenceNumber())
+                      .append(" (deliveryCount ")
+                      .append(origin.deliveryCount())
+                      .append(", enqueued ")
+                      .append(origin.enqueuedTime())
+                      .append(", locked until ")
+                      .append(origin.lockedUntil())
+                      .append(", wrote after ")
+                      .append(written.writtenAfter().toMillis())
+                      .append(" ms");
+              if (origin.via() != DeliveryOrigin.Via.SEND) {
+                text.append(", via ").append(origin.via().label());
+              }
+              if (origin.producerAttempt() > 0) {
+                text.append(", producer attempt ").append(origin.producerAttempt());
+              }
+              return text.append(')').toString();
+            })
+        .orElse("an unstamped delivery (written before stamps, or origin unknown)");
   }
 
   private String outboxLine(JsonNode event) {

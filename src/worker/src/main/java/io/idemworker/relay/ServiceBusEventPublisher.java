@@ -6,6 +6,7 @@ import com.azure.messaging.servicebus.ServiceBusFailureReason;
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusMessageBatch;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import io.idemworker.servicebus.ProducerStamps;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -69,6 +70,7 @@ final class ServiceBusEventPublisher implements EventPublisher {
     message.setContentType("application/json");
     event.correlationId().ifPresent(message::setCorrelationId);
     message.getApplicationProperties().put("orderId", event.orderId());
+    message.getApplicationProperties().put(ProducerStamps.ORIGIN, ProducerStamps.RELAY);
     event.traceparent().ifPresent(t -> message.getApplicationProperties().put("traceparent", t));
     event.tracestate().ifPresent(t -> message.getApplicationProperties().put("tracestate", t));
     return message;

@@ -2,10 +2,12 @@ package io.idemworker.servicebus;
 
 import com.azure.core.amqp.models.AmqpMessageBodyType;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
+import io.idemworker.core.DeliveryOrigin;
 import io.idemworker.core.IncomingMessage;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -29,6 +31,48 @@ final class Deliveries {
         message.getApplicationProperties(),
         body,
         message.getDeliveryCount());
+  }
+
+  /**
+   * The delivery's broker identity, for the writer's stamp and the duplicate's source: sequence
+   * number, enqueue time, lock end as received (both by the broker's clock), delivery count, and
+   * how the copy was enqueued (a resubmission stamps {@link
+   * DeadLetterResubmitter#FIRST_ENQUEUED_PROPERTY}, the relay {@link ProducerStamps#ORIGIN}; a
+   * resubmission wins, as it keeps the original's properties), with the producer's attempt when
+   * stamped.
+   */
+  static Optional<DeliveryOrigin> origin(ServiceBusReceivedMessage message) {
+    OffsetDateTime enqueued = message.getEnqueuedTime();
+    if (enqueued == null) {
+      return Optional.empty();
+    }
+    Map<String, Object> properties = message.getApplicationProperties();
+    DeliveryOrigin.Via via =
+        properties.containsKey(DeadLetterResubmitter.FIRST_ENQUEUED_PROPERTY)
+            ? DeliveryOrigin.Via.RESUBMIT
+            : ProducerStamps.RELAY.equals(String.valueOf(properties.get(ProducerStamps.ORIGIN)))
+                ? DeliveryOrigin.Via.RELAY
+                : DeliveryOrigin.Via.SEND;
+    return Optional.of(
+        new DeliveryOrigin(
+            message.getSequenceNumber(),
+            enqueued.toInstant(),
+            Optional.ofNullable(message.getLockedUntil())
+                .map(OffsetDateTime::toInstant)
+                .orElse(enqueued.toInstant()),
+            Math.max(0, message.getDeliveryCount()),
+            via,
+            producerAttempt(properties.get(ProducerStamps.SEND_ATTEMPT))));
+  }
+
+  private static int producerAttempt(Object stamped) {
+    if (stamped instanceof Number number && number.longValue() > 0) {
+      return (int) Math.min(number.longValue(), Integer.MAX_VALUE);
+    }
+    if (stamped instanceof String text && text.matches("[1-9][0-9]{0,8}")) {
+      return Integer.parseInt(text);
+    }
+    return 0;
   }
 
   /**

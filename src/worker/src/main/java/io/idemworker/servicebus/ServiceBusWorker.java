@@ -213,7 +213,7 @@ public final class ServiceBusWorker implements AutoCloseable {
       return;
     }
     DeliveryObserver.Observation observation = observer.start(message);
-    Outcome outcome = consumer.handle(message);
+    Outcome outcome = consumer.handle(message, Deliveries.origin(received));
     boolean settled = settle(context, received, outcome);
     observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
   }

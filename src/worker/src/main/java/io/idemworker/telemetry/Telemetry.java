@@ -82,6 +82,8 @@ public final class Telemetry implements AutoCloseable {
   private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("outcome");
   private static final AttributeKey<String> REASON = AttributeKey.stringKey("reason");
   private static final AttributeKey<String> MESSAGE_TYPE = AttributeKey.stringKey("message_type");
+  private static final AttributeKey<String> DUPLICATE_SOURCE =
+      AttributeKey.stringKey("duplicate_source");
   private static final java.util.regex.Pattern MESSAGE_TYPE_SHAPE =
       java.util.regex.Pattern.compile("[A-Za-z0-9_.\\-]{1,64}");
   private static final AttributeKey<String> OPERATION = AttributeKey.stringKey("operation");
@@ -131,6 +133,7 @@ public final class Telemetry implements AutoCloseable {
   private final LongAdder received = new LongAdder();
   private final LongAdder processed = new LongAdder();
   private final LongAdder duplicates = new LongAdder();
+  private final Map<String, LongAdder> duplicatesBySource = new ConcurrentHashMap<>();
   private final LongAdder stale = new LongAdder();
   private final Map<String, LongAdder> deadLettered = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> retried = new ConcurrentHashMap<>();
@@ -327,7 +330,8 @@ public final class Telemetry implements AutoCloseable {
         sums(retried),
         settlementFailures.sum(),
         sums(cosmosCalls),
-        requestCharge.sum());
+        requestCharge.sum(),
+        sums(duplicatesBySource));
   }
 
   /**
@@ -403,7 +407,14 @@ public final class Telemetry implements AutoCloseable {
         dl -> increment(deadLettered.computeIfAbsent(reason, k -> new LongAdder())),
         r -> increment(retried.computeIfAbsent(reason, k -> new LongAdder())));
     Attributes byOutcome = Attributes.of(OUTCOME, label);
-    outcomeCounter.add(1, Attributes.of(OUTCOME, label, REASON, reason, MESSAGE_TYPE, messageType));
+    String source = duplicateSource(outcome);
+    if (outcome instanceof Outcome.Duplicate) {
+      increment(duplicatesBySource.computeIfAbsent(source, k -> new LongAdder()));
+    }
+    outcomeCounter.add(
+        1,
+        Attributes.of(
+            OUTCOME, label, REASON, reason, MESSAGE_TYPE, messageType, DUPLICATE_SOURCE, source));
     durationHistogram.record(elapsed.toNanos() / 1e9, byOutcome);
     if (!settled) {
       settlementFailures.increment();
@@ -430,6 +441,17 @@ public final class Telemetry implements AutoCloseable {
       span.setStatus(StatusCode.ERROR, reason);
     }
     span.end();
+  }
+
+  /**
+   * Where a duplicate came from ({@link io.idemworker.core.DuplicateSource#label()}), {@code none}
+   * for every other outcome.
+   *
+   * @param outcome the outcome
+   * @return the label
+   */
+  static String duplicateSource(Outcome outcome) {
+    return outcome instanceof Outcome.Duplicate duplicate ? duplicate.source().label() : NO_REASON;
   }
 
   /**

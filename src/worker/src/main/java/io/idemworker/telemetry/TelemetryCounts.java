@@ -19,6 +19,7 @@ import java.util.TreeMap;
  * @param settlementFailures deliveries whose settlement failed (the broker redelivers them)
  * @param cosmosCalls Cosmos DB round trips by operation ({@code batch}, {@code read})
  * @param requestCharge request units charged by all Cosmos DB round trips
+ * @param duplicatesBySource duplicates by {@link io.idemworker.core.DuplicateSource#label()}
  */
 public record TelemetryCounts(
     long received,
@@ -29,13 +30,15 @@ public record TelemetryCounts(
     Map<String, Long> retried,
     long settlementFailures,
     Map<String, Long> cosmosCalls,
-    double requestCharge) {
+    double requestCharge,
+    Map<String, Long> duplicatesBySource) {
 
   /** Copies the maps into sorted, unmodifiable ones. */
   public TelemetryCounts {
     deadLettered = Collections.unmodifiableMap(new TreeMap<>(deadLettered));
     retried = Collections.unmodifiableMap(new TreeMap<>(retried));
     cosmosCalls = Collections.unmodifiableMap(new TreeMap<>(cosmosCalls));
+    duplicatesBySource = Collections.unmodifiableMap(new TreeMap<>(duplicatesBySource));
   }
 
   /**

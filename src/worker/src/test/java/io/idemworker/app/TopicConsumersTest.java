@@ -10,6 +10,7 @@ import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.consumers.CustomerConsumers.Role;
 import io.idemworker.consumers.CustomerDocumentIds;
+import io.idemworker.core.DuplicateSource;
 import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.Outcome;
 import io.idemworker.cosmos.StoreCallListener;
@@ -20,6 +21,7 @@ import io.idemworker.emulator.servicebus.SubscriptionSettings;
 import io.idemworker.emulator.servicebus.TopicSettings;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.servicebus.ProcessorSettings;
+import io.idemworker.servicebus.ProducerStamps;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
 import io.idemworker.testing.Emulators;
@@ -115,11 +117,14 @@ class TopicConsumersTest {
             .topicName(TOPIC)
             .buildClient()) {
       for (Event event : events) {
-        sender.sendMessage(
+        ServiceBusMessage message =
             new ServiceBusMessage(event.body())
                 .setMessageId(event.eventId())
                 .setSubject("OrderAccepted")
-                .setContentType("application/json"));
+                .setContentType("application/json");
+        // as the relay stamps what it publishes (ServiceBusEventPublisher)
+        message.getApplicationProperties().put(ProducerStamps.ORIGIN, ProducerStamps.RELAY);
+        sender.sendMessage(message);
       }
     }
   }
@@ -161,9 +166,12 @@ class TopicConsumersTest {
     serviceBus.evaluateExpiries();
     publish(events);
 
-    // then each consumer sees each late copy once more and takes it as a duplicate
-    loyalty.await(events.size(), RecordingObserver.is(Outcome.Duplicate.class), WAIT);
-    stats.await(events.size(), RecordingObserver.is(Outcome.Duplicate.class), WAIT);
+    // then each consumer sees each late copy once more and takes it as a re-published duplicate
+    for (RecordingObserver observer : List.of(loyalty, stats)) {
+      assertThat(observer.await(events.size(), RecordingObserver.is(Outcome.Duplicate.class), WAIT))
+          .extracting(finished -> ((Outcome.Duplicate) finished.outcome()).source())
+          .containsOnly(DuplicateSource.REPUBLISH);
+    }
     assertThat(loyalty.finished()).hasSize(2 * events.size());
     assertThat(stats.finished()).hasSize(2 * events.size());
 

@@ -175,7 +175,15 @@ final class ObservabilityChecks {
               }
             });
     queryRule(t, eval, "\"duplicate\"", problems)
-        .ifPresent(r -> expect(r, "operator", "GreaterThan", problems));
+        .ifPresent(
+            r -> {
+              expect(r, "operator", "GreaterThan", problems);
+              // Each source has its own cause and fix: the alert says which one rose.
+              if (!String.valueOf(r.get("query")).contains("customDimensions[\"duplicate_source\"]")
+                  || !String.valueOf(r.get("dimensions")).contains("name=source")) {
+                problems.add("the duplicate-rate rule is not split by duplicate_source");
+              }
+            });
     // The consumer apps and the relay emit the same instruments (idemworker-loyalty,
     // idemworker-customer-stats, idemworker-relay): the worker's rules must not count theirs.
     roleFiltered(t, eval, "IdempotencyConflict", "idemworker", problems);
@@ -395,7 +403,8 @@ final class ObservabilityChecks {
     Map<String, String> required =
         Map.of(
             "outcome mix", "customDimensions[\"outcome\"]",
-            "duplicate rate by source", "\"duplicate\"",
+            "duplicate rate by message type", "\"duplicate\"",
+            "duplicates by source", "customDimensions[\"duplicate_source\"]",
             "round trips per path", "idemworker.cosmos.calls",
             "RU per path", "idemworker.cosmos.request_charge",
             "DLQ depth", "DeadletteredMessages",

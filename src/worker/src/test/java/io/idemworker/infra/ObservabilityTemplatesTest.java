@@ -234,7 +234,20 @@ class ObservabilityTemplatesTest {
             "the rule on IdempotencyConflict does not keep to cloud_RoleName idemworker",
             "the rule on \"duplicate\" does not keep to cloud_RoleName idemworker",
             "the rule on idemworker.relay.lag does not keep to cloud_RoleName idemworker-relay");
-    assertThat(ObservabilityChecks.workbookRoles(workbook)).hasSize(4);
+    assertThat(ObservabilityChecks.workbookRoles(workbook)).hasSize(5);
+  }
+
+  @Test
+  void duplicateAlertNotSplitBySource_isReported() {
+    String unsplit =
+        ALERTS.replaceFirst(
+            "(?s)          dimensions: \\[\\s*\\{\\s*name: 'source'.*?\\]\\s*\\}\\s*\\]\\n", "");
+
+    assertThat(unsplit).isNotEqualTo(ALERTS);
+    assertThat(ObservabilityChecks.alerts(ALERTS))
+        .noneMatch(p -> p.contains("not split by duplicate_source"));
+    assertThat(ObservabilityChecks.alerts(unsplit))
+        .contains("the duplicate-rate rule is not split by duplicate_source");
   }
 
   @Test

@@ -10,6 +10,7 @@ import com.azure.messaging.servicebus.models.DeadLetterOptions;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.app.Wiring;
+import io.idemworker.core.DeliveryOrigin;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
@@ -23,6 +24,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -56,10 +58,31 @@ class ExplainCommandTest {
     queue = Emulators.newQueue(settings -> settings);
     orderId = "ord-" + UUID.randomUUID().toString().substring(0, 12);
     creditId = orderId + "-cr";
-    assertThat(consumer.handle(Orders.order(orderId))).isInstanceOf(Outcome.Processed.class);
+    assertThat(
+            consumer.handle(
+                Orders.order(orderId),
+                Optional.of(
+                    new DeliveryOrigin(
+                        17,
+                        Instant.parse("2026-12-01T10:00:00Z"),
+                        Instant.parse("2026-12-01T10:01:00Z"),
+                        0,
+                        DeliveryOrigin.Via.SEND,
+                        2))))
+        .isInstanceOf(Outcome.Processed.class);
     assertThat(consumer.handle(Orders.status(orderId, "Shipped", 3)))
         .isInstanceOf(Outcome.Processed.class);
-    assertThat(consumer.handle(Orders.credit(orderId, creditId, "1.5", "EUR")))
+    assertThat(
+            consumer.handle(
+                Orders.credit(orderId, creditId, "1.5", "EUR"),
+                Optional.of(
+                    new DeliveryOrigin(
+                        40,
+                        Instant.parse("2026-12-01T11:00:00Z"),
+                        Instant.parse("2026-12-01T11:01:00Z"),
+                        1,
+                        DeliveryOrigin.Via.RESUBMIT,
+                        0))))
         .isInstanceOf(Outcome.Processed.class);
   }
 
@@ -132,6 +155,13 @@ class ExplainCommandTest {
         .contains(orderId + ": order " + orderId + " (id taken as the orderId)")
         .contains("from message " + orderId + ", fingerprint sha256:")
         .contains("status    Shipped (version 3)")
+        .contains(
+            "written by delivery seq 17 (deliveryCount 0, enqueued 2026-12-01T10:00:00Z, locked"
+                + " until 2026-12-01T10:01:00Z, wrote after ")
+        .contains(" ms, producer attempt 2)")
+        .contains("written by an unstamped delivery")
+        .contains("written by delivery seq 40 (deliveryCount 1, enqueued 2026-12-01T11:00:00Z")
+        .contains(", via resubmit)")
         .contains("credits   1 credit(s), creditedUnits 15000")
         .contains("inbox:orders:" + creditId + "  OrderCredited")
         .contains("TTL left 13d 23h")
@@ -160,6 +190,9 @@ class ExplainCommandTest {
     JsonNode marker = json.at("/markers/0");
     assertThat(marker.get("id").asText()).isEqualTo("inbox:orders:" + creditId);
     assertThat(marker.get("matches").asBoolean()).isTrue();
+    assertThat(marker.at("/writtenBy/seq").asLong()).isEqualTo(40);
+    assertThat(marker.at("/writtenBy/via").asText()).isEqualTo("resubmit");
+    assertThat(json.at("/order/writtenBy/pa").asInt()).isEqualTo(2);
     assertThat(marker.get("ttlLeftSeconds").asLong()).isBetween(86_400L - 3_600, 86_400L);
     assertThat(json.at("/outbox/0/eventType").asText()).isEqualTo("OrderAccepted");
     assertThat(json.at("/outbox/0/published").asBoolean()).isFalse();

@@ -29,6 +29,7 @@ import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
+import io.idemworker.servicebus.ProducerStamps;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.MutableClock;
 import java.nio.charset.StandardCharsets;
@@ -127,7 +128,8 @@ class OutboxRelayTest {
     assertThat(first.getContentType()).isEqualTo("application/json");
     assertThat(first.getApplicationProperties())
         .containsEntry("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
-        .containsEntry("orderId", orderId);
+        .containsEntry("orderId", orderId)
+        .containsEntry(ProducerStamps.ORIGIN, ProducerStamps.RELAY);
     assertThat(JSON.readTree(first.getBody().toString()))
         .isEqualTo(
             JsonNodeFactory.instance.objectNode().put("orderId", orderId).put("total", "12.50"));

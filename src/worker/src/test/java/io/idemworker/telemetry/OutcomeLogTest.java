@@ -75,6 +75,7 @@ class OutcomeLogTest {
     assertThat(line.get("deliveryCount").asLong()).isEqualTo(2);
     assertThat(line.get("outcome").asText()).isEqualTo("processed");
     assertThat(line.get("reason").asText()).isEqualTo("none");
+    assertThat(line.get("duplicateSource").isNull()).isTrue();
     assertThat(line.get("description").isNull()).isTrue();
     assertThat(line.get("durationMs").asDouble()).isEqualTo(12.346);
     assertThat(line.get("settled").asBoolean()).isTrue();
@@ -102,6 +103,21 @@ class OutcomeLogTest {
                     .doesNotContain(Deliveries.SECRET_CUSTOMER)
                     .doesNotContain("SKU-1")
                     .doesNotContain("9.99"));
+  }
+
+  @Test
+  void duplicateLine_saysWhereTheRepeatCameFrom() throws Exception {
+    new OutcomeLog()
+        .start(order("ord-1"))
+        .finish(
+            new Outcome.Duplicate(
+                new IdempotencyKey("ord-1"), "ord-1", io.idemworker.core.DuplicateSource.RESEND),
+            Duration.ZERO,
+            true);
+
+    JsonNode line = JSON.readTree(lines.list.get(0).getFormattedMessage());
+    assertThat(line.get("outcome").asText()).isEqualTo("duplicate");
+    assertThat(line.get("duplicateSource").asText()).isEqualTo("resend");
   }
 
   @Test

@@ -9,6 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.DeliveryObserver;
+import io.idemworker.core.DuplicateSource;
+import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.Outcome.RetryCause;
 import io.idemworker.cosmos.StoreCallListener;
@@ -90,6 +92,43 @@ class TelemetryMetricsTest {
         .containsExactly(Map.entry("misconfiguration", 1L), Map.entry("transient", 1L));
     assertThat(counts.finished()).isEqualTo(13);
     assertThat(counts.unbalanced()).isZero();
+  }
+
+  @Test
+  void duplicates_areCountedBySource_asADimensionOfTheOutcomeMetric() {
+    DeliveryObserver observer = telemetry.observer();
+    List<DuplicateSource> sources =
+        List.of(
+            DuplicateSource.REDELIVERY,
+            DuplicateSource.REDELIVERY,
+            DuplicateSource.RESEND,
+            DuplicateSource.CONCURRENT,
+            DuplicateSource.RESUBMIT,
+            DuplicateSource.REPUBLISH);
+
+    for (DuplicateSource source : sources) {
+      observer
+          .start(order("ord-1"))
+          .finish(
+              new Outcome.Duplicate(new IdempotencyKey("ord-1"), "ord-1", source),
+              Duration.ZERO,
+              true);
+    }
+    observer.start(order("ord-2")).finish(processed("ord-2"), Duration.ZERO, true);
+
+    Collection<MetricData> metrics = reader.collectAllMetrics();
+    assertThat(outcomeCount(metrics, "duplicate", "none", "redelivery")).isEqualTo(2);
+    for (String source : List.of("resend", "concurrent", "resubmit", "republish")) {
+      assertThat(outcomeCount(metrics, "duplicate", "none", source)).as(source).isEqualTo(1);
+    }
+    assertThat(outcomeCount(metrics, "processed", "none", "none")).isEqualTo(1);
+    assertThat(telemetry.counts().duplicatesBySource())
+        .containsExactly(
+            Map.entry("concurrent", 1L),
+            Map.entry("redelivery", 2L),
+            Map.entry("republish", 1L),
+            Map.entry("resend", 1L),
+            Map.entry("resubmit", 1L));
   }
 
   @Test
@@ -178,6 +217,11 @@ class TelemetryMetricsTest {
   }
 
   private static long outcomeCount(Collection<MetricData> metrics, String outcome, String reason) {
+    return outcomeCount(metrics, outcome, reason, outcome.equals("duplicate") ? "unknown" : "none");
+  }
+
+  private static long outcomeCount(
+      Collection<MetricData> metrics, String outcome, String reason, String duplicateSource) {
     return sum(
         metrics,
         "idemworker.messages.outcomes",
@@ -187,7 +231,9 @@ class TelemetryMetricsTest {
             AttributeKey.stringKey("reason"),
             reason,
             AttributeKey.stringKey("message_type"),
-            "OrderPlaced"));
+            "OrderPlaced",
+            AttributeKey.stringKey("duplicate_source"),
+            duplicateSource));
   }
 
   private static MetricData metric(Collection<MetricData> metrics, String name) {

@@ -1,6 +1,7 @@
 package io.idemworker.proof.demo;
 
 import com.azure.cosmos.CosmosContainer;
+import io.idemworker.core.DuplicateSource;
 import io.idemworker.core.Outcome;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderReasons;
@@ -8,6 +9,7 @@ import io.idemworker.proof.audit.Check;
 import io.idemworker.proof.audit.StateAudit;
 import io.idemworker.proof.demo.DemoTally.Delivery;
 import io.idemworker.proof.producer.DemoLifecycle;
+import io.idemworker.proof.producer.DemoPayments;
 import io.idemworker.proof.producer.DemoPayments.Hazard;
 import io.idemworker.proof.producer.DemoPayments.Request;
 import io.idemworker.proof.producer.DemoScenario;
@@ -15,6 +17,7 @@ import io.idemworker.telemetry.TelemetryCounts;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -67,9 +70,57 @@ final class DemoAudit {
     checks.add(neverPlaced());
     checks.add(paymentsRetried());
     checks.add(paymentCopies());
+    checks.add(duplicateSources());
     checks.add(balance());
     checks.add(metricsBalance());
     return checks;
+  }
+
+  /**
+   * Each duplicate named the source the demo made it by: the worker told it from the stamp the
+   * first delivery left, knowing nothing of the scenario. A copy the demo did not repeat on purpose
+   * can only be the same copy again (a lost lock, a crash). The copies of a pair are sent back to
+   * back: the second is {@code concurrent} when it was received before the first one's write, a
+   * {@code resend} when after it; both are right, a redelivery is not.
+   */
+  private Check duplicateSources() {
+    Map<String, DuplicateSource> made = new HashMap<>();
+    scenario.crashes.forEach(k -> made.put(k, DuplicateSource.REDELIVERY));
+    scenario.lateResends.forEach(k -> made.put(k, DuplicateSource.RESEND));
+    scenario.concurrentCopies.forEach(k -> made.put(k, DuplicateSource.CONCURRENT));
+    for (DemoLifecycle.Credit credit : scenario.lifecycle.credits) {
+      switch (credit.source()) {
+        case CRASH -> made.put(credit.creditId(), DuplicateSource.REDELIVERY);
+        case LATE_RESEND -> made.put(credit.creditId(), DuplicateSource.RESEND);
+        case CONCURRENT -> made.put(credit.creditId(), DuplicateSource.CONCURRENT);
+        default -> {}
+      }
+    }
+    scenario
+        .payments
+        .requests(DemoPayments.Hazard.CONCURRENT)
+        .forEach(r -> made.put(r.paymentRequestId(), DuplicateSource.CONCURRENT));
+    List<String> problems = new ArrayList<>();
+    long told = 0;
+    for (Delivery d : deliveries) {
+      if (d.outcome() instanceof Outcome.Duplicate duplicate) {
+        String key = duplicate.key().value();
+        DuplicateSource expected = made.getOrDefault(key, DuplicateSource.REDELIVERY);
+        boolean pairResent =
+            expected == DuplicateSource.CONCURRENT && duplicate.source() == DuplicateSource.RESEND;
+        if (duplicate.source() == expected || pairResent) {
+          told++;
+        } else if (problems.size() < 5) {
+          problems.add(
+              key + " named " + duplicate.source().label() + ", made as " + expected.label());
+        }
+      }
+    }
+    return check(
+        "queue: each of "
+            + told
+            + " duplicates named the source the demo made it by (redelivery, resend, concurrent)",
+        problems);
   }
 
   private Check onePerOrder() {

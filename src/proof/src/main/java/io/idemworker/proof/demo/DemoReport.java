@@ -1,5 +1,6 @@
 package io.idemworker.proof.demo;
 
+import io.idemworker.core.DuplicateSource;
 import io.idemworker.core.Outcome;
 import io.idemworker.emulator.payments.PaymentStats;
 import io.idemworker.orders.OrderMessageTypes;
@@ -12,7 +13,6 @@ import io.idemworker.proof.producer.DemoPayments;
 import io.idemworker.proof.producer.DemoScenario;
 import io.idemworker.servicebus.DeadLetterReader;
 import java.io.PrintStream;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -88,12 +88,7 @@ final class DemoReport {
             .toList();
     row("payments caught by the worker (record Completed)", duplicates.size());
     Map<String, DemoPayments.Hazard> hazards = hazards(p);
-    for (DemoPayments.Hazard hazard : DemoPayments.Hazard.values()) {
-      long n = count(duplicates, x -> hazards.get(key(x)) == hazard);
-      if (n > 0) {
-        row("  " + hazard.label(), n);
-      }
-    }
+    bySource(duplicates);
     row("repeated provider calls (same key), answered by a replay", provider.replays());
     row(
         "  after a crash after the call (expired lease taken over)",
@@ -139,64 +134,55 @@ final class DemoReport {
             .filter(x -> DemoCommand.isType(x, OrderMessageTypes.ORDER_CREDITED))
             .filter(x -> x.message().deliveryCount() == 0)
             .count();
-    section("Where the repeats were caught");
+    section("Where the repeats were caught (by each duplicate's duplicateSource)");
     row("dropped by the broker's duplicate detection", droppedByBroker);
     row("  credits (producer retries)", l.creditMessagesSent() - creditFirstDeliveries);
     row(
         "  orders (producer retries)",
         droppedByBroker - (l.creditMessagesSent() - creditFirstDeliveries));
-    List<Delivery> orderDuplicates =
-        d.stream()
-            .filter(x -> x.outcome() instanceof Outcome.Duplicate)
-            .filter(x -> DemoCommand.isType(x, DemoCommand.ORDER_PLACED))
-            .toList();
-    Set<String> crashes = new HashSet<>(s.crashes);
-    Set<String> late = new HashSet<>(s.lateResends);
-    Set<String> pairs = new HashSet<>(s.concurrentCopies);
+    List<Delivery> orderDuplicates = duplicates(d, DemoCommand.ORDER_PLACED);
     row("orders caught by the worker (create 409, same fingerprint)", orderDuplicates.size());
-    bySource(orderDuplicates, crashes, late, pairs, "concurrent copy of a new order");
-    List<Delivery> creditDuplicates =
-        d.stream()
-            .filter(x -> x.outcome() instanceof Outcome.Duplicate)
-            .filter(x -> DemoCommand.isType(x, OrderMessageTypes.ORDER_CREDITED))
-            .toList();
+    bySource(orderDuplicates);
+    List<Delivery> creditDuplicates = duplicates(d, OrderMessageTypes.ORDER_CREDITED);
     row("credits caught by the worker (marker 409, same fingerprint)", creditDuplicates.size());
-    bySource(
-        creditDuplicates,
-        creditIds(l, DemoLifecycle.Source.CRASH),
-        creditIds(l, DemoLifecycle.Source.LATE_RESEND),
-        creditIds(l, DemoLifecycle.Source.CONCURRENT),
-        "concurrent copy of a credit");
-    row(
-        "other duplicates (status changes)",
-        count(
-            d,
-            x ->
-                x.outcome() instanceof Outcome.Duplicate
-                    && DemoCommand.isType(x, OrderMessageTypes.ORDER_STATUS_CHANGED)));
+    bySource(creditDuplicates);
+    List<Delivery> statusDuplicates = duplicates(d, OrderMessageTypes.ORDER_STATUS_CHANGED);
+    row("status changes caught by the worker (same version and state)", statusDuplicates.size());
+    bySource(statusDuplicates);
     out.printf(
         "    (%s; %s)%n",
         overlap(d, s.concurrentCopies, "order"),
         overlap(d, creditIds(l, DemoLifecycle.Source.CONCURRENT), "credit"));
   }
 
-  private void bySource(
-      List<Delivery> duplicates,
-      Set<String> crashes,
-      Set<String> late,
-      Set<String> pairs,
-      String pairLabel) {
-    row(
-        "  redelivered after a crash between commit and completion",
-        count(duplicates, x -> crashes.contains(key(x))));
-    row("  resent after the detection window", count(duplicates, x -> late.contains(key(x))));
-    row("  " + pairLabel, count(duplicates, x -> pairs.contains(key(x))));
-    row(
-        "  other redeliveries",
-        count(
-            duplicates,
-            x -> !crashes.contains(key(x)) && !late.contains(key(x)) && !pairs.contains(key(x))));
+  private static List<Delivery> duplicates(List<Delivery> d, String type) {
+    return d.stream()
+        .filter(x -> x.outcome() instanceof Outcome.Duplicate)
+        .filter(x -> DemoCommand.isType(x, type))
+        .toList();
   }
+
+  /** One row per source the outcomes named, in the enum's order. */
+  private void bySource(List<Delivery> duplicates) {
+    Map<DuplicateSource, Long> counts =
+        duplicates.stream()
+            .collect(
+                Collectors.groupingBy(
+                    x -> ((Outcome.Duplicate) x.outcome()).source(),
+                    () -> new java.util.EnumMap<>(DuplicateSource.class),
+                    Collectors.counting()));
+    counts.forEach((source, n) -> row("  " + source.label() + ": " + SOURCE_LABELS.get(source), n));
+  }
+
+  /** What each source means, in the demo's words. */
+  static final Map<DuplicateSource, String> SOURCE_LABELS =
+      Map.of(
+          DuplicateSource.REDELIVERY, "the same copy again (crash or lost lock)",
+          DuplicateSource.RESEND, "another copy, received after the write",
+          DuplicateSource.CONCURRENT, "another copy, received before the write",
+          DuplicateSource.RESUBMIT, "resubmitted from the dead-letter queue",
+          DuplicateSource.REPUBLISH, "re-published by the relay",
+          DuplicateSource.UNKNOWN, "not told (no stamp)");
 
   private static Set<String> creditIds(DemoLifecycle l, DemoLifecycle.Source source) {
     return l.credits(source).stream()

@@ -1,0 +1,250 @@
+package io.idemworker.servicebus;
+
+import static io.idemworker.testing.RecordingObserver.is;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.azure.cosmos.CosmosContainer;
+import com.azure.cosmos.models.PartitionKey;
+import com.azure.messaging.servicebus.ServiceBusClientBuilder;
+import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
+import com.azure.messaging.servicebus.ServiceBusReceiverClient;
+import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import com.azure.messaging.servicebus.models.DeadLetterOptions;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.core.DocumentPatch;
+import io.idemworker.core.DuplicateSource;
+import io.idemworker.core.EffectStore;
+import io.idemworker.core.IdempotentConsumer;
+import io.idemworker.core.KeyStrategies;
+import io.idemworker.core.Outcome;
+import io.idemworker.core.WriteSet;
+import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.emulator.servicebus.QueueSettings;
+import io.idemworker.emulator.servicebus.ServiceBusEmulator;
+import io.idemworker.orders.OrderDecoder;
+import io.idemworker.orders.Orders;
+import io.idemworker.testing.Emulators;
+import io.idemworker.testing.MutableClock;
+import io.idemworker.testing.RecordingObserver;
+import io.idemworker.testing.RecordingObserver.Finished;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each way a copy of an order can come back, through the real Service Bus and Cosmos DB clients
+ * against the emulators: the duplicate's outcome names its source, told from the stamp the first
+ * delivery left on the order ({@code writtenBy}). The relay's re-publish is in {@code
+ * TopicConsumersTest}.
+ */
+class DuplicateSourceTest {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  private static final Duration LOCK = Duration.ofSeconds(30);
+  private static final String QUEUE = "orders";
+
+  /** The broker's clock: a resend is a copy enqueued after the writer's lock ended. */
+  private final MutableClock brokerClock = new MutableClock();
+
+  private final CosmosContainer container = Emulators.orders();
+  private final List<ServiceBusWorker> workers = new ArrayList<>();
+  private final RecordingObserver observer = new RecordingObserver();
+  private ServiceBusEmulator serviceBus;
+  private ServiceBusSenderClient sender;
+
+  @BeforeEach
+  void startBroker() {
+    serviceBus =
+        ServiceBusEmulator.builder()
+            .port(0)
+            .clock(brokerClock)
+            .queue(QueueSettings.defaults(QUEUE).withMaxDeliveryCount(10).withLockDuration(LOCK))
+            .start();
+    sender = client().sender().queueName(QUEUE).buildClient();
+  }
+
+  @AfterEach
+  void stopEverything() {
+    workers.forEach(worker -> worker.shutdown(Duration.ofSeconds(10)));
+    sender.close();
+    serviceBus.close();
+  }
+
+  private ServiceBusClientBuilder client() {
+    return new ServiceBusClientBuilder().connectionString(serviceBus.connectionString());
+  }
+
+  private void startWorker(EffectStore store) {
+    CosmosEffectStore probe = new CosmosEffectStore(container, (o, s, c, l) -> {});
+    ServiceBusWorker worker =
+        new ServiceBusWorker(
+            new ServiceBusConnection.ConnectionString(serviceBus.connectionString()),
+            ProcessorSettings.defaults(QUEUE)
+                .withMaxConcurrentCalls(4)
+                .withMaxRetryBackoff(Duration.ofMillis(50))
+                .withProbeInterval(Duration.ofMillis(200)),
+            new IdempotentConsumer(
+                KeyStrategies.messageId(),
+                new OrderDecoder(true),
+                store,
+                Clock.systemUTC(),
+                256 * 1024),
+            probe,
+            observer,
+            Clock.systemUTC());
+    workers.add(worker);
+    worker.start();
+  }
+
+  private void startWorker() {
+    startWorker(new CosmosEffectStore(container, (o, s, c, l) -> {}));
+  }
+
+  private static String newOrderId() {
+    return "ord-" + UUID.randomUUID().toString().substring(0, 13);
+  }
+
+  private void send(String orderId) {
+    sender.sendMessage(
+        OrderMessages.orderPlaced(orderId, Orders.body(orderId, "cust-42"), "corr-" + orderId));
+  }
+
+  private DuplicateSource sourceOfTheDuplicate() {
+    List<Finished> duplicates = observer.await(1, is(Outcome.Duplicate.class), WAIT);
+    assertThat(duplicates.get(0).settled()).isTrue();
+    return ((Outcome.Duplicate) duplicates.get(0).outcome()).source();
+  }
+
+  private JsonNode writtenBy(String orderId) {
+    return container
+        .readItem(orderId, new PartitionKey(orderId), ObjectNode.class)
+        .getItem()
+        .get("writtenBy");
+  }
+
+  @Test
+  void copySentAfterTheOrderWasWritten_isAResend() {
+    startWorker();
+    String orderId = newOrderId();
+    send(orderId);
+    observer.await(1, is(Outcome.Processed.class), WAIT);
+    brokerClock.advance(LOCK.plusSeconds(1));
+
+    send(orderId);
+
+    assertThat(sourceOfTheDuplicate()).isEqualTo(DuplicateSource.RESEND);
+    JsonNode stamp = writtenBy(orderId);
+    assertThat(stamp.path("dc").asLong()).isZero();
+    assertThat(stamp.path("seq").canConvertToLong()).isTrue();
+    assertThat(stamp.has("via")).as("an ordinary send is not named").isFalse();
+  }
+
+  @Test
+  void twoCopiesBothReceivedBeforeEitherWrote_areConcurrent() {
+    // Each copy's write waits (bounded) until the other copy's write has started, so both were
+    // received before the order existed.
+    CosmosEffectStore cosmos = new CosmosEffectStore(container, (o, s, c, l) -> {});
+    CountDownLatch bothWriting = new CountDownLatch(2);
+    startWorker(
+        new EffectStore() {
+          @Override
+          public WriteResult apply(WriteSet writeSet) {
+            bothWriting.countDown();
+            try {
+              bothWriting.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return cosmos.apply(writeSet);
+          }
+
+          @Override
+          public UpdateResult update(String partitionKey, DocumentPatch patch) {
+            return cosmos.update(partitionKey, patch);
+          }
+
+          @Override
+          public ReadResult read(String partitionKey, String id) {
+            return cosmos.read(partitionKey, id);
+          }
+        });
+    String orderId = newOrderId();
+
+    send(orderId);
+    send(orderId);
+
+    assertThat(sourceOfTheDuplicate()).isEqualTo(DuplicateSource.CONCURRENT);
+    assertThat(bothWriting.getCount()).isZero();
+    assertThat(observer.await(1, is(Outcome.Processed.class), WAIT)).hasSize(1);
+  }
+
+  @Test
+  void lockLostAfterTheCommit_redeliveryIsARedelivery() {
+    CosmosEffectStore cosmos = new CosmosEffectStore(container, (o, s, c, l) -> {});
+    AtomicBoolean crashed = new AtomicBoolean();
+    startWorker(
+        new EffectStore() {
+          @Override
+          public WriteResult apply(WriteSet writeSet) {
+            WriteResult result = cosmos.apply(writeSet);
+            if (result instanceof Applied && crashed.compareAndSet(false, true)) {
+              serviceBus.faults().loseLocks(QUEUE);
+            }
+            return result;
+          }
+
+          @Override
+          public UpdateResult update(String partitionKey, DocumentPatch patch) {
+            return cosmos.update(partitionKey, patch);
+          }
+
+          @Override
+          public ReadResult read(String partitionKey, String id) {
+            return cosmos.read(partitionKey, id);
+          }
+        });
+    String orderId = newOrderId();
+
+    send(orderId);
+
+    assertThat(sourceOfTheDuplicate()).isEqualTo(DuplicateSource.REDELIVERY);
+  }
+
+  @Test
+  void copyResubmittedFromTheDeadLetterQueue_isAResubmission() {
+    // given a copy dead-lettered by hand, and the order processed from another copy
+    String orderId = newOrderId();
+    send(orderId);
+    try (ServiceBusReceiverClient receiver = client().receiver().queueName(QUEUE).buildClient()) {
+      ServiceBusReceivedMessage copy = receiver.receiveMessages(1, WAIT).iterator().next();
+      receiver.deadLetter(
+          copy,
+          new DeadLetterOptions()
+              .setDeadLetterReason("ParkedByOperator")
+              .setDeadLetterErrorDescription("parked for the test"));
+    }
+    startWorker();
+    send(orderId);
+    observer.await(1, is(Outcome.Processed.class), WAIT);
+
+    // when an operator resubmits it
+    List<DeadLetterResubmitter.Entry> entries =
+        new DeadLetterResubmitter(
+                new ServiceBusConnection.ConnectionString(serviceBus.connectionString()), QUEUE)
+            .resubmit(Set.of("ParkedByOperator"), 10, false, Duration.ofSeconds(3));
+
+    // then it is completed as a duplicate that names the resubmission
+    assertThat(entries).filteredOn(DeadLetterResubmitter.Entry::resubmitted).hasSize(1);
+    assertThat(sourceOfTheDuplicate()).isEqualTo(DuplicateSource.RESUBMIT);
+  }
+}
