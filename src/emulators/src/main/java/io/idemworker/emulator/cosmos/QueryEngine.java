@@ -188,7 +188,8 @@ final class QueryEngine {
       }
     }
     if (!query.aggregates().isEmpty()) {
-      return aggregate(query, matched, parameters, mapper);
+      // The aggregate row is the result set that TOP / OFFSET … LIMIT then apply to (TOP 0 → none).
+      return window(query, parameters, aggregate(query, matched, parameters, mapper));
     }
     matched.sort((a, b) -> compare(query, a.keys(), a.number(), b.keys(), b.number()));
     List<Row> rows = new ArrayList<>();
@@ -199,6 +200,12 @@ final class QueryEngine {
         rows.add(new Row(v.get(), m.keys(), m.number()));
       }
     }
+    return window(query, parameters, rows);
+  }
+
+  /** The rows {@code OFFSET}, {@code LIMIT} and {@code TOP} keep. */
+  private static List<Row> window(
+      SqlQuery query, Map<String, JsonNode> parameters, List<Row> rows) {
     long skip = query.offset().map(e -> count(e, parameters, "OFFSET")).orElse(0L);
     long take = query.limit().map(e -> count(e, parameters, "LIMIT")).orElse(Long.MAX_VALUE);
     take = Math.min(take, query.top().map(e -> count(e, parameters, "TOP")).orElse(Long.MAX_VALUE));

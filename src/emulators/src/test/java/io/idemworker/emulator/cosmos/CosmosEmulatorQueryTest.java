@@ -200,6 +200,16 @@ class CosmosEmulatorQueryTest {
   }
 
   @Test
+  void topOnAnAggregate_keepsOrDropsTheOneRow() {
+    assertThat(query("SELECT TOP 0 VALUE COUNT(1) FROM c", JsonNode.class)).isEmpty();
+    assertThat(query("SELECT TOP 1 VALUE COUNT(1) FROM c", JsonNode.class))
+        .extracting(JsonNode::asLong)
+        .containsExactly(5L);
+    assertThat(query("SELECT VALUE MAX(c.amount) FROM c OFFSET 1 LIMIT 1", JsonNode.class))
+        .isEmpty();
+  }
+
+  @Test
   void inAndBetween_filterLikeChainsOfComparisons() {
     assertThat(ids("SELECT * FROM c WHERE c.status IN ('Paid', 'Shipped')"))
         .containsExactly("b", "d");
