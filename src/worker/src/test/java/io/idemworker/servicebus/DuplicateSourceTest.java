@@ -12,11 +12,15 @@ import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.azure.messaging.servicebus.models.DeadLetterOptions;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.core.Change;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.DuplicateSource;
 import io.idemworker.core.EffectStore;
+import io.idemworker.core.Fingerprint;
+import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.KeyStrategies;
+import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.WriteSet;
 import io.idemworker.cosmos.CosmosEffectStore;
@@ -30,6 +34,7 @@ import io.idemworker.testing.RecordingObserver;
 import io.idemworker.testing.RecordingObserver.Finished;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -85,6 +90,10 @@ class DuplicateSourceTest {
   }
 
   private void startWorker(EffectStore store) {
+    startWorker(store, new OrderDecoder(true));
+  }
+
+  private void startWorker(EffectStore store, MessageDecoder decoder) {
     CosmosEffectStore probe = new CosmosEffectStore(container, (o, s, c, l) -> {});
     ServiceBusWorker worker =
         new ServiceBusWorker(
@@ -94,11 +103,7 @@ class DuplicateSourceTest {
                 .withMaxRetryBackoff(Duration.ofMillis(50))
                 .withProbeInterval(Duration.ofMillis(200)),
             new IdempotentConsumer(
-                KeyStrategies.messageId(),
-                new OrderDecoder(true),
-                store,
-                Clock.systemUTC(),
-                256 * 1024),
+                KeyStrategies.messageId(), decoder, store, Clock.systemUTC(), 256 * 1024),
             probe,
             observer,
             Clock.systemUTC());
@@ -151,40 +156,50 @@ class DuplicateSourceTest {
 
   @Test
   void twoCopiesBothReceivedBeforeEitherWrote_areConcurrent() {
-    // Each copy's write waits (bounded) until the other copy's write has started, so both were
-    // received before the order existed.
-    CosmosEffectStore cosmos = new CosmosEffectStore(container, (o, s, c, l) -> {});
-    CountDownLatch bothWriting = new CountDownLatch(2);
-    startWorker(
-        new EffectStore() {
-          @Override
-          public WriteResult apply(WriteSet writeSet) {
-            bothWriting.countDown();
-            try {
-              bothWriting.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-            return cosmos.apply(writeSet);
+    // Each copy's handler, once it has started, waits (bounded) for the other's before it plans
+    // its write, so both were received before the order existed.
+    CountDownLatch bothHandling = new CountDownLatch(2);
+    MessageDecoder orders = new OrderDecoder(true);
+    MessageDecoder meeting =
+        message -> {
+          MessageDecoder.Decoding decoding = orders.decode(message);
+          if (!(decoding instanceof MessageDecoder.Valid valid)) {
+            return decoding;
           }
+          MessageDecoder.ValidMessage inner = valid.message();
+          return new MessageDecoder.Valid(
+              new MessageDecoder.ValidMessage() {
+                @Override
+                public String entityId() {
+                  return inner.entityId();
+                }
 
-          @Override
-          public UpdateResult update(String partitionKey, DocumentPatch patch) {
-            return cosmos.update(partitionKey, patch);
-          }
+                @Override
+                public ObjectNode immutableFields() {
+                  return inner.immutableFields();
+                }
 
-          @Override
-          public ReadResult read(String partitionKey, String id) {
-            return cosmos.read(partitionKey, id);
-          }
-        });
+                @Override
+                public Change change(
+                    IdempotencyKey key, Fingerprint fingerprint, Instant acceptedAt) {
+                  bothHandling.countDown();
+                  try {
+                    bothHandling.await(30, TimeUnit.SECONDS);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                  return inner.change(key, fingerprint, acceptedAt);
+                }
+              });
+        };
+    startWorker(new CosmosEffectStore(container, (o, s, c, l) -> {}), meeting);
     String orderId = newOrderId();
 
     send(orderId);
     send(orderId);
 
     assertThat(sourceOfTheDuplicate()).isEqualTo(DuplicateSource.CONCURRENT);
-    assertThat(bothWriting.getCount()).isZero();
+    assertThat(bothHandling.getCount()).isZero();
     assertThat(observer.await(1, is(Outcome.Processed.class), WAIT)).hasSize(1);
   }
 

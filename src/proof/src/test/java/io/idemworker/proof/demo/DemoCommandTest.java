@@ -66,6 +66,10 @@ class DemoCommandTest {
         .doesNotContain("FAIL");
     assertThat(output)
         .containsPattern("PASS  queue: each of \\d+ orders created by exactly one delivery");
+    assertThat(output)
+        .containsPattern(
+            "PASS  queue: each of [1-9]\\d* duplicates named the source the demo made it by")
+        .containsPattern("redelivery: the same copy again \\(crash or lost lock\\)\\s+[1-9]");
     assertThat(output).containsPattern("new order\\s+1\\.00 round trips");
     assertThat(output).containsPattern("duplicate order\\s+2\\.00 round trips");
     assertThat(output).containsPattern("new credit \\(.*\\)\\s+1\\.00 round trips");
