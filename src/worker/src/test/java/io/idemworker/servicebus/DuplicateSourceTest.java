@@ -94,6 +94,10 @@ class DuplicateSourceTest {
   }
 
   private void startWorker(EffectStore store, MessageDecoder decoder) {
+    startWorker(store, decoder, Clock.systemUTC());
+  }
+
+  private void startWorker(EffectStore store, MessageDecoder decoder, Clock handlerClock) {
     CosmosEffectStore probe = new CosmosEffectStore(container, (o, s, c, l) -> {});
     ServiceBusWorker worker =
         new ServiceBusWorker(
@@ -103,7 +107,7 @@ class DuplicateSourceTest {
                 .withMaxRetryBackoff(Duration.ofMillis(50))
                 .withProbeInterval(Duration.ofMillis(200)),
             new IdempotentConsumer(
-                KeyStrategies.messageId(), decoder, store, Clock.systemUTC(), 256 * 1024),
+                KeyStrategies.messageId(), decoder, store, handlerClock, 256 * 1024),
             probe,
             observer,
             Clock.systemUTC());
@@ -154,7 +158,7 @@ class DuplicateSourceTest {
     assertThat(stamp.has("via")).as("an ordinary send is not named").isFalse();
   }
 
-  /** How long each concurrent copy's handler works before it plans its write. */
+  /** How long each concurrent copy's handler works (on its clock) before it plans its write. */
   private static final Duration WORK = Duration.ofMillis(200);
 
   @Test
@@ -162,6 +166,7 @@ class DuplicateSourceTest {
     // Each copy's handler, once it has started, waits (bounded) for the other's before it plans
     // its write, so both were received before the order existed.
     CountDownLatch bothHandling = new CountDownLatch(2);
+    MutableClock handlerClock = new MutableClock();
     MessageDecoder orders = new OrderDecoder(true);
     MessageDecoder meeting =
         message -> {
@@ -188,12 +193,12 @@ class DuplicateSourceTest {
                   bothHandling.countDown();
                   try {
                     bothHandling.await(30, TimeUnit.SECONDS);
-                    // The handler's work, after both copies are in: the write then follows the
-                    // second receipt by far more than the few milliseconds a delivery can wait in
-                    // the client before its handler starts, which the writer's stamp does not
-                    // count (docs/operations.md, duplicates by source). Not a synchronisation: the
-                    // latch above is.
-                    Thread.sleep(WORK.toMillis());
+                    // The handler's work, after both copies are in, on the handlers' own clock:
+                    // the write then follows the second receipt by far more than the few
+                    // milliseconds a delivery can wait in the client before its handler starts,
+                    // which the writer's stamp does not count (docs/operations.md, duplicates by
+                    // source).
+                    handlerClock.advance(WORK);
                   } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                   }
@@ -201,7 +206,7 @@ class DuplicateSourceTest {
                 }
               });
         };
-    startWorker(new CosmosEffectStore(container, (o, s, c, l) -> {}), meeting);
+    startWorker(new CosmosEffectStore(container, (o, s, c, l) -> {}), meeting, handlerClock);
     String orderId = newOrderId();
 
     send(orderId);
