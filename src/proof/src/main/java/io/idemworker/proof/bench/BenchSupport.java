@@ -53,6 +53,11 @@ final class BenchSupport {
     return 0;
   }
 
+  /** The {@code java} of this JVM: children run on the same JVM build as the bench. */
+  static String javaExecutable() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
   /**
    * The command line of a {@code run} child JVM as deployed: the Dockerfile's collector (unless
    * {@code jvmOptions} pick another, see {@link #collector}), the shipped {@code logback.xml} (one
@@ -63,7 +68,7 @@ final class BenchSupport {
    */
   static List<String> runCommand(String heap, List<String> jvmOptions) {
     List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(javaExecutable());
     command.add("-Xmx" + heap);
     command.addAll(collector(jvmOptions));
     command.add("-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true");

@@ -39,7 +39,7 @@ final class ClassDataArchive {
       Files.write(classes, lines.filter(line -> !line.startsWith("@lambda-proxy")).toList());
     }
     List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(BenchSupport.javaExecutable());
     command.addAll(jvmOptions);
     command.addAll(
         List.of(

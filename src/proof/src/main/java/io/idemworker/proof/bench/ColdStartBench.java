@@ -339,7 +339,7 @@ final class ColdStartBench implements Callable<Integer> {
         next += count;
       }
       List<String> command = new ArrayList<>();
-      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.add(BenchSupport.javaExecutable());
       command.addAll(imageOptions);
       command.addAll(
           List.of(
