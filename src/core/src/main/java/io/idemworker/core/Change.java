@@ -180,8 +180,11 @@ public sealed interface Change {
    * @param rules how a claim patch's missing target or failed condition is answered
    * @param call the external call, passing the idempotency key on
    * @param completion what the call's answer becomes
-   * @param lease how long a claim protects an attempt from takeover; longer than the call's timeout
-   *     and shorter than the message lock
+   * @param lease the most a claim protects an attempt from takeover (a ceiling): the lease a claim
+   *     or a takeover writes ends at this or at the delivery's lock end ({@link DeliveryLock}),
+   *     whichever comes first, so a crashed attempt's lease is over when its message comes back
+   * @param callTimeout the most one call takes ({@link ExternalCall}'s bound): the call starts only
+   *     when the lock and the lease both have at least this plus {@link #CALL_MARGIN} left
    */
   record TwoPhase(
       String partitionKey,
@@ -190,8 +193,47 @@ public sealed interface Change {
       TargetRules rules,
       ExternalCall call,
       Completion completion,
-      Duration lease)
+      Duration lease,
+      Duration callTimeout)
       implements Change {
+    /**
+     * What a call needs beyond its timeout, of both the lock and the lease: the completion's write
+     * after the answer, and clock differences between the broker and the replicas.
+     */
+    public static final Duration CALL_MARGIN = Duration.ofSeconds(2);
+
+    /**
+     * A two-phase change whose call does not block (an in-process double): it needs only {@link
+     * #CALL_MARGIN}.
+     *
+     * @param partitionKey the partition
+     * @param record the record's business fields
+     * @param claimPatches patches committed with the claim
+     * @param rules how a claim patch's failure is answered
+     * @param call the external call
+     * @param completion what the answer becomes
+     * @param lease the lease's ceiling
+     */
+    public TwoPhase(
+        String partitionKey,
+        ObjectNode record,
+        List<DocumentPatch> claimPatches,
+        TargetRules rules,
+        ExternalCall call,
+        Completion completion,
+        Duration lease) {
+      this(partitionKey, record, claimPatches, rules, call, completion, lease, Duration.ZERO);
+    }
+
+    /**
+     * How much of the lock and of the lease a call needs to start.
+     *
+     * @return the call's timeout plus {@link #CALL_MARGIN}
+     */
+    public Duration callNeeds() {
+      return callTimeout.plus(CALL_MARGIN);
+    }
+
     /** Checks the values and copies the patches. */
     public TwoPhase {
       Objects.requireNonNull(partitionKey, "partitionKey");
@@ -205,6 +247,12 @@ public sealed interface Change {
       }
       if (lease.isNegative() || lease.isZero()) {
         throw new IllegalArgumentException("the lease must be positive");
+      }
+      if (callTimeout.isNegative() || lease.compareTo(callTimeout.plus(CALL_MARGIN)) <= 0) {
+        throw new IllegalArgumentException(
+            "the lease's ceiling must be longer than the call's timeout plus "
+                + CALL_MARGIN
+                + ", or no call could ever start");
       }
     }
 

@@ -45,6 +45,15 @@ public record DeadLetterReason(String code) {
   /** The store refused the write for a reason that retrying cannot fix. */
   public static final DeadLetterReason STORE_REJECTED = new DeadLetterReason("StoreRejected");
 
+  /**
+   * A two-phase record was still in progress under another attempt (or this one could not start its
+   * call) on the last delivery the queue allows: dead-lettered with this reason instead of letting
+   * the broker say {@code MaxDeliveryCountExceeded}. Nothing was called twice; resubmit it once the
+   * other attempt completed or its lease ended, and it completes (as a duplicate, or by taking over
+   * and replaying the call with the same key).
+   */
+  public static final DeadLetterReason CALL_IN_PROGRESS = new DeadLetterReason("CallInProgress");
+
   /** Checks the code's shape. */
   public DeadLetterReason {
     Objects.requireNonNull(code, "code");

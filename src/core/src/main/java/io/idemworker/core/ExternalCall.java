@@ -10,8 +10,9 @@ import java.util.Objects;
  * completed, with the answer, after it ({@link Change.TwoPhase}).
  *
  * <p>Implementations must pass the same idempotency key on every call for one message, must be
- * thread-safe, must bound each call by a timeout shorter than the claim's lease, and must never
- * throw: every answer, failures included, is one of the {@link Answer}s.
+ * thread-safe, must bound each call by the timeout the change declares ({@link
+ * Change.TwoPhase#callTimeout()}), and must never throw: every answer, failures included, is one of
+ * the {@link Answer}s.
  */
 @FunctionalInterface
 public interface ExternalCall {

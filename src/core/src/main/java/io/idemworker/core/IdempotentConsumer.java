@@ -107,6 +107,23 @@ public final class IdempotentConsumer {
    * @return how it ended
    */
   public Outcome handle(IncomingMessage message, Optional<DeliveryOrigin> origin) {
+    return handle(message, origin, DeliveryLock.NONE);
+  }
+
+  /**
+   * Handles one delivery under its broker lock: every store write, and the start of a call that
+   * cannot join the transaction, first asks the lock; when it is gone the flow stops there and
+   * answers {@link Outcome.RetryCause#LOCK_LOST}, with nothing more written or called. A two-phase
+   * claim's lease is derived from what is left of the lock (see {@link Change.TwoPhase#lease()}).
+   *
+   * @param message the delivery
+   * @param origin the delivery's broker identity, when the adapter knows it
+   * @param lock the delivery's lock
+   * @return how it ended
+   */
+  public Outcome handle(
+      IncomingMessage message, Optional<DeliveryOrigin> origin, DeliveryLock lock) {
+    Objects.requireNonNull(lock, "lock");
     Optional<IdempotencyKey> key = Optional.empty();
     Optional<String> entityId = Optional.empty();
     try {
@@ -137,11 +154,21 @@ public final class IdempotentConsumer {
       java.time.Instant now = clock.instant();
       Change change = valid.change(found, fingerprint, now);
       Attempt attempt =
-          new Attempt(found, valid.entityId(), isLastDelivery(message), origin, clock, now);
+          new Attempt(found, valid.entityId(), isLastDelivery(message), origin, clock, now, lock);
+      EffectStore fenced = lock == DeliveryLock.NONE ? store : new LockFence(store, lock);
       return change.fold(
-          anchored -> AnchoredWrite.apply(store, anchored, fingerprint, attempt),
-          versioned -> VersionGuard.apply(store, versioned, attempt),
-          twoPhase -> TwoPhaseCall.apply(store, twoPhase, fingerprint, attempt, clock));
+          anchored -> AnchoredWrite.apply(fenced, anchored, fingerprint, attempt),
+          versioned -> VersionGuard.apply(fenced, versioned, attempt),
+          twoPhase -> TwoPhaseCall.apply(fenced, twoPhase, fingerprint, attempt, clock));
+    } catch (LockFence.Lost lost) {
+      return new Outcome.Retry(
+          key,
+          entityId,
+          RetryCause.LOCK_LOST,
+          "the delivery's lock ended before "
+              + lost.before()
+              + " (a renewal refused, the link gone, or the lock ran out); stopped there, the"
+              + " broker redelivers when the lock ends");
     } catch (RuntimeException e) {
       return new Outcome.Retry(
           key,
@@ -165,6 +192,7 @@ public final class IdempotentConsumer {
    * @param origin the delivery's broker identity, when known
    * @param clock the flow's clock
    * @param received when the handler started, by that clock
+   * @param lock the delivery's lock
    */
   record Attempt(
       IdempotencyKey key,
@@ -172,7 +200,18 @@ public final class IdempotentConsumer {
       boolean lastDelivery,
       Optional<DeliveryOrigin> origin,
       Clock clock,
-      java.time.Instant received) {
+      java.time.Instant received,
+      DeliveryLock lock) {
+
+    Attempt(
+        IdempotencyKey key,
+        String entityId,
+        boolean lastDelivery,
+        Optional<DeliveryOrigin> origin,
+        Clock clock,
+        java.time.Instant received) {
+      this(key, entityId, lastDelivery, origin, clock, received, DeliveryLock.NONE);
+    }
 
     Attempt(IdempotencyKey key, String entityId, boolean lastDelivery) {
       this(

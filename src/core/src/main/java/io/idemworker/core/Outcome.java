@@ -13,7 +13,7 @@ import java.util.function.Function;
  *   <li>{@link DeadLettered} → dead-letter with {@link DeadLetterReason#code()} and the
  *       description;
  *   <li>{@link Retry} → abandon after a back-off that stays inside the lock, so the broker
- *       redelivers.
+ *       redelivers; with {@link RetryCause#LOCK_LOST}, no settlement (the lock is gone).
  * </ul>
  *
  * <p>{@link #fold} is the exhaustive match: Java 17 has no pattern {@code switch} over sealed types
@@ -308,6 +308,14 @@ public sealed interface Outcome {
      * The worker's own configuration is wrong (credentials, permissions, missing container): good
      * messages must not be dead-lettered; the worker pauses and reports not ready.
      */
-    MISCONFIGURATION
+    MISCONFIGURATION,
+    /**
+     * The delivery's lock is gone (its renewal was refused, its link closed, or it ran out while
+     * the handler stalled): the handler stopped before its next store write or external call,
+     * because the broker may already have handed the message to another receiver. No settlement is
+     * tried (the broker would refuse it); the message comes back when the lock ends. Frequent ones
+     * mean the lock is too short for the handler, or replicas stall.
+     */
+    LOCK_LOST
   }
 }

@@ -41,6 +41,15 @@ import java.util.Optional;
  * lease out; a delivery that finds another attempt's live lease asks to be retried no earlier than
  * the lease's end ({@link Outcome.Retry#retryAfter}), so contested copies do not spend their
  * delivery count on tries that cannot succeed.
+ *
+ * <p><b>Fenced by the delivery's lock.</b> The claim and a takeover wait until the lock has the
+ * call's timeout plus {@link Change.TwoPhase#CALL_MARGIN} left, and write a lease that ends at the
+ * lock's end or the configured ceiling, whichever is first; the call starts only when the lock and
+ * that lease both still have that much left (else the lease is released and the delivery retried).
+ * A lock that is gone stops the flow before the next write or the call ({@link
+ * Outcome.RetryCause#LOCK_LOST}). On the last delivery the queue allows, a contested record is
+ * dead-lettered {@link DeadLetterReason#CALL_IN_PROGRESS} rather than abandoned into the broker's
+ * {@code MaxDeliveryCountExceeded}.
  */
 final class TwoPhaseCall {
   static final String IN_PROGRESS = "InProgress";
@@ -58,17 +67,18 @@ final class TwoPhaseCall {
       Fingerprint fingerprint,
       Attempt attempt,
       Clock clock) {
-    String recordId = change.record().get("id").asText();
+    Instant lockEnd = LockFence.require(attempt.lock(), change.callNeeds(), "the claim");
+    long leaseUntil = leaseEnd(change, clock, lockEnd);
     ObjectNode claim = attempt.stamped(change.record());
     claim.put(STATUS, IN_PROGRESS);
     claim.put(ATTEMPT, 1);
-    claim.put(LEASE_UNTIL, leaseEnd(change, clock));
+    claim.put(LEASE_UNTIL, leaseUntil);
     EffectStore.WriteResult claimed =
         store.apply(
             WriteSet.of(
                 change.partitionKey(), fingerprint, claim, List.of(), change.claimPatches()));
     return claimed.fold(
-        applied -> callAndComplete(store, change, fingerprint, attempt, clock, 1),
+        applied -> callAndComplete(store, change, fingerprint, attempt, clock, 1, leaseUntil),
         exists -> afterClaimConflict(store, change, fingerprint, attempt, clock),
         missing -> attempt.notYet(change.rules().ifMissing()),
         refused -> {
@@ -120,17 +130,17 @@ final class TwoPhaseCall {
     long now = clock.millis();
     if (stored.path(LEASE_UNTIL).asLong() > now) {
       Instant leaseEnd = Instant.ofEpochMilli(stored.path(LEASE_UNTIL).asLong());
-      return new Outcome.Retry(
-          Optional.of(attempt.key()),
-          Optional.of(attempt.entityId()),
-          Outcome.RetryCause.NOT_YET,
-          "attempt " + seen + " holds the lease until " + leaseEnd + "; retrying after it",
+      return contested(
+          attempt,
+          recordId,
+          "attempt " + seen + " holds the lease until " + leaseEnd,
           Optional.of(Duration.ofMillis(leaseEnd.toEpochMilli() - now)));
     }
+    Instant lockEnd = LockFence.require(attempt.lock(), change.callNeeds(), "the takeover");
+    long leaseUntil = leaseEnd(change, clock, lockEnd);
     List<DocumentPatch.Operation> takeoverOperations = new ArrayList<>();
     takeoverOperations.add(new DocumentPatch.SetField(ATTEMPT, JSON.numberNode(seen + 1)));
-    takeoverOperations.add(
-        new DocumentPatch.SetField(LEASE_UNTIL, JSON.numberNode(leaseEnd(change, clock))));
+    takeoverOperations.add(new DocumentPatch.SetField(LEASE_UNTIL, JSON.numberNode(leaseUntil)));
     attempt
         .stamp()
         .ifPresent(
@@ -149,7 +159,8 @@ final class TwoPhaseCall {
     return store
         .update(change.partitionKey(), takeover)
         .fold(
-            applied -> callAndComplete(store, change, fingerprint, attempt, clock, seen + 1),
+            applied ->
+                callAndComplete(store, change, fingerprint, attempt, clock, seen + 1, leaseUntil),
             missing -> tookOverFirst(change, attempt, recordId, seen),
             refused -> tookOverFirst(change, attempt, recordId, seen),
             failed -> attempt.failed(failed.failure()));
@@ -157,12 +168,35 @@ final class TwoPhaseCall {
 
   private static Outcome tookOverFirst(
       Change.TwoPhase change, Attempt attempt, String recordId, long seen) {
+    return contested(
+        attempt,
+        recordId,
+        "another delivery took over attempt " + seen + " first",
+        Optional.of(change.lease()));
+  }
+
+  /**
+   * Another attempt holds the record (or this one cannot start its call in time): retry no earlier
+   * than {@code retryAfter}; on the last delivery the queue allows, dead-letter with {@link
+   * DeadLetterReason#CALL_IN_PROGRESS} instead, so the reason is named rather than the broker's
+   * {@code MaxDeliveryCountExceeded}, and a resubmission finishes it.
+   */
+  private static Outcome contested(
+      Attempt attempt, String recordId, String why, Optional<Duration> retryAfter) {
+    if (attempt.lastDelivery()) {
+      return attempt.deadLetter(
+          DeadLetterReason.CALL_IN_PROGRESS,
+          recordId
+              + " is still InProgress on the last delivery the queue allows: "
+              + why
+              + "; resubmit once that attempt completed or its lease ended");
+    }
     return new Outcome.Retry(
         Optional.of(attempt.key()),
         Optional.of(attempt.entityId()),
         Outcome.RetryCause.NOT_YET,
-        "another delivery took over attempt " + seen + " of " + recordId + " first; retrying",
-        Optional.of(change.lease()));
+        recordId + ": " + why + "; retrying after it",
+        retryAfter);
   }
 
   private static Outcome callAndComplete(
@@ -171,12 +205,34 @@ final class TwoPhaseCall {
       Fingerprint fingerprint,
       Attempt attempt,
       Clock clock,
-      long attemptNumber) {
+      long attemptNumber,
+      long leaseUntil) {
     String recordId = change.record().get("id").asText();
+    // The lock first (it may wait for a renewal), then the lease by the clock after that wait:
+    // the call starts only if both outlast it, so no takeover and no redelivery can overlap it.
+    LockFence.require(attempt.lock(), change.callNeeds(), "the call");
+    long leaseLeft = leaseUntil - clock.millis();
+    if (leaseLeft < change.callNeeds().toMillis()) {
+      release(store, change, recordId, attemptNumber);
+      return contested(
+          attempt,
+          recordId,
+          "attempt "
+              + attemptNumber
+              + "'s lease has "
+              + Math.max(0, leaseLeft)
+              + " ms left, less than the call needs ("
+              + change.callNeeds()
+              + "); the call was not started",
+          Optional.empty());
+    }
     ExternalCall.Answer answer = change.call().call();
     if (answer instanceof ExternalCall.Busy busy) {
-      return attempt.retry(
-          Outcome.RetryCause.NOT_YET, "the call is in flight elsewhere: " + busy.description());
+      return contested(
+          attempt,
+          recordId,
+          "the call is in flight elsewhere: " + busy.description(),
+          Optional.empty());
     }
     if (answer instanceof ExternalCall.KeyReused reused) {
       return attempt.conflict(
@@ -242,11 +298,10 @@ final class TwoPhaseCall {
                         document.content().path(LEASE_UNTIL).asLong() - clock.millis()))
                 .filter(d -> !d.isNegative())
             : Optional.empty();
-    return new Outcome.Retry(
-        Optional.of(attempt.key()),
-        Optional.of(attempt.entityId()),
-        Outcome.RetryCause.NOT_YET,
-        "attempt " + attemptNumber + " lost " + recordId + " to a takeover before completing",
+    return contested(
+        attempt,
+        recordId,
+        "attempt " + attemptNumber + " lost it to a takeover before completing",
         successorLease);
   }
 
@@ -269,7 +324,12 @@ final class TwoPhaseCall {
             new DocumentPatch.FieldEquals(ATTEMPT, JSON.numberNode(attemptNumber))));
   }
 
-  private static long leaseEnd(Change.TwoPhase change, Clock clock) {
-    return clock.millis() + change.lease().toMillis();
+  /**
+   * The lease a claim or takeover writes: the ceiling, cut at the delivery's lock end, so that when
+   * the lock goes (a crash, a stall) the lease is over by the time the message comes back.
+   */
+  private static long leaseEnd(Change.TwoPhase change, Clock clock, Instant lockEnd) {
+    long ceiling = clock.millis() + change.lease().toMillis();
+    return lockEnd.isBefore(Instant.ofEpochMilli(ceiling)) ? lockEnd.toEpochMilli() : ceiling;
   }
 }
