@@ -117,7 +117,9 @@ public final class Wiring {
             .map(
                 p ->
                     new OrderMessageTypes.Payments(
-                        new HttpPaymentProvider(p.baseUrl(), p.apiKey(), p.timeout()), p.lease())));
+                        new HttpPaymentProvider(p.baseUrl(), p.apiKey(), p.timeout()),
+                        p.lease(),
+                        p.timeout())));
   }
 
   static IdempotentConsumer consumer(WorkerConfig config, EffectStore store, Clock clock) {

@@ -183,7 +183,9 @@ public final class OrderMessageTypes {
     return settings
         .payments()
         .<MessageDecoder>map(
-            p -> new PaymentDecoder(settings.messageIdIsKey(), p.provider(), p.lease()))
+            p ->
+                new PaymentDecoder(
+                    settings.messageIdIsKey(), p.provider(), p.lease(), p.callTimeout()))
         .orElse(
             message ->
                 new MessageDecoder.Invalid(
@@ -195,16 +197,32 @@ public final class OrderMessageTypes {
   }
 
   /**
-   * The payment provider and the lease a claim holds around one call.
+   * The payment provider, the ceiling of the lease a claim holds around one call, and the call's
+   * bound.
    *
    * @param provider the provider
-   * @param lease longer than the provider's request timeout, shorter than the queue's lock
+   * @param lease the lease's ceiling ({@code PAYMENTS_LEASE}): a claim's lease ends at this or at
+   *     its delivery's lock end, whichever is first; longer than the timeout plus {@link
+   *     io.idemworker.core.Change.TwoPhase#CALL_MARGIN}
+   * @param callTimeout the provider's request timeout ({@code PAYMENTS_TIMEOUT}): a capture starts
+   *     only when lock and lease both have this plus the margin left
    */
-  public record Payments(PaymentProvider provider, Duration lease) {
-    /** Requires both. */
+  public record Payments(PaymentProvider provider, Duration lease, Duration callTimeout) {
+    /** Requires every value. */
     public Payments {
       Objects.requireNonNull(provider, "provider");
       Objects.requireNonNull(lease, "lease");
+      Objects.requireNonNull(callTimeout, "callTimeout");
+    }
+
+    /**
+     * A provider whose calls do not block (an in-process double): a call needs only the margin.
+     *
+     * @param provider the provider
+     * @param lease the lease's ceiling
+     */
+    public Payments(PaymentProvider provider, Duration lease) {
+      this(provider, lease, Duration.ZERO);
     }
   }
 

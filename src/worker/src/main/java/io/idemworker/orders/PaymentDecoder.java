@@ -44,11 +44,17 @@ final class PaymentDecoder implements MessageDecoder {
   private final boolean messageIdMustMatchKey;
   private final PaymentProvider provider;
   private final Duration lease;
+  private final Duration callTimeout;
 
-  PaymentDecoder(boolean messageIdMustMatchKey, PaymentProvider provider, Duration lease) {
+  PaymentDecoder(
+      boolean messageIdMustMatchKey,
+      PaymentProvider provider,
+      Duration lease,
+      Duration callTimeout) {
     this.messageIdMustMatchKey = messageIdMustMatchKey;
     this.provider = provider;
     this.lease = lease;
+    this.callTimeout = callTimeout;
   }
 
   @Override
@@ -76,7 +82,8 @@ final class PaymentDecoder implements MessageDecoder {
                       message.correlationId(),
                       TraceContext.of(message),
                       provider,
-                      lease));
+                      lease,
+                      callTimeout));
         });
   }
 
@@ -90,7 +97,8 @@ final class PaymentDecoder implements MessageDecoder {
    * @param correlationId the request's CorrelationId, carried onto the completion event
    * @param trace the request's trace context, carried onto the completion event
    * @param provider the payment provider
-   * @param lease how long a claim protects an attempt
+   * @param lease the most a claim protects an attempt (cut at the delivery's lock end)
+   * @param callTimeout the provider call's bound
    */
   record CaptureRequest(
       String orderId,
@@ -100,7 +108,8 @@ final class PaymentDecoder implements MessageDecoder {
       Optional<String> correlationId,
       Optional<TraceContext> trace,
       PaymentProvider provider,
-      Duration lease)
+      Duration lease,
+      Duration callTimeout)
       implements ValidMessage {
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
@@ -156,7 +165,8 @@ final class PaymentDecoder implements MessageDecoder {
                       + " requests (capturableUnits)")),
           () -> answer(provider.capture(key.value(), orderId, amount, currency)),
           (result, completedAt) -> completion(key, result, completedAt),
-          lease);
+          lease,
+          callTimeout);
     }
 
     private Change.CompletionPlan completion(

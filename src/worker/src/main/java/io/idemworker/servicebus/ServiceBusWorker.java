@@ -2,6 +2,7 @@ package io.idemworker.servicebus;
 
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.azure.messaging.servicebus.ServiceBusErrorContext;
+import com.azure.messaging.servicebus.ServiceBusErrorSource;
 import com.azure.messaging.servicebus.ServiceBusException;
 import com.azure.messaging.servicebus.ServiceBusProcessorClient;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +36,11 @@ import org.slf4j.LoggerFactory;
  * until a probe of the store passes, so good messages are never dead-lettered for our own mistakes
  * and a store outage longer than the broker's delivery limit does not burn through their delivery
  * counts; {@link #shutdown} lets the deliveries in flight finish before the connection closes.
+ *
+ * <p><b>Fenced by the lock.</b> Each delivery's {@link ProcessorLock} follows its lock end through
+ * the processor's renewals; the flow asks it before every store write and before a provider call,
+ * and a delivery whose lock is gone ends as {@link Outcome.RetryCause#LOCK_LOST}: logged (WARN,
+ * with key and delivery count), counted, and not settled.
  *
  * <p><b>Failures at the edge.</b> A settlement that fails (lock lost, connection dropped) is logged
  * and left to the broker: the redelivery takes the duplicate path. A delivery that cannot even be
@@ -54,6 +61,9 @@ public final class ServiceBusWorker implements AutoCloseable {
   private final ServiceBusProcessorClient processor;
   private final WorkerLifecycle lifecycle;
   private final Sleeper sleeper;
+  // Errors the processor reported from its receive link or connection: each one ends every lock
+  // taken before it (ProcessorLock).
+  private final AtomicLong linkLosses = new AtomicLong();
 
   /**
    * Builds the worker; nothing connects until {@link #start}.
@@ -123,7 +133,7 @@ public final class ServiceBusWorker implements AutoCloseable {
             .prefetchCount(settings.prefetchCount())
             .maxAutoLockRenewDuration(settings.maxLockRenewal())
             .processMessage(context -> lifecycle().onDelivery(context, this::handle))
-            .processError(ServiceBusWorker::onError)
+            .processError(this::onError)
             .buildProcessorClient();
     this.lifecycle =
         new WorkerLifecycle(
@@ -213,7 +223,14 @@ public final class ServiceBusWorker implements AutoCloseable {
       return;
     }
     DeliveryObserver.Observation observation = observer.start(message);
-    Outcome outcome = consumer.handle(message, Deliveries.origin(received));
+    ProcessorLock lock =
+        new ProcessorLock(
+            received::getLockedUntil,
+            clock.instant().plus(settings.maxLockRenewal()),
+            linkLosses::get,
+            clock,
+            sleeper);
+    Outcome outcome = consumer.handle(message, Deliveries.origin(received), lock);
     boolean settled = settle(context, received, outcome);
     observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
   }
@@ -222,6 +239,17 @@ public final class ServiceBusWorker implements AutoCloseable {
       ServiceBusReceivedMessageContext context,
       ServiceBusReceivedMessage received,
       Outcome outcome) {
+    if (outcome instanceof Outcome.Retry retry && retry.cause() == Outcome.RetryCause.LOCK_LOST) {
+      // The broker would refuse any settlement; the message comes back when the lock ends.
+      LOG.warn(
+          "message {} (key {}, delivery count {}): lock lost before the handler finished (locked"
+              + " until {}); it stopped before its next write or call and settles nothing",
+          received.getMessageId(),
+          retry.knownKey().map(io.idemworker.core.IdempotencyKey::value).orElse("unknown"),
+          received.getDeliveryCount(),
+          received.getLockedUntil());
+      return false;
+    }
     try {
       outcome.fold(
           processed -> complete(context),
@@ -258,6 +286,9 @@ public final class ServiceBusWorker implements AutoCloseable {
       case MISCONFIGURATION -> lifecycle.misconfigured(retry.description());
       case NOT_YET -> lifecycle.storeAnswered(); // the store answered: it is healthy
       case TRANSIENT -> lifecycle.transientFailure(retry.description());
+      case LOCK_LOST -> {
+        return null; // settled nothing: handled before the fold
+      }
     }
     sleep(
         Deliveries.backoff(
@@ -318,7 +349,12 @@ public final class ServiceBusWorker implements AutoCloseable {
     }
   }
 
-  private static void onError(ServiceBusErrorContext context) {
+  private void onError(ServiceBusErrorContext context) {
+    if (!ServiceBusErrorSource.USER_CALLBACK.equals(context.getErrorSource())) {
+      // The processor reports only a receive link or connection it gave up on (it recovers
+      // passing faults itself): the locks it held went with it.
+      linkLosses.incrementAndGet();
+    }
     Throwable error = context.getException();
     boolean transientError = error instanceof ServiceBusException sb && sb.isTransient();
     if (transientError) {

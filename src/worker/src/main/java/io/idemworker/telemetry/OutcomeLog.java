@@ -37,7 +37,8 @@ import org.slf4j.event.Level;
  * are JSON-escaped, so a hostile message id cannot forge a line.
  *
  * <p>Levels: INFO for processed, duplicate and transient retries (they need nobody); WARN for
- * dead-lettered messages (someone should look at the dead-letter queue); ERROR for {@code
+ * dead-lettered messages (someone should look at the dead-letter queue) and for a lost lock
+ * (recurring ones mean the lock is too short or replicas stall); ERROR for {@code
  * IdempotencyConflict} (a key reused for other content: an alert) and for retries caused by the
  * worker's misconfiguration.
  *
@@ -97,7 +98,14 @@ public final class OutcomeLog implements DeliveryObserver {
             deadLettered.reason().equals(DeadLetterReason.IDEMPOTENCY_CONFLICT)
                 ? Level.ERROR
                 : Level.WARN,
-        retry -> retry.cause() == Outcome.RetryCause.MISCONFIGURATION ? Level.ERROR : Level.INFO);
+        retry ->
+            switch (retry.cause()) {
+              case MISCONFIGURATION -> Level.ERROR;
+              // A lost lock is the first sign of a lock too short for the handler, or of
+              // stalling replicas: someone should look if they recur.
+              case LOCK_LOST -> Level.WARN;
+              case TRANSIENT, NOT_YET -> Level.INFO;
+            });
   }
 
   private static String line(

@@ -340,6 +340,8 @@ public final class PaymentWebhookHandler {
       case TRANSIENT -> "the store is unavailable for a moment; redeliver the event later";
       case NOT_YET -> "the order the event is for has not arrived yet; redeliver the event later";
       case MISCONFIGURATION -> "the receiver cannot reach its store; redeliver the event later";
+      // An HTTP request holds no broker lock; kept for the exhaustive match.
+      case LOCK_LOST -> "the receiver stopped before it finished; redeliver the event later";
     };
   }
 
@@ -348,6 +350,7 @@ public final class PaymentWebhookHandler {
       case TRANSIENT -> "Unavailable";
       case NOT_YET -> "NotYet";
       case MISCONFIGURATION -> "NotConfigured";
+      case LOCK_LOST -> "Unavailable";
     };
   }
 

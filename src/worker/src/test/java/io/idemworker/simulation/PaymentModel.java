@@ -1,5 +1,6 @@
 package io.idemworker.simulation;
 
+import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.IncomingMessage;
 import io.idemworker.core.MessageDecoder;
@@ -18,7 +19,8 @@ import java.util.Optional;
  * executes a key once and replays its answer. Invariants: the provider captures once; a capture
  * never exists without its payment record (a crash after the call is never untraceable); the order
  * is paid, the request counted and the event written at most once, and exactly once when every sent
- * copy is settled.
+ * copy is settled, unless a copy was dead-lettered {@code CallInProgress} (never behind {@code
+ * MaxDeliveryCountExceeded} alone).
  */
 final class PaymentModel implements Model {
   /** 10.00 in the order's integer units of 0.0001. */
@@ -26,19 +28,24 @@ final class PaymentModel implements Model {
 
   private static final String REQUEST = "pay-1";
 
+  private static final String MAX_DELIVERY_COUNT_EXCEEDED = "MaxDeliveryCountExceeded";
+
   /** Shorter than the simulated 60 s lock, as the worker requires. */
   static final Duration LEASE = Duration.ofSeconds(30);
+
+  /** The provider call's bound: a call needs it plus the margin of lock and lease to start. */
+  static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
 
   private final boolean duplicatesMayExhaustDeliveries;
 
   /**
    * Creates the model.
    *
-   * @param duplicatesMayExhaustDeliveries whether a copy may end dead-lettered with {@code
-   *     MaxDeliveryCountExceeded} as long as another copy took the effect: a copy that meets a live
-   *     lease is retried (NOT_YET) without waiting the lease out, and so can use up its deliveries
-   *     while a crashed attempt's lease runs (see docs/simulation.md); false holds every copy to
-   *     "completed"
+   * @param duplicatesMayExhaustDeliveries whether a copy may end dead-lettered ({@code
+   *     MaxDeliveryCountExceeded} after faults, or {@code CallInProgress} when the record was
+   *     contested on its last delivery); the record must still end {@code Completed}, or, when it
+   *     does not, some copy must be dead-lettered {@code CallInProgress} (named, so a resubmission
+   *     finishes it) and nothing paid. False holds every copy to "completed"
    */
   PaymentModel(boolean duplicatesMayExhaustDeliveries) {
     this.duplicatesMayExhaustDeliveries = duplicatesMayExhaustDeliveries;
@@ -54,7 +61,7 @@ final class PaymentModel implements Model {
     return OrderMessageTypes.decoder(
         true,
         new InboxMarkers("orders", Optional.empty()),
-        Optional.of(new OrderMessageTypes.Payments(provider, LEASE)));
+        Optional.of(new OrderMessageTypes.Payments(provider, LEASE, CALL_TIMEOUT)));
   }
 
   @Override
@@ -105,30 +112,40 @@ final class PaymentModel implements Model {
 
   @Override
   public Optional<String> whenQuiet(World world) {
+    boolean named = false;
     for (World.Copy copy : world.copies()) {
-      boolean exhausted =
-          copy.status() == World.Status.DEAD_LETTERED
-              && copy.deadLetterReason().equals(Optional.of("MaxDeliveryCountExceeded"));
+      Optional<String> reason =
+          copy.status() == World.Status.DEAD_LETTERED ? copy.deadLetterReason() : Optional.empty();
+      boolean allowed =
+          reason.equals(Optional.of(MAX_DELIVERY_COUNT_EXCEEDED))
+              || reason.equals(Optional.of(DeadLetterReason.CALL_IN_PROGRESS.code()));
+      named |= reason.equals(Optional.of(DeadLetterReason.CALL_IN_PROGRESS.code()));
       if (copy.status() != World.Status.UNSENT
           && copy.status() != World.Status.COMPLETED
-          && !(duplicatesMayExhaustDeliveries && exhausted)) {
+          && !(duplicatesMayExhaustDeliveries && allowed)) {
         return Optional.of(
             "nothing lost: "
                 + copy.label()
                 + " ended "
                 + copy.status()
-                + copy.deadLetterReason().map(r -> " (" + r + ")").orElse(""));
+                + reason.map(r -> " (" + r + ")").orElse(""));
       }
     }
     String status = record(world).map(r -> r.path("status").asText()).orElse("absent");
     long paid = Invariants.orderField(world, "amountPaidUnits");
+    if (!"Completed".equals(status) && named && paid == 0) {
+      // Not finished, but a copy waits in the dead-letter queue under a reason that says so, and
+      // `dlq resubmit --reason CallInProgress` finishes it (the provider replays the key).
+      return Optional.empty();
+    }
     if (!"Completed".equals(status) || paid != UNITS) {
       return Optional.of(
           "effect exactly once: every sent copy is settled but the payment record is "
               + status
               + " and the order was paid "
               + paid / UNITS
-              + " times");
+              + " times"
+              + (named ? "" : ", with no copy dead-lettered " + DeadLetterReason.CALL_IN_PROGRESS));
     }
     String recorded = record(world).orElseThrow().path("result").path("providerCaptureId").asText();
     if (!recorded.equals(StoreCall.captureId(REQUEST))) {

@@ -115,6 +115,11 @@ final class ScheduledStore implements EffectStore {
     return executed;
   }
 
+  /** Whether the handler's next call is one it already made (answered from the record). */
+  boolean replaying() {
+    return index < calls.size();
+  }
+
   private Object call(StoreCall call) {
     if (index < calls.size()) {
       Recorded recorded = calls.get(index++);

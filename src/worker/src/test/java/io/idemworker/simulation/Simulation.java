@@ -201,6 +201,10 @@ final class Simulation {
     if (delivery.pending() instanceof World.NextCall call) {
       Run run =
           run(messages.get(delivery.copy()).message(), delivery, world.store(), world.now(), true);
+      if (run.calls().size() == delivery.calls().size()) {
+        // The lock was gone: the flow stopped before the call instead of making it.
+        return settle(world, delivery, ((World.Finished) run.pending()).outcome());
+      }
       ScheduledStore.Recorded made = run.calls().get(run.calls().size() - 1);
       return new Step(
           name + ": " + call.description() + " → " + StoreCall.describeResult(made.result()),
@@ -216,6 +220,9 @@ final class Simulation {
     World next = world.without(delivery);
     if (delivery.settledEarly()) {
       return new Step(name + "; nothing left to settle", next);
+    }
+    if (isLockLost(new World.Finished(outcome))) {
+      return new Step(name + ": its lock is gone, so it stops and settles nothing", next);
     }
     if (!world.holdsLock(delivery)) {
       return new Step(name + " and tries to settle: refused, its lock was lost", next);
@@ -370,7 +377,8 @@ final class Simulation {
     // the snapshot and the time; many states share all of them, so runs are memoised.
     StringBuilder key = new StringBuilder();
     key.append(kindOf(sent)).append('/').append(delivery.deliveryCount()).append('@');
-    key.append(delivery.startedAt()).append(execute ? " x" + now + " " : " ");
+    key.append(delivery.startedAt()).append(delivery.lockLost() ? " lost" : "");
+    key.append(execute ? " x" + now + " " : " ");
     delivery.calls().forEach(call -> key.append(call.request()).append(call.resultText()));
     if (execute) {
       key.append('\n').append(store.canonical(now));
@@ -408,14 +416,28 @@ final class Simulation {
             setup.maxDeliveryCount());
     World.Pending pending;
     try {
-      pending = new World.Finished(consumer.handle(redelivered(sent, delivery.deliveryCount())));
+      pending =
+          new World.Finished(
+              consumer.handle(
+                  redelivered(sent, delivery.deliveryCount()),
+                  Optional.empty(),
+                  new SimulatedLock(
+                      START.plusSeconds(delivery.startedAt()).plus(setup.lockDuration()),
+                      delivery.lockLost(),
+                      scheduled)));
     } catch (ScheduledStore.Park park) {
       pending = new World.NextCall(park.call());
     }
-    if (execute && !scheduled.executed()) {
+    if (execute && !scheduled.executed() && !isLockLost(pending)) {
       throw new AssertionError("the handler no longer makes the call it was parked at");
     }
     return new Run(scheduled.calls(), pending, scheduled.store());
+  }
+
+  private static boolean isLockLost(World.Pending pending) {
+    return pending instanceof World.Finished finished
+        && finished.outcome() instanceof Outcome.Retry retry
+        && retry.cause() == Outcome.RetryCause.LOCK_LOST;
   }
 
   private static IncomingMessage redelivered(IncomingMessage sent, long deliveryCount) {

@@ -288,12 +288,14 @@ final class DemoReport {
         case TRANSIENT -> "payment call's answer lost (dropped connection)";
         case NOT_YET -> "payment in progress: another delivery holds the lease";
         case MISCONFIGURATION -> "payment call refused";
+        case LOCK_LOST -> "lock lost before the payment call";
       };
     }
     return switch (retry.cause()) {
       case TRANSIENT -> "transient store fault (injected 503)";
       case NOT_YET -> "not yet: the order has not arrived";
       case MISCONFIGURATION -> "misconfiguration";
+      case LOCK_LOST -> "lock lost before the next write";
     };
   }
 
