@@ -43,7 +43,7 @@ final class AmqpLinks {
 
   AmqpLinks(LinkContext context) {
     this.context = context;
-    this.requests = new RequestLinks(context.remote());
+    this.requests = new RequestLinks(context.remote(), context.faults());
     this.transfers = new IncomingTransfers(context, requests);
   }
 

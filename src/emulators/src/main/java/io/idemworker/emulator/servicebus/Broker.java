@@ -164,6 +164,19 @@ final class Broker {
     return address == null ? Optional.empty() : Optional.ofNullable(topics.get(normalise(address)));
   }
 
+  /**
+   * The normalised path of a queue or subscription.
+   *
+   * @throws IllegalArgumentException when there is none by that name
+   */
+  String requireQueueOrSubscription(String entity) {
+    String path = normalise(entity);
+    if (!queues.containsKey(path) && !subscriptions.containsKey(path)) {
+      throw new IllegalArgumentException("no such queue or subscription: " + entity);
+    }
+    return path;
+  }
+
   static String normalise(String address) {
     String path = address.trim();
     int scheme = path.indexOf("://");

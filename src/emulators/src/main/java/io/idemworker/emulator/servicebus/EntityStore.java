@@ -314,6 +314,22 @@ final class EntityStore implements MessageSink {
     return Settled.OK;
   }
 
+  /**
+   * Ends a lock now, as if it had expired (fault injection): the message is redelivered or, at the
+   * delivery limit, dead-lettered.
+   *
+   * @return false when the lock was already gone
+   */
+  synchronized boolean loseLock(UUID token) {
+    StoredMessage sm = liveLock(token);
+    if (sm == null) {
+      return false;
+    }
+    redeliverOrDeadLetter(sm);
+    signal();
+    return true;
+  }
+
   /** Renews a lock; empty when the lock is lost. */
   synchronized Optional<Instant> renew(UUID token) {
     StoredMessage sm = liveLock(token);

@@ -2,7 +2,10 @@ package io.idemworker.emulator.servicebus;
 
 import io.idemworker.emulator.Latencies;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Fault injection for tests. Thread-safe; every method takes effect immediately.
@@ -13,6 +16,8 @@ public final class Faults {
   private final ServiceBusEmulator emulator;
   private volatile Delay dispositionDelay = Delay.NONE;
   private volatile Delay deliveryDelay = Delay.NONE;
+  private final Map<String, AtomicInteger> renewalsToRefuse = new ConcurrentHashMap<>();
+  private final AtomicInteger refusedRenewals = new AtomicInteger();
 
   Faults(ServiceBusEmulator emulator) {
     this.emulator = emulator;
@@ -96,10 +101,56 @@ public final class Faults {
     deliveryDelay = Delay.of(mean, spread);
   }
 
-  /** Removes every fault that is still in effect (the disposition and delivery delays). */
+  /**
+   * Refuses the next {@code count} message lock renewals on an entity, as the service answers a
+   * renewal of a lock it has already lost: {@code com.microsoft:message-lock-lost} (status 410),
+   * and the lock ends at once, so the message returns to the queue or subscription with its
+   * delivery count incremented (or is dead-lettered {@code MaxDeliveryCountExceeded} at the limit),
+   * and settling it answers {@code message-lock-lost}. A renewal request for several locks is
+   * refused as a whole and counts once. Session lock renewals are not affected.
+   *
+   * @param entity queue name or subscription path {@code topic/Subscriptions/name},
+   *     case-insensitive
+   * @param count how many renewals to refuse, at least 1; added to any still pending
+   * @throws IllegalArgumentException when no such queue or subscription exists, or count is below 1
+   */
+  public void refuseLockRenewals(String entity, int count) {
+    if (count < 1) {
+      throw new IllegalArgumentException("count must be at least 1 but was " + count);
+    }
+    String path = emulator.broker().requireQueueOrSubscription(entity);
+    renewalsToRefuse.computeIfAbsent(path, p -> new AtomicInteger()).addAndGet(count);
+  }
+
+  /**
+   * How many lock renewals {@link #refuseLockRenewals} has refused since the emulator started or
+   * {@link #clear()} last ran.
+   *
+   * @return the count
+   */
+  public int refusedLockRenewals() {
+    return refusedRenewals.get();
+  }
+
+  /**
+   * Removes every fault that is still in effect (the disposition and delivery delays, renewals
+   * still to refuse) and resets the count of refused renewals.
+   */
   public void clear() {
     dispositionDelay = Delay.NONE;
     deliveryDelay = Delay.NONE;
+    renewalsToRefuse.clear();
+    refusedRenewals.set(0);
+  }
+
+  /** Whether to refuse this renewal on {@code entityPath}; uses up one refusal when so. */
+  boolean refuseRenewal(String entityPath) {
+    AtomicInteger left = renewalsToRefuse.get(Broker.normalise(entityPath));
+    if (left == null || left.getAndUpdate(n -> Math.max(0, n - 1)) <= 0) {
+      return false;
+    }
+    refusedRenewals.incrementAndGet();
+    return true;
   }
 
   /** The next disposition answer's delay in nanoseconds; 0 for none. */

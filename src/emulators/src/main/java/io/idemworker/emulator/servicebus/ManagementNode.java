@@ -41,13 +41,13 @@ final class ManagementNode {
   }
 
   /** Answers a management request for one entity. */
-  static Message handle(EntityStore store, Message request) {
+  static Message handle(EntityStore store, Message request, Faults faults) {
     Map<String, Object> props = applicationProperties(request);
     String op = String.valueOf(props.get("operation"));
     Map<?, ?> body = bodyMap(request);
     try {
       return switch (op) {
-        case "com.microsoft:renew-lock" -> renewLock(store, body);
+        case "com.microsoft:renew-lock" -> renewLock(store, body, faults);
         case "com.microsoft:update-disposition" -> updateDisposition(store, body);
         case "com.microsoft:peek-message" -> peek(store, body);
         case "com.microsoft:schedule-message" -> schedule(store, body);
@@ -102,8 +102,13 @@ final class ManagementNode {
     }
   }
 
-  private static Message renewLock(EntityStore store, Map<?, ?> body) {
+  private static Message renewLock(EntityStore store, Map<?, ?> body, Faults faults) {
     List<UUID> tokens = uuids(body.get("lock-tokens"));
+    if (faults.refuseRenewal(store.path())) {
+      tokens.forEach(store::loseLock);
+      LOG.info("{}: renewal of {} lock(s) refused (fault injected)", store.path(), tokens.size());
+      return status(410, "The lock supplied is invalid or has expired.", null, LOCK_LOST);
+    }
     Date[] expirations = new Date[tokens.size()];
     for (int i = 0; i < tokens.size(); i++) {
       Optional<Instant> until = store.renew(tokens.get(i));

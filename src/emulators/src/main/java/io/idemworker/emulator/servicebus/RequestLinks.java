@@ -40,14 +40,16 @@ final class RequestLinks {
   private record RequestLink(Node node, String address, EntityStore store, Topic topic) {}
 
   private final String remote;
+  private final Faults faults;
   private final Map<Link, RequestLink> requestLinks = new IdentityHashMap<>();
   private final Map<String, Sender> replyLinks = new HashMap<>();
 
   /** Reply links by the node they come from (their source address normalised). */
   private final Map<String, Sender> replyLinksByNode = new HashMap<>();
 
-  RequestLinks(String remote) {
+  RequestLinks(String remote, Faults faults) {
     this.remote = remote;
+    this.faults = faults;
   }
 
   /** Whether {@code address} names a request/response node: {@code $cbs} or ENTITY/$management. */
@@ -141,7 +143,7 @@ final class RequestLinks {
     Message response =
         switch (link.node) {
           case CBS -> ManagementNode.cbs(request);
-          case MANAGEMENT -> ManagementNode.handle(link.store, request);
+          case MANAGEMENT -> ManagementNode.handle(link.store, request, faults);
           case TOPIC_MANAGEMENT -> ManagementNode.handleTopic(link.topic, request);
         };
     response.setCorrelationId(request.getMessageId());
