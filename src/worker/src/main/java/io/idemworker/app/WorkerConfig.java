@@ -1,6 +1,7 @@
 package io.idemworker.app;
 
 import io.idemworker.consumers.CustomerConsumers;
+import io.idemworker.core.Change;
 import io.idemworker.core.MarkerRetention;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.servicebus.ProcessorSettings;
@@ -122,9 +123,10 @@ record WorkerConfig(
    *
    * @param baseUrl {@code PAYMENTS_BASE_URL}
    * @param apiKey {@code PAYMENTS_API_KEY}
-   * @param timeout {@code PAYMENTS_TIMEOUT}: one provider call's bound, shorter than the lease
-   * @param lease {@code PAYMENTS_LEASE}: how long a claim protects an attempt, shorter than the
-   *     lock
+   * @param timeout {@code PAYMENTS_TIMEOUT}: one provider call's bound; plus the call margin,
+   *     shorter than the lease and the lock
+   * @param lease {@code PAYMENTS_LEASE}: the most a claim protects an attempt (cut at its
+   *     delivery's lock end)
    */
   record PaymentsConfig(URI baseUrl, String apiKey, Duration timeout, Duration lease) {
     @Override
@@ -197,11 +199,14 @@ record WorkerConfig(
           new Variable(
               "PAYMENTS_TIMEOUT",
               "PT10S",
-              "an ISO 8601 duration from PT1S to PT2M, shorter than PAYMENTS_LEASE"),
+              "an ISO 8601 duration from PT1S to PT2M; plus 2 s, shorter than PAYMENTS_LEASE and"
+                  + " SERVICEBUS_LOCK_DURATION"),
           new Variable(
               "PAYMENTS_LEASE",
               "PT30S",
-              "an ISO 8601 duration from PT2S to PT5M, shorter than SERVICEBUS_LOCK_DURATION"),
+              "an ISO 8601 duration from PT2S to PT5M, longer than PAYMENTS_TIMEOUT plus 2 s: the"
+                  + " most a claim's lease lasts (it ends at its delivery's lock end when that is"
+                  + " sooner)"),
           new Variable("RELAY_ENABLED", "true", "true | false"),
           new Variable("RELAY_TOPIC_NAME", "order-events", "1-260 of letters, digits, . - _ /"),
           new Variable("RELAY_LEASE_DURATION", "PT30S", "an ISO 8601 duration from PT5S to PT10M"),
@@ -326,20 +331,24 @@ record WorkerConfig(
       config
           .payments()
           .filter(
-              p ->
-                  p.timeout().compareTo(p.lease()) >= 0
-                      || p.lease().compareTo(config.retention().lockDuration()) >= 0)
+              p -> {
+                Duration callNeeds = p.timeout().plus(Change.TwoPhase.CALL_MARGIN);
+                return callNeeds.compareTo(p.lease()) >= 0
+                    || callNeeds.compareTo(config.retention().lockDuration()) >= 0;
+              })
           .ifPresent(
               p ->
                   r.problems.add(
                       "PAYMENTS_TIMEOUT, PAYMENTS_LEASE, SERVICEBUS_LOCK_DURATION: need timeout "
                           + p.timeout()
+                          + " + "
+                          + Change.TwoPhase.CALL_MARGIN
                           + " < lease "
                           + p.lease()
-                          + " < lock duration "
+                          + " and < lock duration "
                           + config.retention().lockDuration()
-                          + ", so a call ends before its claim can be taken over, and a claim"
-                          + " before its message's lock"));
+                          + ": a provider call starts only when its lease and its message's lock"
+                          + " both have that much left"));
       // Only a configuration whose parts are each valid can be checked as a whole.
       config
           .retention()

@@ -62,6 +62,9 @@ final class ProcessorLock implements DeliveryLock {
   @Override
   public Optional<Instant> holdFor(Duration needed) {
     Instant end = end();
+    if (end.equals(Instant.MAX)) {
+      return Optional.of(end);
+    }
     long looks = Math.max(0, Duration.between(clock.instant(), end).toMillis()) / POLL.toMillis();
     for (long look = 0; look <= looks + 1; look++) {
       if (linkLosses.getAsLong() != linkLossesAtReceipt) {
@@ -69,11 +72,14 @@ final class ProcessorLock implements DeliveryLock {
       }
       end = end();
       Instant now = clock.instant();
+      if (!now.isBefore(end)) {
+        return Optional.empty();
+      }
       if (!now.plus(needed).isAfter(end)) {
         return Optional.of(end);
       }
-      if (!now.isBefore(end) || !renewalsEnd.isAfter(end)) {
-        // Gone, or it will end before `needed` and the processor renews it no more.
+      if (!renewalsEnd.isAfter(end)) {
+        // It ends before `needed` has passed, and the processor renews it no more.
         return Optional.empty();
       }
       try {
@@ -84,6 +90,17 @@ final class ProcessorLock implements DeliveryLock {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * Whether the processor still renews this lock at {@code instant}: the renewals have not reached
+   * their limit by then and the link is still there. A wait that ends before then keeps the lock.
+   *
+   * @param instant by the worker's clock
+   * @return true when the lock is renewed past it
+   */
+  boolean renewedPast(Instant instant) {
+    return renewalsEnd.isAfter(instant) && linkLosses.getAsLong() == linkLossesAtReceipt;
   }
 
   private Instant end() {

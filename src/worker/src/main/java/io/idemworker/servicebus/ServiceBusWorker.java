@@ -18,6 +18,7 @@ import io.idemworker.core.ReadinessProbe;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
@@ -53,6 +54,9 @@ public final class ServiceBusWorker implements AutoCloseable {
 
   /** Service Bus clients refuse longer dead-letter descriptions; keep well inside. */
   static final int MAX_DESCRIPTION_LENGTH = 4000;
+
+  /** How often one delivery may wait out another attempt's lease and run the flow again. */
+  static final int MAX_REHANDLES = 10;
 
   private final ProcessorSettings settings;
   private final IdempotentConsumer consumer;
@@ -231,8 +235,24 @@ public final class ServiceBusWorker implements AutoCloseable {
             clock,
             sleeper);
     Outcome outcome = consumer.handle(message, Deliveries.origin(received), lock);
+    // A lease another attempt holds: wait it out while the processor renews the lock, and run the
+    // flow again in this delivery, so contested copies do not spend their delivery count.
+    for (int again = 0; again < MAX_REHANDLES; again++) {
+      Optional<Duration> wait = leaseMeeting(outcome);
+      if (wait.isEmpty() || !lock.renewedPast(clock.instant().plus(wait.get()))) {
+        break;
+      }
+      sleep(wait.get());
+      outcome = consumer.handle(message, Deliveries.origin(received), lock);
+    }
     boolean settled = settle(context, received, outcome);
     observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
+  }
+
+  private static Optional<Duration> leaseMeeting(Outcome outcome) {
+    return outcome instanceof Outcome.Retry retry && retry.cause() == Outcome.RetryCause.NOT_YET
+        ? retry.retryAfter()
+        : Optional.empty();
   }
 
   private boolean settle(

@@ -186,4 +186,42 @@ class WorkerConfigTest {
                     .anySatisfy(
                         p -> assertThat(p).startsWith("SERVICEBUS_MAX_DELIVERY_COUNT: must be")));
   }
+
+  private static Map<String, String> withPayments(String timeout, String lease, String lock) {
+    Map<String, String> env = minimal();
+    env.put("PAYMENTS_BASE_URL", "http://127.0.0.1:8089");
+    env.put("PAYMENTS_API_KEY", "sk_test_config");
+    env.put("PAYMENTS_TIMEOUT", timeout);
+    env.put("PAYMENTS_LEASE", lease);
+    env.put("SERVICEBUS_LOCK_DURATION", lock);
+    return env;
+  }
+
+  @Test
+  void paymentLease_isACeiling_thatMayOutlastTheLock() {
+    // the lease a claim writes is cut at its delivery's lock end, so a longer ceiling is fine
+    WorkerConfig config = WorkerConfig.fromEnvironment(withPayments("PT10S", "PT2M", "PT30S"));
+
+    assertThat(config.payments()).isPresent();
+  }
+
+  @Test
+  void paymentCallThatCannotFitInLeaseOrLock_isRefusedNamingTheVariablesAndTheMargin() {
+    for (Map<String, String> env :
+        java.util.List.of(
+            withPayments("PT10S", "PT11S", "PT1M"), withPayments("PT10S", "PT30S", "PT12S"))) {
+      assertThatThrownBy(() -> WorkerConfig.fromEnvironment(env))
+          .isInstanceOfSatisfying(
+              WorkerConfig.ConfigurationException.class,
+              e ->
+                  assertThat(e.problems())
+                      .singleElement()
+                      .satisfies(
+                          p ->
+                              assertThat(p)
+                                  .startsWith(
+                                      "PAYMENTS_TIMEOUT, PAYMENTS_LEASE, SERVICEBUS_LOCK_DURATION")
+                                  .contains("PT10S + PT2S")));
+    }
+  }
 }

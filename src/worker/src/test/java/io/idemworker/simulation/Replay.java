@@ -13,6 +13,9 @@ import java.util.Optional;
  * <p>Not thread-safe.
  */
 final class Replay {
+  /** A bound on the steps taken after the picks. */
+  private static final int MAX_STEPS = 200;
+
   private Replay() {}
 
   /**
@@ -34,8 +37,9 @@ final class Replay {
   }
 
   /**
-   * Follows the picks, checking the model's invariants after every step and, when the last state is
-   * quiet, at the end.
+   * Follows the picks, then takes the first step the state allows (the simulation lists a
+   * delivery's own progress before faults and new deliveries) until the state is quiet, checking
+   * the model's invariants after every step and at the end.
    *
    * @param model the model
    * @param setup the setup
@@ -62,6 +66,15 @@ final class Replay {
                 + simulation.steps(world).stream().map(Simulation.Step::description).toList());
       }
       Simulation.Step step = matching.get(0);
+      taken.add(step.description());
+      Optional<String> broken = model.afterStep(world, step.next());
+      world = step.next();
+      if (broken.isPresent()) {
+        return new Result(taken, world, broken);
+      }
+    }
+    for (int more = 0; !world.quiet() && more < MAX_STEPS; more++) {
+      Simulation.Step step = simulation.steps(world).get(0);
       taken.add(step.description());
       Optional<String> broken = model.afterStep(world, step.next());
       world = step.next();

@@ -31,6 +31,9 @@ final class Simulation {
   private static final int MAX_BODY_BYTES = 262_144;
   private static final String MAX_DELIVERY_EXCEEDED = "MaxDeliveryCountExceeded";
 
+  /** How often one delivery may wait out a lease and run the flow again. */
+  static final int MAX_REHANDLES = 2;
+
   /**
    * A step: what happened in words, and the state after it.
    *
@@ -245,6 +248,11 @@ final class Simulation {
                         copy.deliveries(),
                         Optional.of(deadLettered.reason().code())))),
         retry -> {
+          if (retry.cause() == Outcome.RetryCause.NOT_YET
+              && retry.retryAfter().isPresent()
+              && delivery.rehandles() < MAX_REHANDLES) {
+            return handleAgain(world, delivery, retry.retryAfter().get(), name);
+          }
           // The adapter waits the flow's retryAfter (a lease another attempt holds), within
           // the lock, before it abandons: model that wait as time passing.
           long lockLeft = delivery.startedAt() + setup.lockDuration().getSeconds() - world.now();
@@ -264,6 +272,36 @@ final class Simulation {
                   + afterRelease(released),
               next.later(wait).withCopy(delivery.copy(), released));
         });
+  }
+
+  /**
+   * A lease meeting does not spend a delivery: the adapter waits the lease out while the processor
+   * renews the lock, and runs the flow again within the same delivery (at most {@link
+   * #MAX_REHANDLES} times here, to keep the space finite; the worker is bounded by the lock
+   * renewal's limit).
+   */
+  private Step handleAgain(World world, Delivery delivery, java.time.Duration wait, String name) {
+    long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+    World later = world.later(seconds);
+    Delivery again =
+        new Delivery(
+            delivery.copy(),
+            delivery.deliveryCount(),
+            later.now(),
+            List.of(),
+            new World.SettleFirst(),
+            false,
+            false,
+            delivery.rehandles() + 1);
+    Run run =
+        run(messages.get(delivery.copy()).message(), again, later.store(), later.now(), false);
+    again = again.next(run.calls(), run.pending());
+    return new Step(
+        name
+            + ", waits "
+            + seconds
+            + " s (until the lease ends) and handles it again in the same delivery",
+        later.replacing(delivery, again));
   }
 
   private static Step completed(World next, Delivery delivery, Copy copy, String name) {
@@ -315,7 +353,8 @@ final class Simulation {
             delivery.calls(),
             delivery.pending(),
             true,
-            delivery.settledEarly());
+            delivery.settledEarly(),
+            delivery.rehandles());
     World next =
         world
             .replacing(delivery, zombie)

@@ -107,6 +107,8 @@ record World(
    * @param pending what it does next
    * @param lockLost its lock expired: the message may be redelivered, its settlement will fail
    * @param settledEarly it completed the message before running the flow (mutant)
+   * @param rehandles how many times the handler ran the flow again within this delivery, after
+   *     waiting out a lease another attempt held
    */
   record Delivery(
       int copy,
@@ -115,14 +117,27 @@ record World(
       List<ScheduledStore.Recorded> calls,
       Pending pending,
       boolean lockLost,
-      boolean settledEarly) {
+      boolean settledEarly,
+      int rehandles) {
     Delivery {
       calls = List.copyOf(calls);
       Objects.requireNonNull(pending, "pending");
     }
 
+    Delivery(
+        int copy,
+        long deliveryCount,
+        long startedAt,
+        List<ScheduledStore.Recorded> calls,
+        Pending pending,
+        boolean lockLost,
+        boolean settledEarly) {
+      this(copy, deliveryCount, startedAt, calls, pending, lockLost, settledEarly, 0);
+    }
+
     Delivery next(List<ScheduledStore.Recorded> newCalls, Pending next) {
-      return new Delivery(copy, deliveryCount, startedAt, newCalls, next, lockLost, settledEarly);
+      return new Delivery(
+          copy, deliveryCount, startedAt, newCalls, next, lockLost, settledEarly, rehandles);
     }
   }
 
@@ -229,7 +244,8 @@ record World(
         }
         part.append("\n  ").append(delivery.deliveryCount()).append('@');
         part.append(delivery.startedAt()).append(delivery.lockLost() ? " lost" : "");
-        part.append(delivery.settledEarly() ? " early" : "").append(" [");
+        part.append(delivery.settledEarly() ? " early" : "");
+        part.append(delivery.rehandles() > 0 ? " again" + delivery.rehandles() : "").append(" [");
         for (ScheduledStore.Recorded call : delivery.calls()) {
           part.append(call.request()).append(" -> ").append(call.resultText()).append("; ");
         }

@@ -63,7 +63,8 @@ final class ChaosEnvironment {
     env.put("PAYMENTS_BASE_URL", provider.toString());
     env.put("PAYMENTS_API_KEY", apiKey);
     env.put("PAYMENTS_TIMEOUT", "PT2S");
-    env.put("PAYMENTS_LEASE", "PT3S");
+    // Short, to make takeovers quick; longer than the timeout plus the call's 2 s margin.
+    env.put("PAYMENTS_LEASE", "PT5S");
     return env;
   }
 
