@@ -32,7 +32,7 @@ final class Simulation {
   private static final String MAX_DELIVERY_EXCEEDED = "MaxDeliveryCountExceeded";
 
   /** How often one delivery may wait out a lease and run the flow again. */
-  static final int MAX_REHANDLES = 2;
+  static final int MAX_REHANDLES = 1;
 
   /**
    * A step: what happened in words, and the state after it.
