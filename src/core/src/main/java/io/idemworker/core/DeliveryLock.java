@@ -1,7 +1,7 @@
 package io.idemworker.core;
 
 import java.time.Duration;
-import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 
 /**
@@ -20,17 +20,18 @@ public interface DeliveryLock {
    * A lock that never ends, for deliveries that hold none (an HTTP request, a test): nothing is
    * fenced, and a two-phase lease is its configured ceiling.
    */
-  DeliveryLock NONE = needed -> Optional.of(Instant.MAX);
+  DeliveryLock NONE = needed -> Optional.of(ChronoUnit.FOREVER.getDuration());
 
   /**
-   * The lock's end, once it has at least {@code needed} left. When it has less, an implementation
-   * that expects a renewal (the processor renews ahead of the end) waits for it, at most until the
-   * lock ends; so a healthy lock answers after at most that wait, and a lock whose renewal was
-   * refused or whose link is gone answers empty.
+   * What is left of the lock, once it has at least {@code needed} left. When it has less, an
+   * implementation that expects a renewal (the processor renews ahead of the end) waits for it, at
+   * most until the lock ends; so a healthy lock answers after at most that wait, and a lock whose
+   * renewal was refused or whose link is gone answers empty.
    *
    * @param needed how much of the lock the next step needs; zero asks only whether it is still held
-   * @return the lock's end, by the broker's clock as received; empty when the lock is gone or ends
+   * @return what is left, measured by the implementation's clock (a duration, not an instant, so
+   *     that the flow's clock and the lock's need not agree); empty when the lock is gone or ends
    *     before {@code needed} has passed
    */
-  Optional<Instant> holdFor(Duration needed);
+  Optional<Duration> holdFor(Duration needed);
 }

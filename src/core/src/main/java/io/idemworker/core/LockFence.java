@@ -1,7 +1,6 @@
 package io.idemworker.core;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -23,20 +22,20 @@ final class LockFence implements EffectStore {
   }
 
   /**
-   * The lock's end when it has at least {@code needed} left.
+   * What is left of the lock when it has at least {@code needed} left.
    *
    * @param lock the lock
    * @param needed what the next step needs
    * @param before the next step, in words, for the outcome's description
-   * @return the lock's end
+   * @return what is left
    * @throws Lost when it does not
    */
-  static Instant require(DeliveryLock lock, Duration needed, String before) {
-    Optional<Instant> end = lock.holdFor(needed);
-    if (end.isEmpty()) {
+  static Duration require(DeliveryLock lock, Duration needed, String before) {
+    Optional<Duration> left = lock.holdFor(needed);
+    if (left.isEmpty()) {
       throw new Lost(before);
     }
-    return end.get();
+    return left.get();
   }
 
   @Override

@@ -67,8 +67,8 @@ final class TwoPhaseCall {
       Fingerprint fingerprint,
       Attempt attempt,
       Clock clock) {
-    Instant lockEnd = LockFence.require(attempt.lock(), change.callNeeds(), "the claim");
-    long leaseUntil = leaseEnd(change, clock, lockEnd);
+    Duration lockLeft = LockFence.require(attempt.lock(), change.callNeeds(), "the claim");
+    long leaseUntil = leaseEnd(change, clock, lockLeft);
     ObjectNode claim = attempt.stamped(change.record());
     claim.put(STATUS, IN_PROGRESS);
     claim.put(ATTEMPT, 1);
@@ -136,8 +136,8 @@ final class TwoPhaseCall {
           "attempt " + seen + " holds the lease until " + leaseEnd,
           Optional.of(Duration.ofMillis(leaseEnd.toEpochMilli() - now)));
     }
-    Instant lockEnd = LockFence.require(attempt.lock(), change.callNeeds(), "the takeover");
-    long leaseUntil = leaseEnd(change, clock, lockEnd);
+    Duration lockLeft = LockFence.require(attempt.lock(), change.callNeeds(), "the takeover");
+    long leaseUntil = leaseEnd(change, clock, lockLeft);
     List<DocumentPatch.Operation> takeoverOperations = new ArrayList<>();
     takeoverOperations.add(new DocumentPatch.SetField(ATTEMPT, JSON.numberNode(seen + 1)));
     takeoverOperations.add(new DocumentPatch.SetField(LEASE_UNTIL, JSON.numberNode(leaseUntil)));
@@ -328,8 +328,8 @@ final class TwoPhaseCall {
    * The lease a claim or takeover writes: the ceiling, cut at the delivery's lock end, so that when
    * the lock goes (a crash, a stall) the lease is over by the time the message comes back.
    */
-  private static long leaseEnd(Change.TwoPhase change, Clock clock, Instant lockEnd) {
-    long ceiling = clock.millis() + change.lease().toMillis();
-    return lockEnd.isBefore(Instant.ofEpochMilli(ceiling)) ? lockEnd.toEpochMilli() : ceiling;
+  private static long leaseEnd(Change.TwoPhase change, Clock clock, Duration lockLeft) {
+    Duration lease = lockLeft.compareTo(change.lease()) < 0 ? lockLeft : change.lease();
+    return clock.millis() + lease.toMillis();
   }
 }

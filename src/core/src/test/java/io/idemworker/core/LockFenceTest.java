@@ -42,9 +42,10 @@ class LockFenceTest {
     }
 
     @Override
-    public Optional<Instant> holdFor(Duration needed) {
+    public Optional<Duration> holdFor(Duration needed) {
       return end.get()
-          .filter(e -> !Duration.between(clock.instant(), e).minus(needed).isNegative());
+          .map(e -> Duration.between(clock.instant(), e))
+          .filter(left -> !left.minus(needed).isNegative());
     }
   }
 

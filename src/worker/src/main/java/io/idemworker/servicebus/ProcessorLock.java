@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -60,10 +61,10 @@ final class ProcessorLock implements DeliveryLock {
   }
 
   @Override
-  public Optional<Instant> holdFor(Duration needed) {
+  public Optional<Duration> holdFor(Duration needed) {
     Instant end = end();
     if (end.equals(Instant.MAX)) {
-      return Optional.of(end);
+      return Optional.of(ChronoUnit.FOREVER.getDuration());
     }
     long looks = Math.max(0, Duration.between(clock.instant(), end).toMillis()) / POLL.toMillis();
     for (long look = 0; look <= looks + 1; look++) {
@@ -76,7 +77,7 @@ final class ProcessorLock implements DeliveryLock {
         return Optional.empty();
       }
       if (!now.plus(needed).isAfter(end)) {
-        return Optional.of(end);
+        return Optional.of(Duration.between(now, end));
       }
       if (!renewalsEnd.isAfter(end)) {
         // It ends before `needed` has passed, and the processor renews it no more.

@@ -2,7 +2,6 @@ package io.idemworker.simulation;
 
 import io.idemworker.core.DeliveryLock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
 
 /**
@@ -18,21 +17,28 @@ import java.util.Optional;
  * before its next write or call, and the run stays deterministic.
  */
 final class SimulatedLock implements DeliveryLock {
-  private final Instant end;
+  private final Duration left;
   private final boolean lost;
   private final ScheduledStore calls;
 
-  SimulatedLock(Instant end, boolean lost, ScheduledStore calls) {
-    this.end = end;
+  /**
+   * The lock of one run.
+   *
+   * @param left what is left by the handler's clock (fixed at receipt): the lock duration
+   * @param lost whether the broker let it expire under the handler
+   * @param calls the run's store, which tells whether a question comes while replaying
+   */
+  SimulatedLock(Duration left, boolean lost, ScheduledStore calls) {
+    this.left = left;
     this.lost = lost;
     this.calls = calls;
   }
 
   @Override
-  public Optional<Instant> holdFor(Duration needed) {
+  public Optional<Duration> holdFor(Duration needed) {
     if (lost && !calls.replaying()) {
       return Optional.empty();
     }
-    return Optional.of(end);
+    return Optional.of(left);
   }
 }

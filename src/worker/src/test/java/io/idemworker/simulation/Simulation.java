@@ -460,10 +460,7 @@ final class Simulation {
               consumer.handle(
                   redelivered(sent, delivery.deliveryCount()),
                   Optional.empty(),
-                  new SimulatedLock(
-                      START.plusSeconds(delivery.startedAt()).plus(setup.lockDuration()),
-                      delivery.lockLost(),
-                      scheduled)));
+                  new SimulatedLock(setup.lockDuration(), delivery.lockLost(), scheduled)));
     } catch (ScheduledStore.Park park) {
       pending = new World.NextCall(park.call());
     }
