@@ -96,6 +96,12 @@ class CosmosEmulatorQueryMetricsTest {
         .isGreaterThan(Duration.ZERO);
     assertThat(first.getTotalQueryExecutionTime())
         .isGreaterThanOrEqualTo(first.getVMExecutionTime());
+    // The VM time spans loading and writing, so the engine's own time the SDK derives is not
+    // negative.
+    assertThat(first.getVMExecutionTime())
+        .isGreaterThanOrEqualTo(first.getDocumentLoadTime().plus(first.getDocumentWriteTime()));
+    assertThat(first.getRuntimeExecutionTimes().getQueryEngineExecutionTime())
+        .isGreaterThanOrEqualTo(Duration.ZERO);
     assertThat(BridgeInternal.getClientSideMetrics(first).getRequestCharge()).isPositive();
     assertThat(merged(pages.get(1)).getOutputDocumentCount()).isEqualTo(1);
   }
