@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * (flow, deliveries, detach, session close) to the link they concern.
  *
  * <p>Not thread-safe: confined to its connection's thread. Whenever a consumer link ends — detach,
- * its session's close, the connection's close or end — the locks it holds go back to its store.
+ * its session's close, the connection's close or end — the locks it holds are detached from it and
+ * run out on the store's clock, as on the service.
  */
 final class AmqpLinks {
   private static final Logger LOG = LoggerFactory.getLogger(AmqpLinks.class);
@@ -177,7 +178,7 @@ final class AmqpLinks {
             AmqpError.NOT_IMPLEMENTED, feature + " are not supported by this emulator."));
   }
 
-  /** Ends a link the client detached or closed, giving back the locks it held. */
+  /** Ends a link the client detached or closed; the locks it held run out on the clock. */
   void onDetach(Link link) {
     ConsumerLink c = consumers.get(link);
     if (c != null) {
@@ -229,8 +230,8 @@ final class AmqpLinks {
     }
   }
 
-  /** Ends every consumer link, giving back every lock this connection holds. */
-  void releaseAll() {
+  /** Ends every consumer link; the locks this connection holds run out on the clock. */
+  void endAll() {
     for (ConsumerLink c : new ArrayList<>(consumers.values())) {
       close(c);
     }

@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * com.microsoft:message-lock-lost}. The injected delivery and disposition delays are applied here.
  *
  * <p>Not thread-safe: confined to its connection's thread. The store wakes it through a listener
- * that only asks the connection to pump, from any thread. After {@link #close()} it gives every
- * lock it holds back and sends nothing more, including messages still waiting out a delivery delay.
+ * that only asks the connection to pump, from any thread. After {@link #close()} it sends nothing
+ * more, including messages still waiting out a delivery delay; the locks it held run out on the
+ * store's clock.
  */
 final class ConsumerLink {
   private static final Logger LOG = LoggerFactory.getLogger(ConsumerLink.class);
@@ -133,7 +134,8 @@ final class ConsumerLink {
   }
 
   /**
-   * Stops the store's wake-ups and gives back every lock this link holds; a session receiver
+   * Stops the store's wake-ups and detaches the locks this link holds: they stay until their
+   * LockDuration ends, as on the service (see {@link EntityStore#detachLocks}); a session receiver
    * releases its session, which another receiver may accept at once. Idempotent.
    */
   void close() {
@@ -146,7 +148,7 @@ final class ConsumerLink {
       return;
     }
     if (!tokens.isEmpty()) {
-      store.releaseAll(this, tokens);
+      store.detachLocks(this, tokens);
       tokens.clear();
     }
   }
@@ -277,7 +279,7 @@ final class ConsumerLink {
   private void deliverLate(List<Snapshot> messages) {
     inTransit -= messages.size();
     if (closed) {
-      return; // the link closed meanwhile and gave its locks back
+      return; // the link closed meanwhile; the locks run out on the store's clock
     }
     Sender s = sender;
     boolean active =

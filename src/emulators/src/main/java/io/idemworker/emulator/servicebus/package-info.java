@@ -34,7 +34,7 @@
  * complete, abandon (with properties to modify), dead-letter (reason, description), defer, release;
  * lock expiry, MaxDeliveryCount and TTL expiry with dead-lettering ({@code
  * MaxDeliveryCountExceeded}, {@code TTLExpiredException}); {@code com.microsoft:message-lock-lost}
- * for late settlement; locks released when a link or connection closes; management operations
+ * for late settlement; locks that outlive their link or connection until LockDuration ends; management operations
  * renew-lock, update-disposition, peek-message, schedule-message, cancel-scheduled-message and
  * receive-by-sequence-number; topics with subscriptions (a copy per matching subscription, settled
  * independently; the default true rule, correlation filters and a SQL filter subset, see {@link
