@@ -34,18 +34,18 @@
  * complete, abandon (with properties to modify), dead-letter (reason, description), defer, release;
  * lock expiry, MaxDeliveryCount and TTL expiry with dead-lettering ({@code
  * MaxDeliveryCountExceeded}, {@code TTLExpiredException}); {@code com.microsoft:message-lock-lost}
- * for late settlement; locks that outlive their link or connection until LockDuration ends; management operations
- * renew-lock, update-disposition, peek-message, schedule-message, cancel-scheduled-message and
- * receive-by-sequence-number; topics with subscriptions (a copy per matching subscription, settled
- * independently; the default true rule, correlation filters and a SQL filter subset, see {@link
- * io.idemworker.emulator.servicebus.SqlFilter}; duplicate detection on the topic; lock duration,
- * MaxDeliveryCount, time-to-live and dead-lettering per subscription); schedule and cancel on a
- * topic's management node; sessions on queues and subscriptions that require them (session
- * receivers for a named or the next available session, one receiver per session, in-order delivery
- * per session, session locks with renewal and expiry, session state, deferral and receive by
- * sequence number within a session; see {@link io.idemworker.emulator.servicebus.EntitySessions});
- * unknown entities refused with {@code amqp:not-found}; malformed input closes only the offending
- * connection.
+ * for late settlement; locks that outlive their link or connection until LockDuration ends;
+ * management operations renew-lock, update-disposition, peek-message, schedule-message,
+ * cancel-scheduled-message and receive-by-sequence-number; topics with subscriptions (a copy per
+ * matching subscription, settled independently; the default true rule, correlation filters and a
+ * SQL filter subset, see {@link io.idemworker.emulator.servicebus.SqlFilter}; duplicate detection
+ * on the topic; lock duration, MaxDeliveryCount, time-to-live and dead-lettering per subscription);
+ * schedule and cancel on a topic's management node; sessions on queues and subscriptions that
+ * require them (session receivers for a named or the next available session, one receiver per
+ * session, in-order delivery per session, session locks with renewal and expiry, session state,
+ * deferral and receive by sequence number within a session; see {@link
+ * io.idemworker.emulator.servicebus.EntitySessions}); unknown entities refused with {@code
+ * amqp:not-found}; malformed input closes only the offending connection.
  *
  * <h2>Not implemented</h2>
  *

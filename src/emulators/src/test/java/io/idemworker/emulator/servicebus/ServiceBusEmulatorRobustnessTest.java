@@ -160,8 +160,12 @@ class ServiceBusEmulatorRobustnessTest {
 
     fx.emulator.faults().dropConnections();
     fx.clock.advance(Duration.ofSeconds(30));
-    OffsetDateTime renewed = receiver.renewMessageLock(m);
-    receiver.complete(m);
+    // A receiver on a new connection that never receives: the SDK goes to the management node by
+    // lock token. (The dropped client's own requests race its reconnection: a request sent on the
+    // dead connection fails with "receive link termination", as it would on the service.)
+    ServiceBusReceiverClient settler = fx.receiver("orders");
+    OffsetDateTime renewed = settler.renewMessageLock(m);
+    settler.complete(m);
 
     assertThat(renewed).isAfter(m.getLockedUntil());
     fx.advance(Duration.ofSeconds(120));
