@@ -42,6 +42,7 @@ import org.junit.jupiter.api.Test;
 class RunCommandProcessTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration WAIT = Duration.ofSeconds(90);
+  private static final Duration LOCK = Duration.ofSeconds(10);
 
   private final List<JsonNode> outcomeLines = new CopyOnWriteArrayList<>();
   private Process process;
@@ -59,7 +60,10 @@ class RunCommandProcessTest {
 
   @Test
   void sigtermDuringLoad_drainsExitsZeroAndNoOrderIsLostOrDoubled() throws Exception {
-    String queue = Emulators.newQueue(settings -> settings);
+    // Deliveries that reach the first process during its drain stay unsettled, and their locks
+    // outlive its link (as on the service): the second process gets them when the lock ends. A
+    // short lock keeps that wait short; the processor renews locks while it works on a message.
+    String queue = Emulators.newQueue(settings -> settings.withLockDuration(LOCK));
     String database = "run-" + UUID.randomUUID().toString().substring(0, 8);
     int healthPort = ChildJvm.freePort();
     List<String> orderIds = new ArrayList<>();

@@ -11,12 +11,16 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
 import org.apache.qpid.proton.amqp.messaging.Modified;
+import org.apache.qpid.proton.amqp.messaging.Outcome;
 import org.apache.qpid.proton.amqp.messaging.Rejected;
 import org.apache.qpid.proton.amqp.messaging.Released;
 import org.apache.qpid.proton.amqp.messaging.Source;
+import org.apache.qpid.proton.amqp.transaction.TransactionalState;
+import org.apache.qpid.proton.amqp.transport.AmqpError;
 import org.apache.qpid.proton.amqp.transport.DeliveryState;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.engine.Delivery;
@@ -56,6 +60,7 @@ final class ConsumerLink {
   private final boolean receiveAndDelete;
   private final LinkContext context;
   private final Set<UUID> tokens = new HashSet<>();
+  private final Transactions transactions;
   // One listener object per link: the store keeps its listeners in a set.
   private final Runnable signal = this::requestPump;
 
@@ -88,13 +93,15 @@ final class ConsumerLink {
       boolean receiveAndDelete,
       LinkContext context,
       boolean sessionful,
-      String requestedSession) {
+      String requestedSession,
+      Transactions transactions) {
     this.sender = sender;
     this.store = store;
     this.receiveAndDelete = receiveAndDelete;
     this.context = context;
     this.sessionful = sessionful;
     this.requestedSession = requestedSession;
+    this.transactions = transactions;
   }
 
   Sender sender() {
@@ -320,11 +327,86 @@ final class ConsumerLink {
     if (d.isSettled() || d.getLink().getLocalState() == EndpointState.CLOSED) {
       return;
     }
-    Settled result;
-    DeliveryState answer;
+    if (state instanceof TransactionalState ts) {
+      settleInTransaction(d, token, ts);
+      return;
+    }
+    DeliveryState answer = echo(state);
+    if (answer == null) {
+      return;
+    }
+    Settled result = apply(token, state);
+    tokens.remove(token);
+    if (result == Settled.LOCK_LOST) {
+      LOG.info("connection {}: settlement of lock {} refused: lock lost", context.remote(), token);
+      answer = lockLost();
+    }
+    AmqpTerms.answer(d, answer);
+  }
+
+  /**
+   * A settlement in a transaction: the lock is checked now, the outcome applied when the
+   * transaction commits (see {@link Transactions}); the answer echoes the transactional state.
+   */
+  private void settleInTransaction(Delivery d, UUID token, TransactionalState ts) {
+    Binary txnId = ts.getTxnId();
+    DeliveryState outcome = ts.getOutcome() instanceof DeliveryState o ? o : null;
+    DeliveryState echo = outcome == null ? null : echo(outcome);
+    if (echo == null) {
+      AmqpTerms.answer(d, AmqpTerms.rejected(AmqpError.NOT_ALLOWED, "no outcome in transaction"));
+      return;
+    }
+    if (!transactions.isOpen(txnId)) {
+      AmqpTerms.answer(d, Transactions.unknown());
+      return;
+    }
+    if (!store.holdsLock(token)) {
+      tokens.remove(token);
+      AmqpTerms.answer(d, lockLost());
+      return;
+    }
+    transactions.enlist(
+        txnId,
+        new Transactions.Work() {
+          @Override
+          public Optional<String> problem() {
+            return store.holdsLock(token)
+                ? Optional.empty()
+                : Optional.of("the lock of a message settled in the transaction was lost");
+          }
+
+          @Override
+          public void commit() {
+            apply(token, outcome);
+          }
+        });
+    TransactionalState answer = new TransactionalState();
+    answer.setTxnId(txnId);
+    answer.setOutcome((Outcome) echo);
+    AmqpTerms.answer(d, answer);
+  }
+
+  /** What the broker answers for a settlement it applied; null for a state it ignores. */
+  private static DeliveryState echo(DeliveryState state) {
     if (state instanceof Accepted) {
-      result = store.complete(token);
-      answer = Accepted.getInstance();
+      return Accepted.getInstance();
+    } else if (state instanceof Rejected) {
+      return new Rejected();
+    } else if (state instanceof Modified modified) {
+      Modified echo = new Modified();
+      echo.setDeliveryFailed(modified.getDeliveryFailed());
+      echo.setUndeliverableHere(modified.getUndeliverableHere());
+      return echo;
+    } else if (state instanceof Released) {
+      return Released.getInstance();
+    }
+    return null;
+  }
+
+  /** Applies a settlement outcome to the message locked by {@code token}. */
+  private Settled apply(UUID token, DeliveryState state) {
+    if (state instanceof Accepted) {
+      return store.complete(token);
     } else if (state instanceof Rejected rejected) {
       ErrorCondition error = rejected.getError();
       String reason = null;
@@ -337,40 +419,27 @@ final class ConsumerLink {
         reason = String.valueOf(error.getCondition());
         description = error.getDescription();
       }
-      result = store.deadLetter(token, reason, description, Map.of());
-      answer = new Rejected();
+      return store.deadLetter(token, reason, description, Map.of());
     } else if (state instanceof Modified modified) {
       Map<String, Object> modify = new HashMap<>();
       if (modified.getMessageAnnotations() != null) {
         Map<?, ?> annotations = modified.getMessageAnnotations();
         annotations.forEach((k, v) -> modify.put(String.valueOf(k), v));
       }
-      if (Boolean.TRUE.equals(modified.getUndeliverableHere())) {
-        result = store.defer(token, modify);
-      } else {
-        result = store.abandon(token, modify);
-      }
-      Modified echo = new Modified();
-      echo.setDeliveryFailed(modified.getDeliveryFailed());
-      echo.setUndeliverableHere(modified.getUndeliverableHere());
-      answer = echo;
-    } else if (state instanceof Released) {
-      result = store.release(token);
-      answer = Released.getInstance();
-    } else {
-      return;
+      return Boolean.TRUE.equals(modified.getUndeliverableHere())
+          ? store.defer(token, modify)
+          : store.abandon(token, modify);
     }
-    tokens.remove(token);
-    if (result == Settled.LOCK_LOST) {
-      LOG.info("connection {}: settlement of lock {} refused: lock lost", context.remote(), token);
-      Rejected lost = new Rejected();
-      lost.setError(
-          new ErrorCondition(
-              LOCK_LOST,
-              "The lock supplied is invalid. Either the lock expired, or the message has already"
-                  + " been removed from the queue."));
-      answer = lost;
-    }
-    AmqpTerms.answer(d, answer);
+    return store.release(token);
+  }
+
+  private static Rejected lockLost() {
+    Rejected lost = new Rejected();
+    lost.setError(
+        new ErrorCondition(
+            LOCK_LOST,
+            "The lock supplied is invalid. Either the lock expired, or the message has already"
+                + " been removed from the queue."));
+    return lost;
   }
 }
