@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * <p>Every proton-j object of the connection is touched only by the thread running {@link #run()};
  * other threads talk to it through {@link #execute(Runnable)} and {@link #requestPump()}, which
  * wake its selector, and may end it with {@link #abort()}. Malformed input closes only this
- * connection; when it ends, however it ends, the locks its links hold go back to their stores.
+ * connection; when it ends, however it ends, its links end and the locks they hold stay until their
+ * LockDuration runs out, as on the service.
  */
 final class AmqpConnection implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(AmqpConnection.class);
@@ -98,8 +99,8 @@ final class AmqpConnection implements Runnable {
 
   /**
    * Closes the socket abruptly, as a dropped network would. The socket is closed before this
-   * returns, so nothing the peer sends afterwards takes effect; the connection thread then releases
-   * the connection's locks and ends.
+   * returns, so nothing the peer sends afterwards takes effect; the connection thread then ends its
+   * links (their locks run out on the clock) and ends.
    */
   void abort() {
     stop = true;
@@ -269,7 +270,7 @@ final class AmqpConnection implements Runnable {
         }
       }
       case CONNECTION_REMOTE_CLOSE -> {
-        links.releaseAll();
+        links.endAll();
         connection.close();
       }
       case SESSION_REMOTE_OPEN -> {
@@ -301,9 +302,9 @@ final class AmqpConnection implements Runnable {
 
   private void cleanup() {
     try {
-      links.releaseAll();
+      links.endAll();
     } catch (RuntimeException e) {
-      LOG.warn("connection {}: releasing locks failed", remote, e);
+      LOG.warn("connection {}: ending its links failed", remote, e);
     }
     try {
       selector.close();

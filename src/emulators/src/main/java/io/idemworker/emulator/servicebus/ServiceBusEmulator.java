@@ -274,7 +274,7 @@ public final class ServiceBusEmulator implements AutoCloseable {
     return broker;
   }
 
-  /** Aborts every connection and waits (at most 5 s) until their locks have been released. */
+  /** Aborts every connection and waits (at most 5 s) until their links have ended. */
   void dropConnections() {
     Map<AmqpConnection, Thread> all = new java.util.HashMap<>(connections);
     for (AmqpConnection c : all.keySet()) {
