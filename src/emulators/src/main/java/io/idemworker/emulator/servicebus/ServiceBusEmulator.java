@@ -258,19 +258,22 @@ public final class ServiceBusEmulator implements AutoCloseable {
   }
 
   /**
-   * Returns a connection string naming the TLS port, without {@code UseDevelopmentEmulator}: a
-   * client that honours the endpoint's port dials it over TLS. The SDKs that dial 5671 whatever the
-   * endpoint says need the emulator on that port ({@code tlsPort(5671)}).
+   * Returns a connection string for the TLS port, without {@code UseDevelopmentEmulator}, shaped as
+   * the service's: {@code Endpoint=sb://HOST/} when the port is 5671, which every SDK dials for
+   * AMQP over TLS (Microsoft's Python SDK dials nothing else, and compares the addresses it
+   * attached to with an endpoint that carries no port); {@code sb://HOST:PORT/} otherwise, for
+   * clients that honour the port or are given it apart (the Java SDK's {@code
+   * customEndpointAddress}).
    *
    * @return the connection string
    * @throws IllegalStateException before {@link #start()} or when TLS was not asked for
    */
   public String tlsConnectionString() {
+    int port = tlsPort();
     return "Endpoint=sb://"
         + (host.contains(":") ? "[" + host + "]" : host)
-        + ":"
-        + tlsPort()
-        + ";SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;";
+        + (port == 5671 ? "" : ":" + port)
+        + "/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;";
   }
 
   private ServerSocketChannel requireTls() {

@@ -227,7 +227,7 @@ class EmulatorsCommandTest {
       String output = emulators.awaitOutput("Running;");
       int port =
           Integer.parseInt(
-              group(output, "SERVICEBUS_TLS_CONNECTION_STRING=\"Endpoint=sb://[^:]+:(\\d+);"));
+              group(output, "SERVICEBUS_TLS_CONNECTION_STRING=\"Endpoint=sb://[^:]+:(\\d+)/;"));
       java.security.cert.X509Certificate cert =
           (java.security.cert.X509Certificate)
               java.security.cert.CertificateFactory.getInstance("X.509")
