@@ -2,12 +2,8 @@ package io.idemworker.emulator.servicebus;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.nio.channels.ClosedChannelException;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
-import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -60,12 +56,10 @@ public final class ServiceBusEmulator implements AutoCloseable {
   private final Map<AmqpConnection, Thread> connections = new ConcurrentHashMap<>();
   private final AtomicInteger connectionIds = new AtomicInteger();
   private final Object lifecycle = new Object();
-  private ServerSocketChannel server;
-  private ServerSocketChannel tlsServer;
+  private AmqpListener server;
+  private Optional<AmqpListener> tlsServer = Optional.empty();
   private TlsIdentity tlsIdentity;
   private ScheduledExecutorService timer;
-  private Thread acceptor;
-  private Thread tlsAcceptor;
   private volatile boolean closed;
 
   private ServiceBusEmulator(Builder b) {
@@ -133,12 +127,14 @@ public final class ServiceBusEmulator implements AutoCloseable {
                 .map(file -> TlsIdentity.load(file, tlsKeyStorePassword))
                 .orElseGet(() -> TlsIdentity.generate(host, Instant.now()));
       }
-      server = bind(requestedPort);
+      server = AmqpListener.bind(host, requestedPort, Optional.empty());
       if (tlsIdentity != null) {
         try {
-          tlsServer = bind(requestedTlsPort);
+          tlsServer =
+              Optional.of(
+                  AmqpListener.bind(host, requestedTlsPort, Optional.of(tlsIdentity.sslContext())));
         } catch (UncheckedIOException e) {
-          closeQuietly(server);
+          server.close();
           server = null;
           throw e;
         }
@@ -155,43 +151,15 @@ public final class ServiceBusEmulator implements AutoCloseable {
           housekeepingInterval.toMillis(),
           housekeepingInterval.toMillis(),
           TimeUnit.MILLISECONDS);
-      acceptor = acceptor(server, Optional.empty(), "acceptor");
+      server.start(THREAD_NAME_PREFIX + "acceptor", this::serve);
       LOG.info("Service Bus emulator listening on {}:{}", host, port());
-      if (tlsServer != null) {
-        tlsAcceptor = acceptor(tlsServer, Optional.of(tlsIdentity.sslContext()), "tls-acceptor");
-        LOG.info("Service Bus emulator listening for AMQP over TLS on {}:{}", host, tlsPort());
-      }
+      tlsServer.ifPresent(
+          tls -> {
+            tls.start(THREAD_NAME_PREFIX + "tls-acceptor", this::serve);
+            LOG.info("Service Bus emulator listening for AMQP over TLS on {}:{}", host, tls.port());
+          });
       return this;
     }
-  }
-
-  private ServerSocketChannel bind(int port) {
-    ServerSocketChannel channel = null;
-    try {
-      channel = ServerSocketChannel.open();
-      channel.bind(new InetSocketAddress(host, port), 128);
-      return channel;
-    } catch (IOException e) {
-      closeQuietly(channel);
-      throw new UncheckedIOException("cannot bind Service Bus emulator to " + host + ":" + port, e);
-    }
-  }
-
-  private static void closeQuietly(ServerSocketChannel channel) {
-    if (channel != null) {
-      try {
-        channel.close();
-      } catch (IOException e) {
-        LOG.debug("closing listener failed", e);
-      }
-    }
-  }
-
-  private Thread acceptor(ServerSocketChannel listener, Optional<SSLContext> tls, String name) {
-    Thread t = new Thread(() -> acceptLoop(listener, tls), THREAD_NAME_PREFIX + name);
-    t.setDaemon(true);
-    t.start();
-    return t;
   }
 
   /**
@@ -205,85 +173,29 @@ public final class ServiceBusEmulator implements AutoCloseable {
       if (server == null) {
         throw new IllegalStateException("emulator not started");
       }
-      return localPort(server);
-    }
-  }
-
-  private static int localPort(ServerSocketChannel channel) {
-    try {
-      return ((InetSocketAddress) channel.getLocalAddress()).getPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      return server.port();
     }
   }
 
   /**
-   * Returns the bound TLS port.
+   * Returns the TLS port: where clients dial it and the certificate they trust.
    *
-   * @return the port clients dial for AMQP over TLS
-   * @throws IllegalStateException before {@link #start()} or when TLS was not asked for
+   * @return the TLS endpoint
+   * @throws IllegalStateException before {@link #start()} or when TLS was not asked for ({@link
+   *     Builder#tlsPort(int)})
    */
-  public int tlsPort() {
+  public TlsEndpoint tls() {
     synchronized (lifecycle) {
-      return localPort(requireTls());
+      return new TlsEndpoint(host, requireTls().port(), tlsIdentity);
     }
   }
 
-  /**
-   * Returns the certificate the TLS port presents (generated at start-up unless a key store was
-   * given). A client trusts the port by trusting this certificate.
-   *
-   * @return the certificate
-   * @throws IllegalStateException before {@link #start()} or when TLS was not asked for
-   */
-  public X509Certificate tlsCertificate() {
-    synchronized (lifecycle) {
-      requireTls();
-      return tlsIdentity.certificate();
-    }
-  }
-
-  /**
-   * Returns {@link #tlsCertificate()} in PEM form, the CA bundle an OpenSSL-based client (Python's
-   * {@code connection_verify}, {@code SSL_CERT_FILE}) takes.
-   *
-   * @return one {@code BEGIN CERTIFICATE} block
-   * @throws IllegalStateException before {@link #start()} or when TLS was not asked for
-   */
-  public String tlsCertificatePem() {
-    synchronized (lifecycle) {
-      requireTls();
-      return tlsIdentity.certificatePem();
-    }
-  }
-
-  /**
-   * Returns a connection string for the TLS port, without {@code UseDevelopmentEmulator}, shaped as
-   * the service's: {@code Endpoint=sb://HOST/} when the port is 5671, which every SDK dials for
-   * AMQP over TLS (Microsoft's Python SDK dials nothing else, and compares the addresses it
-   * attached to with an endpoint that carries no port); {@code sb://HOST:PORT/} otherwise, for
-   * clients that honour the port or are given it apart (the Java SDK's {@code
-   * customEndpointAddress}).
-   *
-   * @return the connection string
-   * @throws IllegalStateException before {@link #start()} or when TLS was not asked for
-   */
-  public String tlsConnectionString() {
-    int port = tlsPort();
-    return "Endpoint=sb://"
-        + (host.contains(":") ? "[" + host + "]" : host)
-        + (port == 5671 ? "" : ":" + port)
-        + "/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;";
-  }
-
-  private ServerSocketChannel requireTls() {
+  private AmqpListener requireTls() {
     if (server == null) {
       throw new IllegalStateException("emulator not started");
     }
-    if (tlsServer == null) {
-      throw new IllegalStateException("TLS was not asked for: use Builder.tlsPort(port)");
-    }
-    return tlsServer;
+    return tlsServer.orElseThrow(
+        () -> new IllegalStateException("TLS was not asked for: use Builder.tlsPort(port)"));
   }
 
   /**
@@ -395,24 +307,26 @@ public final class ServiceBusEmulator implements AutoCloseable {
         return;
       }
       closed = true;
-      closeQuietly(server);
-      closeQuietly(tlsServer);
+      if (server != null) {
+        server.close();
+      }
+      tlsServer.ifPresent(AmqpListener::close);
       dropConnections();
       if (timer != null) {
         timer.shutdownNow();
       }
     }
     List<Thread> threads = new ArrayList<>(connections.values());
-    if (acceptor != null) {
-      threads.add(acceptor);
-    }
-    if (tlsAcceptor != null) {
-      threads.add(tlsAcceptor);
-    }
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     try {
       for (Thread t : threads) {
         t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+      }
+      if (server != null) {
+        server.join(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+      }
+      for (AmqpListener tls : tlsServer.stream().toList()) {
+        tls.join(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -453,39 +367,26 @@ public final class ServiceBusEmulator implements AutoCloseable {
     }
   }
 
-  private void acceptLoop(ServerSocketChannel server, Optional<SSLContext> tls) {
-    while (!closed) {
-      SocketChannel socket;
-      try {
-        socket = server.accept();
-      } catch (ClosedChannelException e) {
-        return;
-      } catch (IOException e) {
-        if (!closed) {
-          LOG.warn("accept failed", e);
-        }
-        continue;
+  /** Serves an accepted client socket on a connection thread of its own. */
+  private void serve(SocketChannel socket, Optional<SSLContext> tls) {
+    try {
+      AmqpConnection[] self = new AmqpConnection[1];
+      AmqpConnection c =
+          new AmqpConnection(socket, broker, timer, faults, tls, () -> connections.remove(self[0]));
+      self[0] = c;
+      Thread t = new Thread(c, THREAD_NAME_PREFIX + "conn-" + connectionIds.incrementAndGet());
+      t.setDaemon(true);
+      connections.put(c, t);
+      if (closed) {
+        c.abort();
       }
+      t.start();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("cannot serve connection", e);
       try {
-        AmqpConnection[] self = new AmqpConnection[1];
-        AmqpConnection c =
-            new AmqpConnection(
-                socket, broker, timer, faults, tls, () -> connections.remove(self[0]));
-        self[0] = c;
-        Thread t = new Thread(c, THREAD_NAME_PREFIX + "conn-" + connectionIds.incrementAndGet());
-        t.setDaemon(true);
-        connections.put(c, t);
-        if (closed) {
-          c.abort();
-        }
-        t.start();
-      } catch (IOException | RuntimeException e) {
-        LOG.warn("cannot serve connection", e);
-        try {
-          socket.close();
-        } catch (IOException ignored) {
-          LOG.debug("close failed", ignored);
-        }
+        socket.close();
+      } catch (IOException ignored) {
+        LOG.debug("close failed", ignored);
       }
     }
   }
@@ -561,8 +462,8 @@ public final class ServiceBusEmulator implements AutoCloseable {
      * Opens a second listener that speaks AMQP over TLS (off by default), on the same host, for
      * clients that cannot speak plain AMQP (Microsoft's Python SDK dials TLS on 5671 only). It
      * presents a self-signed certificate made at start-up unless {@link #tlsKeyStore} gives one;
-     * clients trust {@link ServiceBusEmulator#tlsCertificate()}. SASL, CBS and everything else are
-     * as on the plain port.
+     * clients trust {@link ServiceBusEmulator#tls()}. SASL, CBS and everything else are as on the
+     * plain port.
      *
      * @param value port between 0 (any free port) and 65535; 5671 is the service's
      * @return this builder

@@ -51,7 +51,7 @@ class ServiceBusEmulatorPythonSdkTest {
                 + importCheck.output())
         .isZero();
     emulator = startOnPort5671();
-    Path ca = Files.writeString(dir.resolve("emulator.pem"), emulator.tlsCertificatePem());
+    Path ca = Files.writeString(dir.resolve("emulator.pem"), emulator.tls().certificatePem());
     Run checks = python(List.of(SCRIPT.toString()), dir, ca);
     output = checks.output();
     exitCode = checks.exit();
@@ -128,7 +128,7 @@ class ServiceBusEmulatorPythonSdkTest {
     Path log = dir.resolve("python-" + System.nanoTime() + ".log");
     pb.redirectOutput(log.toFile());
     if (ca != null) {
-      pb.environment().put("SB_CONNECTION_STRING", emulator.tlsConnectionString());
+      pb.environment().put("SB_CONNECTION_STRING", emulator.tls().connectionString());
       pb.environment().put("SB_CA_FILE", ca.toString());
     }
     Process p = pb.start();

@@ -59,12 +59,12 @@ class ServiceBusEmulatorTlsTest {
       // ConnectionHandler);
       // a default that also trusts the emulator's certificate is set for this test and restored.
       SSLContext previous = SSLContext.getDefault();
-      SSLContext.setDefault(trustingAlso(emulator.tlsCertificate()));
+      SSLContext.setDefault(trustingAlso(emulator.tls().certificate()));
       try {
         ServiceBusClientBuilder builder =
             new ServiceBusClientBuilder()
-                .connectionString(emulator.tlsConnectionString())
-                .customEndpointAddress("https://localhost:" + emulator.tlsPort())
+                .connectionString(emulator.tls().connectionString())
+                .customEndpointAddress("https://localhost:" + emulator.tls().port())
                 .retryOptions(Clients.retry());
         try (ServiceBusSenderClient sender = builder.sender().queueName("orders").buildClient();
             ServiceBusReceiverClient receiver =
@@ -87,15 +87,15 @@ class ServiceBusEmulatorTlsTest {
   void jdkTlsClient_verifiesTheGeneratedCertificateForLocalhost_andGetsAnAmqpSaslHeader()
       throws Exception {
     try (ServiceBusEmulator emulator = ServiceBusEmulator.builder().tlsPort(0).start()) {
-      X509Certificate cert = emulator.tlsCertificate();
+      X509Certificate cert = emulator.tls().certificate();
 
-      byte[] answer = amqpHeaderOverTls(emulator.tlsPort(), "localhost", trusting(cert));
+      byte[] answer = amqpHeaderOverTls(emulator.tls().port(), "localhost", trusting(cert));
 
       assertThat(answer).isEqualTo(AMQP_SASL_HEADER);
       assertThat(cert.getSubjectAlternativeNames())
           .extracting(n -> (Object) n.get(1))
           .contains("localhost", "127.0.0.1");
-      assertThat(emulator.tlsCertificatePem())
+      assertThat(emulator.tls().certificatePem())
           .startsWith("-----BEGIN CERTIFICATE-----\n")
           .endsWith("-----END CERTIFICATE-----\n");
       X509Certificate fromPem =
@@ -103,7 +103,7 @@ class ServiceBusEmulatorTlsTest {
               CertificateFactory.getInstance("X.509")
                   .generateCertificate(
                       new java.io.ByteArrayInputStream(
-                          emulator.tlsCertificatePem().getBytes(StandardCharsets.US_ASCII)));
+                          emulator.tls().certificatePem().getBytes(StandardCharsets.US_ASCII)));
       assertThat(fromPem).isEqualTo(cert);
     }
   }
@@ -114,7 +114,8 @@ class ServiceBusEmulatorTlsTest {
       SSLContext jdkDefaultsOnly = SSLContext.getInstance("TLS");
       jdkDefaultsOnly.init(null, null, null);
 
-      assertThatThrownBy(() -> amqpHeaderOverTls(emulator.tlsPort(), "localhost", jdkDefaultsOnly))
+      assertThatThrownBy(
+              () -> amqpHeaderOverTls(emulator.tls().port(), "localhost", jdkDefaultsOnly))
           .isInstanceOf(SSLHandshakeException.class);
     }
   }
@@ -129,9 +130,9 @@ class ServiceBusEmulatorTlsTest {
             .tlsPort(0)
             .tlsKeyStore(dir.resolve("sb.p12"), password)
             .start()) {
-      byte[] answer = amqpHeaderOverTls(emulator.tlsPort(), "localhost", trusting(supplied));
+      byte[] answer = amqpHeaderOverTls(emulator.tls().port(), "localhost", trusting(supplied));
 
-      assertThat(emulator.tlsCertificate()).isEqualTo(supplied);
+      assertThat(emulator.tls().certificate()).isEqualTo(supplied);
       assertThat(answer).isEqualTo(AMQP_SASL_HEADER);
     }
   }
@@ -153,7 +154,7 @@ class ServiceBusEmulatorTlsTest {
             () -> ServiceBusEmulator.builder().tlsKeyStore(p12, "right".toCharArray()).build())
         .hasMessageContaining("tlsKeyStore needs tlsPort");
     try (ServiceBusEmulator plainOnly = ServiceBusEmulator.builder().start()) {
-      assertThatThrownBy(plainOnly::tlsPort).hasMessageContaining("Builder.tlsPort");
+      assertThatThrownBy(plainOnly::tls).hasMessageContaining("Builder.tlsPort");
     }
     assertThatThrownBy(() -> ServiceBusEmulator.builder().tlsPort(65536))
         .hasMessageContaining("tlsPort must be between 0 and 65535");
@@ -162,7 +163,7 @@ class ServiceBusEmulatorTlsTest {
   @Test
   void plainAmqpOnTheTlsPort_isNotServed_andThePlainPortStaysPlain() throws Exception {
     try (ServiceBusEmulator emulator = ServiceBusEmulator.builder().tlsPort(0).start()) {
-      byte[] onTlsPort = plainAmqpHeader(emulator.tlsPort());
+      byte[] onTlsPort = plainAmqpHeader(emulator.tls().port());
       byte[] onPlainPort = plainAmqpHeader(emulator.port());
 
       assertThat(onTlsPort).isNotEqualTo(AMQP_SASL_HEADER);

@@ -316,14 +316,15 @@ public final class EmulatorsCommand implements Callable<Integer> {
   }
 
   private void printTls(ServiceBusEmulator serviceBus) {
-    out.println("  AMQP over TLS on 127.0.0.1:" + serviceBus.tlsPort());
-    out.println("  SERVICEBUS_TLS_CONNECTION_STRING=\"" + serviceBus.tlsConnectionString() + "\"");
+    out.println("  AMQP over TLS on 127.0.0.1:" + serviceBus.tls().port());
+    out.println(
+        "  SERVICEBUS_TLS_CONNECTION_STRING=\"" + serviceBus.tls().connectionString() + "\"");
     try {
       Path pem =
           serviceBusTlsCertOut != null
               ? serviceBusTlsCertOut
               : Files.createTempFile("servicebus-emulator-", ".pem");
-      Files.writeString(pem, serviceBus.tlsCertificatePem(), StandardCharsets.US_ASCII);
+      Files.writeString(pem, serviceBus.tls().certificatePem(), StandardCharsets.US_ASCII);
       out.println("  SERVICEBUS_TLS_CERT=" + pem.toAbsolutePath());
     } catch (IOException e) {
       out.println("  (the certificate could not be written: " + e + ")");
