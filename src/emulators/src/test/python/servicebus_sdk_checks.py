@@ -32,7 +32,9 @@ ENTITIES = {
     "queues": ["py-basic", "py-abandon", "py-deadletter", "py-defer", "py-peek",
                "py-schedule", "py-bodies", "py-lock"],
     "session_queues": ["py-sessions"],
-    "topics": {"py-topic": ["py-sub"]},
+    "topics": {"py-topic": ["py-sub"],
+               "py-rules": ["eu (SQL rule region = 'eu')", "accepted (correlation: subject OrderAccepted)"],
+               "py-session-topic": ["orders (requires session)"]},
 }
 
 WAIT = 30  # seconds a receive may wait for a message that must come
@@ -284,6 +286,43 @@ def check_multi_section_bodies(sb):
             receiver.complete_message(m)
 
 
+def check_topic_subscriptions(sb):
+    with sb.get_topic_sender("py-rules") as sender:
+        sender.send_messages([
+            ServiceBusMessage("eu", message_id="r-eu", subject="OrderPlaced",
+                              application_properties={"region": "eu"}),
+            ServiceBusMessage("us", message_id="r-us", subject="OrderAccepted",
+                              application_properties={"region": "us"}),
+        ])
+    with sb.get_subscription_receiver("py-rules", "eu") as eu:
+        got = receive_exactly(eu, 1)[0]
+        expect(got.message_id == "r-eu", f"eu subscription got {got.message_id}")
+        eu.dead_letter_message(got, reason="NotForUs", error_description="region")
+        expect_empty(eu)
+    with sb.get_subscription_receiver("py-rules", "accepted") as accepted:
+        got = receive_exactly(accepted, 1)[0]
+        expect(got.message_id == "r-us", f"accepted subscription got {got.message_id}")
+        accepted.complete_message(got)
+        expect_empty(accepted)
+    with sb.get_subscription_receiver(
+            "py-rules", "eu", sub_queue=ServiceBusSubQueue.DEAD_LETTER) as dlq:
+        dead = receive_exactly(dlq, 1)[0]
+        expect(dead.message_id == "r-eu" and dead.dead_letter_reason == "NotForUs",
+               f"subscription DLQ {dead.message_id} {dead.dead_letter_reason}")
+        dlq.complete_message(dead)
+    with sb.get_topic_sender("py-session-topic") as sender:
+        sender.send_messages([ServiceBusMessage(f"o{i}", message_id=f"o-{i}", session_id="ord-7")
+                              for i in range(3)])
+    with sb.get_subscription_receiver("py-session-topic", "orders",
+                                      session_id=NEXT_AVAILABLE_SESSION,
+                                      max_wait_time=10) as receiver:
+        got = receive_exactly(receiver, 3)
+        expect([m.message_id for m in got] == ["o-0", "o-1", "o-2"], "session subscription order")
+        expect(receiver.session.session_id == "ord-7", "session subscription id")
+        for m in got:
+            receiver.complete_message(m)
+
+
 CHECKS = {
     "send_receive_complete": check_send_receive_complete,
     "abandon": check_abandon,
@@ -294,6 +333,7 @@ CHECKS = {
     "lock_renewal": check_lock_renewal,
     "sessions": check_sessions,
     "multi_section_bodies": check_multi_section_bodies,
+    "topic_subscriptions": check_topic_subscriptions,
 }
 
 

@@ -55,6 +55,7 @@ class ServiceBusEmulatorPythonSdkTest {
     Run checks = python(List.of(SCRIPT.toString()), dir, ca);
     output = checks.output();
     exitCode = checks.exit();
+    System.out.println(output); // the per-check lines and times, also when everything passed
   }
 
   @AfterAll
@@ -75,7 +76,8 @@ class ServiceBusEmulatorPythonSdkTest {
         "schedule_cancel",
         "lock_renewal",
         "sessions",
-        "multi_section_bodies"
+        "multi_section_bodies",
+        "topic_subscriptions"
       })
   void pythonSdkCheck_passesOverTls(String check) {
     assertThat(output).as(output).containsPattern("(?m)^PASS " + check + " ");
@@ -110,6 +112,19 @@ class ServiceBusEmulatorPythonSdkTest {
       b.topic(
           TopicSettings.defaults("py-topic")
               .withSubscription(SubscriptionSettings.defaults("py-sub")));
+      b.topic(
+          TopicSettings.defaults("py-rules")
+              .withSubscription(
+                  SubscriptionSettings.defaults("eu")
+                      .withRule(SubscriptionRule.sql("eu", "region = 'eu'")))
+              .withSubscription(
+                  SubscriptionSettings.defaults("accepted")
+                      .withRule(
+                          SubscriptionRule.correlation(
+                              "accepted", CorrelationFilter.subject("OrderAccepted")))));
+      b.topic(
+          TopicSettings.defaults("py-session-topic")
+              .withSubscription(SubscriptionSettings.defaults("orders").withRequiresSession(true)));
       try {
         return b.start();
       } catch (UncheckedIOException e) {
