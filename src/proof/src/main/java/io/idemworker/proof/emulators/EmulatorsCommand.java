@@ -31,7 +31,7 @@ import picocli.CommandLine.Option;
     description = {
       "Starts the in-process emulators stand-alone.",
       "",
-      "Starts the Service Bus (AMQP, plain TCP) and Cosmos DB (HTTPS gateway) emulators and the payment provider double (plain HTTP) on loopback, prints how to reach them, and runs until interrupted (Ctrl+C). Any Azure SDK can use them: Service Bus with the printed connection string, Cosmos DB in gateway mode with the printed endpoint and key and the SDK's emulator certificate setting. Data lives in memory only."
+      "Starts the Service Bus (AMQP, plain TCP; also TLS with --servicebus-tls-port) and Cosmos DB (HTTPS gateway) emulators and the payment provider double (plain HTTP) on loopback, prints how to reach them, and runs until interrupted (Ctrl+C). Any Azure SDK can use them: Service Bus with the printed connection string, Cosmos DB in gateway mode with the printed endpoint and key and the SDK's emulator certificate setting. Data lives in memory only."
     })
 public final class EmulatorsCommand implements Callable<Integer> {
   static final Path DEFAULT_CONFIG = Path.of("local", "servicebus", "Config.json");
