@@ -30,14 +30,12 @@ final class ManagementNode {
 
   private ManagementNode() {}
 
-  /**
-   * Answers a put-token request on {@code $cbs}; any token is accepted. The answer names its status
-   * {@code status-code} and {@code status-description}, as the service's CBS node does: uamqp (the
-   * Python and C SDKs) reads only those, the Java SDK either spelling.
-   */
+  /** Answers a put-token request on {@code $cbs}; any token is accepted. */
   static Message cbs(Message request) {
     Map<String, Object> props = applicationProperties(request);
     Object op = props.get("operation");
+    // The service's CBS node names the status status-code and status-description: uamqp (the
+    // Python and C SDKs) reads only those, the Java SDK either spelling.
     Message answer =
         "put-token".equals(op)
             ? status(200, "OK", null, null)
