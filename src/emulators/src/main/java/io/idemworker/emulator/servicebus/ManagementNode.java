@@ -44,10 +44,27 @@ final class ManagementNode {
   static Message cbs(Message request) {
     Map<String, Object> props = applicationProperties(request);
     Object op = props.get("operation");
-    if (!"put-token".equals(op)) {
-      return status(400, "unsupported $cbs operation " + op, null, "amqp:not-implemented");
-    }
-    return status(200, "OK", null, null);
+    // The service's CBS node names the status status-code and status-description: uamqp (the
+    // Python and C SDKs) reads only those, the Java SDK either spelling.
+    Message answer =
+        "put-token".equals(op)
+            ? status(200, "OK", null, null)
+            : status(400, "unsupported $cbs operation " + op, null, "amqp:not-implemented");
+    Map<String, Object> cbsProps = new HashMap<>();
+    answer
+        .getApplicationProperties()
+        .getValue()
+        .forEach(
+            (k, v) ->
+                cbsProps.put(
+                    switch (k) {
+                      case "statusCode" -> "status-code";
+                      case "statusDescription" -> "status-description";
+                      default -> k;
+                    },
+                    v));
+    answer.setApplicationProperties(new ApplicationProperties(cbsProps));
+    return answer;
   }
 
   /** Answers a management request for one entity. */
@@ -309,7 +326,7 @@ final class ManagementNode {
     List<Map<String, Object>> list = new ArrayList<>();
     for (Snapshot s : found) {
       Map<String, Object> entry = new HashMap<>();
-      entry.put("message", new Binary(MessageCodec.encodeForDelivery(s, withLock)));
+      entry.put("message", new Binary(MessageCodec.encodeForManagementReply(s, withLock)));
       if (withLock && s.lockToken() != null) {
         entry.put("lock-token", s.lockToken());
       }
