@@ -61,7 +61,10 @@ class JavaScriptSdkCrossPartitionTest {
     ProcessBuilder npm =
         new ProcessBuilder(List.of("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"))
             .directory(SCRIPT_DIR.toFile())
-            .inheritIO();
+            // Output to the build's; not stdin: npm makes an inherited stdin non-blocking, which
+            // breaks the test JVM's channel to Maven ("std/in stream corrupted").
+            .redirectOutput(ProcessBuilder.Redirect.INHERIT)
+            .redirectError(ProcessBuilder.Redirect.INHERIT);
     assertThat(run(npm)).as("npm ci in %s", SCRIPT_DIR).isZero();
   }
 
