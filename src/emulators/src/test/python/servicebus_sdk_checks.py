@@ -30,7 +30,7 @@ from azure.servicebus.exceptions import ServiceBusError
 # What each check needs: queues (plain), session queues, topic -> subscriptions.
 ENTITIES = {
     "queues": ["py-basic", "py-abandon", "py-deadletter", "py-defer", "py-peek",
-               "py-schedule", "py-bodies", "py-lock"],
+               "py-schedule", "py-bodies", "py-lock", "py-link-lock (LockDuration 10 s)"],
     "session_queues": ["py-sessions"],
     "topics": {"py-topic": ["py-sub"],
                "py-rules": ["eu (SQL rule region = 'eu')", "accepted (correlation: subject OrderAccepted)"],
@@ -225,6 +225,27 @@ def check_lock_renewal(sb):
         receiver.complete_message(m)
 
 
+def check_lock_outlives_link(sb):
+    """A receiver that closes without settling leaves the lock in place until LockDuration ends,
+    as the service does; then the message comes back with its delivery count raised."""
+    with sb.get_queue_sender("py-link-lock") as sender:
+        sender.send_messages(ServiceBusMessage("held", message_id="link-lock-1"))
+    with sb.get_queue_receiver("py-link-lock") as first:
+        held = receive_exactly(first, 1)[0]
+    locked_until = held.locked_until_utc
+    with sb.get_queue_receiver("py-link-lock") as second:
+        early = second.receive_messages(max_message_count=1, max_wait_time=2)
+        still_locked = datetime.datetime.now(datetime.timezone.utc) < locked_until
+        expect(not early or not still_locked,
+               f"{[m.message_id for m in early]} came back while its lock still held")
+        again = early or receive_exactly(second, 1)
+        expect(again[0].message_id == "link-lock-1", f"came back {again[0].message_id}")
+        expect(again[0].delivery_count == 1, f"delivery count {again[0].delivery_count}")
+        expect(datetime.datetime.now(datetime.timezone.utc) >= locked_until,
+               f"came back before the lock's end {locked_until}")
+        second.complete_message(again[0])
+
+
 def check_sessions(sb):
     with sb.get_queue_sender("py-sessions") as sender:
         for i in range(3):
@@ -331,6 +352,7 @@ CHECKS = {
     "peek": check_peek,
     "schedule_cancel": check_schedule_cancel,
     "lock_renewal": check_lock_renewal,
+    "lock_outlives_link": check_lock_outlives_link,
     "sessions": check_sessions,
     "multi_section_bodies": check_multi_section_bodies,
     "topic_subscriptions": check_topic_subscriptions,

@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -75,6 +76,7 @@ class ServiceBusEmulatorPythonSdkTest {
         "peek",
         "schedule_cancel",
         "lock_renewal",
+        "lock_outlives_link",
         "sessions",
         "multi_section_bodies",
         "topic_subscriptions"
@@ -108,6 +110,7 @@ class ServiceBusEmulatorPythonSdkTest {
               "py-lock")) {
         b.queue(QueueSettings.defaults(q));
       }
+      b.queue(QueueSettings.defaults("py-link-lock").withLockDuration(Duration.ofSeconds(10)));
       b.queue(QueueSettings.defaults("py-sessions").withRequiresSession(true));
       b.topic(
           TopicSettings.defaults("py-topic")
