@@ -1,5 +1,7 @@
 package io.idemworker.servicebus;
 
+import com.azure.messaging.servicebus.ServiceBusException;
+import com.azure.messaging.servicebus.ServiceBusFailureReason;
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
@@ -151,18 +153,10 @@ public final class DeadLetterResubmitter {
       throw new IllegalArgumentException("max must be at least 1, was " + max);
     }
     List<Entry> entries = new ArrayList<>();
-    try (ServiceBusReceiverClient receiver =
-            connection
-                .builder()
-                .receiver()
-                .queueName(queue)
-                .subQueue(SubQueue.DEAD_LETTER_QUEUE)
-                .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
-                .disableAutoComplete()
-                .buildClient();
+    List<ServiceBusReceivedMessage> skipped = new ArrayList<>();
+    try (ServiceBusReceiverClient receiver = deadLetterReceiver();
         ServiceBusSenderClient sender =
             connection.builder().sender().queueName(queue).buildClient()) {
-      List<ServiceBusReceivedMessage> skipped = new ArrayList<>();
       Set<String> sent = new HashSet<>();
       Set<Long> seen = new HashSet<>();
       while (entries.size() < max) {
@@ -199,10 +193,46 @@ public final class DeadLetterResubmitter {
           entries.add(new Entry(message.getMessageId(), reason, send, refusal));
         }
       }
-      // Held until the end so that a skipped message is not received again in this run.
-      skipped.forEach(receiver::abandon);
     }
+    abandonByLockToken(skipped);
     return entries;
+  }
+
+  private ServiceBusReceiverClient deadLetterReceiver() {
+    return connection
+        .builder()
+        .receiver()
+        .queueName(queue)
+        .subQueue(SubQueue.DEAD_LETTER_QUEUE)
+        .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
+        .disableAutoComplete()
+        .buildClient();
+  }
+
+  /**
+   * Gives the skipped messages back to the dead-letter queue, after the receive link is closed.
+   * Abandoned while that link is open, a message could be delivered straight back to it (a
+   * synchronous receiver's last, empty receive can leave credit on the link) and would then stay
+   * locked for a whole LockDuration after the link closes, as locks outlive their link. So the link
+   * is closed first, and a receiver that never receives (it has no link, so the SDK settles through
+   * the management node by lock token) abandons them.
+   */
+  private void abandonByLockToken(List<ServiceBusReceivedMessage> skipped) {
+    if (skipped.isEmpty()) {
+      return;
+    }
+    try (ServiceBusReceiverClient settler = deadLetterReceiver()) {
+      for (ServiceBusReceivedMessage message : skipped) {
+        try {
+          settler.abandon(message);
+        } catch (ServiceBusException e) {
+          if (e.getReason() != ServiceBusFailureReason.MESSAGE_LOCK_LOST) {
+            throw e;
+          }
+          // Its lock ran out during the run (it was received again since): it is back already.
+        }
+      }
+    }
   }
 
   static ServiceBusMessage copyOf(ServiceBusReceivedMessage received) {
