@@ -16,9 +16,11 @@ import java.util.function.Supplier;
  * passed: the Java SDK (7.17) schedules each renewal at the lock's end less half of what is left,
  * at most 10 s, and writes the new end into the message ({@code getLockedUntil}). A refused renewal
  * is only logged by the SDK, never reported to the handler, so it shows here as a lock end that
- * stops moving: the lock is gone once that end has passed. When the receive link or its connection
- * goes, the processor reports an error ({@link ServiceBusWorker}'s error handler counts them);
- * every lock taken before is gone with it.
+ * stops moving: the lock is gone once that end has passed. When the processor reports its receive
+ * link or connection gone ({@link ServiceBusWorker}'s error handler counts those reports), it has
+ * closed the client that took the delivery: on the service the lock outlives the link until its
+ * end, but nothing renews it any more and the message can no longer be settled through that client,
+ * so the handler treats it as gone at once.
  *
  * <p>{@link #holdFor} waits, polling the message's lock end, when the lock has less left than asked
  * for but a renewal is still due; it waits at most until the lock ends. Thread-safe.

@@ -65,8 +65,8 @@ public final class ServiceBusWorker implements AutoCloseable {
   private final ServiceBusProcessorClient processor;
   private final WorkerLifecycle lifecycle;
   private final Sleeper sleeper;
-  // Errors the processor reported from its receive link or connection: each one ends every lock
-  // taken before it (ProcessorLock).
+  // Errors the processor reported from its receive link or connection: each one means the client
+  // that took the deliveries in flight is gone, so their locks are renewed no more (ProcessorLock).
   private final AtomicLong linkLosses = new AtomicLong();
 
   /**
@@ -373,7 +373,8 @@ public final class ServiceBusWorker implements AutoCloseable {
   private void onError(ServiceBusErrorContext context) {
     if (!ServiceBusErrorSource.USER_CALLBACK.equals(context.getErrorSource())) {
       // The processor reports only a receive link or connection it gave up on (it recovers
-      // passing faults itself): the locks it held went with it.
+      // passing faults itself): the deliveries it had handed out can be neither renewed nor
+      // settled any more.
       linkLosses.incrementAndGet();
     }
     Throwable error = context.getException();
