@@ -73,14 +73,14 @@ final class ServiceBusEventPublisher implements EventPublisher {
   }
 
   /**
-   * The event as the producer kit sends it: its id is a name-based UUID derived from the causing
-   * key, so it passes as a business key; an id that looks random is refused (the event becomes
-   * unpublishable with the kit's reason) rather than published under an id a re-publish would not
-   * repeat.
+   * The event as the producer kit sends it. Its id was assigned once, when the event was written
+   * (derived from the causing key), and every re-publish reads it back from the stored event, so it
+   * is the same on every send whatever it looks like ({@code Rule.ASSIGNED_ONCE}); an empty or too
+   * long id is refused (the event becomes unpublishable with the kit's reason).
    */
   static Outgoing outgoing(OutboxEvent event) {
     Outgoing message =
-        Outgoing.businessKey(event.id(), event.eventType(), event.payload().toString())
+        Outgoing.assignedOnce(event.id(), event.eventType(), event.payload().toString())
             .withProperty("orderId", event.orderId())
             .withProperty(ProducerStamps.ORIGIN, ProducerStamps.RELAY);
     if (event.correlationId().isPresent()) {

@@ -63,10 +63,10 @@ public final class MessageIds {
      */
     CLOUD_EVENTS,
     /**
-     * An id minted once with the entity and stored with it, or the MessageId of a message already
-     * enqueued (a dead-letter resubmission copies it): not empty, at most {@value
-     * MessageIds#MAX_LENGTH} characters; random-looking is allowed because the producer vouches for
-     * it.
+     * An id minted once with the entity and stored with it (an outbox event's id, which the relay
+     * reads back on every re-publish), or the MessageId of a message already enqueued (a
+     * dead-letter resubmission copies it): not empty, at most {@value MessageIds#MAX_LENGTH}
+     * characters; random-looking is allowed because the producer vouches for it.
      */
     ASSIGNED_ONCE
   }

@@ -79,6 +79,28 @@ public record Outgoing(
   }
 
   /**
+   * A JSON message keyed by an id that was assigned once and stored with what it names (an outbox
+   * event's id, read back on every re-publish; an order id that is itself a random UUID): only
+   * refused when empty or too long ({@link MessageIds.Rule#ASSIGNED_ONCE}).
+   *
+   * @param storedId the MessageId
+   * @param subject the message type
+   * @param json the body
+   * @return the message, without correlation or session id
+   */
+  public static Outgoing assignedOnce(String storedId, String subject, String json) {
+    return new Outgoing(
+        MessageIds.Rule.ASSIGNED_ONCE,
+        storedId,
+        subject,
+        Optional.of("application/json"),
+        json.getBytes(StandardCharsets.UTF_8),
+        Optional.empty(),
+        Optional.empty(),
+        Map.of());
+  }
+
+  /**
    * A JSON CloudEvent in binary mode: MessageId {@code source|id} and the application properties
    * {@code cloudEvents:source} and {@code cloudEvents:id} the worker's CloudEvents key strategy
    * reads.
