@@ -44,6 +44,11 @@ import java.util.function.Predicate;
  * with every resubmission in the application property {@value #FIRST_ENQUEUED_PROPERTY}, so a
  * message resubmitted twice is judged by its first send, not its latest.
  *
+ * <p><b>Through the producer kit.</b> Copies go out through {@link ProducerKit} under their own
+ * MessageId ({@link MessageIds.Rule#ASSIGNED_ONCE}) and the producer's attempt they carried (1 when
+ * unstamped); a message without MessageId or Subject is refused (left and listed): the worker would
+ * dead-letter it again.
+ *
  * <p>Not thread-safe; one resubmission at a time.
  */
 public final class DeadLetterResubmitter {
