@@ -1,6 +1,7 @@
 package io.idemworker.servicebus;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -19,7 +20,7 @@ import java.util.Optional;
  * @param correlationId the correlation id
  * @param sessionId the session id (in session mode {@code SessionId} = the orderId), at most 128
  *     characters
- * @param properties application properties (copied; the kit adds its own stamp)
+ * @param properties application properties (copied, null values kept; the kit adds its own stamp)
  */
 public record Outgoing(
     MessageIds.Rule rule,
@@ -50,7 +51,10 @@ public record Outgoing(
       throw new IllegalArgumentException(
           "SessionId must be 1-" + MessageIds.MAX_LENGTH + " characters, not blank");
     }
-    properties = Map.copyOf(Objects.requireNonNull(properties, "properties"));
+    // AMQP application properties may hold null values, which Map.copyOf refuses.
+    properties =
+        Collections.unmodifiableMap(
+            new LinkedHashMap<>(Objects.requireNonNull(properties, "properties")));
   }
 
   @Override

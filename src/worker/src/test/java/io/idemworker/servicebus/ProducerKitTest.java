@@ -168,4 +168,28 @@ class ProducerKitTest {
       assertThat(plain.getSessionId()).isNull();
     }
   }
+
+  @Test
+  void applicationPropertiesWithNullValues_areKept_asAResubmittedCopyMayCarryThem() {
+    java.util.Map<String, Object> properties = new java.util.HashMap<>();
+    properties.put("tenant", null);
+    Outgoing copy =
+        new Outgoing(
+            MessageIds.Rule.ASSIGNED_ONCE,
+            "ord-k6",
+            "OrderPlaced",
+            java.util.Optional.empty(),
+            new byte[0],
+            java.util.Optional.empty(),
+            java.util.Optional.empty(),
+            properties);
+
+    try (ProducerKit kit = new ProducerKit(null, messages -> {}, UnaryOperator.identity(), 1)) {
+      ServiceBusMessage wire = kit.message(copy, 2);
+
+      assertThat(wire.getApplicationProperties()).containsEntry("tenant", null);
+      assertThat(wire.getApplicationProperties()).containsEntry(ProducerStamps.SEND_ATTEMPT, 2);
+      assertThat(wire.getContentType()).isNull();
+    }
+  }
 }

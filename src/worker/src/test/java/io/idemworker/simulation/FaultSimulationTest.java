@@ -202,10 +202,24 @@ class FaultSimulationTest {
     assertThat(found.violation()).contains("paid but nothing was captured");
   }
 
+  /**
+   * Two call faults, a crash and a lock expiry: four faults, each of which may spend a delivery, so
+   * the queue allows five (with three, the broker dead-letters a valid copy after three faults, as
+   * it should). The payment gets the default ten: a fault that leaves a lease held may cost two.
+   */
   @Test
   @Tag("deep-simulation")
-  void deep_everyModel_holdsWithTwoFaultsAndALockExpiry() {
-    Setup deep = Setup.bounded(2);
+  void deep_everyModel_holdsWithTwoFaultsACrashAndALockExpiry() {
+    Setup deep =
+        new Setup(
+            2,
+            1,
+            1,
+            Duration.ofSeconds(60),
+            5,
+            Setup.Settlement.AFTER_HANDLING,
+            Setup::realStore,
+            "real");
     CallFaults store = new CallFaults(STORE.kinds(), 2);
     assertExhaustedWithoutViolation(explored(new OrderPlacedModel(), deep, store));
     assertExhaustedWithoutViolation(explored(CreditModel.withDefaultMarkers(), deep, store));
