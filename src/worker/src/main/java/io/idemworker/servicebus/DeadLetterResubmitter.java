@@ -2,10 +2,8 @@ package io.idemworker.servicebus;
 
 import com.azure.messaging.servicebus.ServiceBusException;
 import com.azure.messaging.servicebus.ServiceBusFailureReason;
-import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
-import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
 import com.azure.messaging.servicebus.models.SubQueue;
 import java.time.Clock;
@@ -47,6 +45,11 @@ import java.util.function.Predicate;
  * refused (left in the dead-letter queue and listed) unless forced. The first enqueue time travels
  * with every resubmission in the application property {@value #FIRST_ENQUEUED_PROPERTY}, so a
  * message resubmitted twice is judged by its first send, not its latest.
+ *
+ * <p><b>Through the producer kit.</b> Copies go out through {@link ProducerKit} under their own
+ * MessageId ({@link MessageIds.Rule#ASSIGNED_ONCE}) and the producer's attempt they carried (1 when
+ * unstamped); a message without MessageId or Subject is refused (left and listed): the worker would
+ * dead-letter it again.
  *
  * <p>Not thread-safe; one resubmission at a time.
  */
@@ -155,8 +158,8 @@ public final class DeadLetterResubmitter {
     List<Entry> entries = new ArrayList<>();
     List<ServiceBusReceivedMessage> skipped = new ArrayList<>();
     try (ServiceBusReceiverClient receiver = deadLetterReceiver();
-        ServiceBusSenderClient sender =
-            connection.builder().sender().queueName(queue).buildClient()) {
+        ProducerKit sender =
+            new ProducerKit(connection.builder().sender().queueName(queue).buildClient())) {
       Set<String> sent = new HashSet<>();
       Set<Long> seen = new HashSet<>();
       while (entries.size() < max) {
@@ -174,6 +177,14 @@ public final class DeadLetterResubmitter {
           String reason = Optional.ofNullable(message.getDeadLetterReason()).orElse("");
           boolean selected = reasons.isEmpty() || reasons.contains(reason);
           Optional<String> refusal = selected ? horizon.expired(message) : Optional.<String>empty();
+          Optional<Outgoing> copy = Optional.empty();
+          if (selected) {
+            try {
+              copy = Optional.of(copyOf(message));
+            } catch (IllegalArgumentException e) {
+              refusal = Optional.of(e.getMessage() + "; the worker would dead-letter it again");
+            }
+          }
           boolean again = selected && sent.contains(message.getMessageId());
           if (again) {
             refusal =
@@ -182,9 +193,14 @@ public final class DeadLetterResubmitter {
                         + " copy): sent twice within the duplicate-detection window, the broker"
                         + " would drop it; left for a later run");
           }
-          boolean send = selected && !dryRun && !again && (refusal.isEmpty() || horizon.force());
+          boolean send =
+              selected
+                  && !dryRun
+                  && !again
+                  && copy.isPresent()
+                  && (refusal.isEmpty() || horizon.force());
           if (send) {
-            sender.sendMessage(copyOf(message));
+            sender.send(copy.get(), attempt(message));
             sent.add(message.getMessageId());
             receiver.complete(message);
           } else {
@@ -235,17 +251,35 @@ public final class DeadLetterResubmitter {
     }
   }
 
-  static ServiceBusMessage copyOf(ServiceBusReceivedMessage received) {
-    ServiceBusMessage copy = new ServiceBusMessage(received.getBody());
-    copy.setMessageId(received.getMessageId());
-    copy.setContentType(received.getContentType());
-    copy.setSubject(received.getSubject());
-    copy.setCorrelationId(received.getCorrelationId());
+  /**
+   * The copy to send: the received message's MessageId ({@link MessageIds.Rule#ASSIGNED_ONCE}: it
+   * was enqueued with it), body, content type, subject, correlation id, session id and application
+   * properties, less the dead-letter ones, plus {@value #FIRST_ENQUEUED_PROPERTY}.
+   *
+   * @throws IllegalArgumentException when it has no MessageId or no Subject, naming the field
+   */
+  static Outgoing copyOf(ServiceBusReceivedMessage received) {
     Map<String, Object> properties = new HashMap<>(received.getApplicationProperties());
     DEAD_LETTER_PROPERTIES.forEach(properties::remove);
+    properties.remove(ProducerStamps.SEND_ATTEMPT);
     properties.put(FIRST_ENQUEUED_PROPERTY, firstEnqueued(received).toString());
-    copy.getApplicationProperties().putAll(properties);
-    return copy;
+    return new Outgoing(
+        MessageIds.Rule.ASSIGNED_ONCE,
+        received.getMessageId(),
+        received.getSubject(),
+        Optional.ofNullable(received.getContentType()),
+        received.getBody().toBytes(),
+        Optional.ofNullable(received.getCorrelationId()),
+        Optional.ofNullable(received.getSessionId()),
+        properties);
+  }
+
+  /** The producer's attempt the copy keeps: as stamped on the original, 1 when unstamped. */
+  static int attempt(ServiceBusReceivedMessage received) {
+    int stamped =
+        Deliveries.producerAttempt(
+            received.getApplicationProperties().get(ProducerStamps.SEND_ATTEMPT));
+    return Math.max(1, stamped);
   }
 
   private static Instant firstEnqueued(ServiceBusReceivedMessage message) {
