@@ -53,13 +53,14 @@ public record SessionSettings(
 
   /**
    * Defaults: 8 sessions, released after 1 s idle, gaps given up after 5 minutes, at most 100
-   * waiting messages per order, parked for at most 7 days.
+   * waiting messages per order, parked for at most a day (less than the queue's default message
+   * time to live, P6D, which deferred messages are subject to).
    *
    * @return the settings
    */
   public static SessionSettings defaults() {
     return new SessionSettings(
-        8, Duration.ofSeconds(1), Duration.ofMinutes(5), 100, Duration.ofDays(7));
+        8, Duration.ofSeconds(1), Duration.ofMinutes(5), 100, Duration.ofDays(1));
   }
 
   /**
