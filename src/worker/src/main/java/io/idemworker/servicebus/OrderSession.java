@@ -11,6 +11,8 @@ import io.idemworker.core.IncomingMessage;
 import io.idemworker.core.Outcome;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.slf4j.Logger;
@@ -44,6 +46,10 @@ final class OrderSession {
   /** A message whose {@code SessionId} is not its order's id. */
   static final DeadLetterReason SESSION_ID_MISMATCH = new DeadLetterReason("SessionIdMismatch");
 
+  /** A message parked behind a dead-lettered one past {@code WORKER_PARK_MAX_*}. */
+  static final DeadLetterReason PARKING_BOUND_EXCEEDED =
+      new DeadLetterReason("ParkingBoundExceeded");
+
   private final String sessionId;
   private final ServiceBusReceiverClient receiver;
   private final SessionWorker.Parts parts;
@@ -72,6 +78,7 @@ final class OrderSession {
         return;
       }
     }
+    expireParking();
     giveUpExpiredGap();
     drain(false);
   }
@@ -111,6 +118,7 @@ final class OrderSession {
     try {
       message = Deliveries.toIncoming(received);
     } catch (RuntimeException e) {
+      markParked(received, DeadLetterReason.UNREADABLE_BODY);
       deadLetter(
           received,
           DeadLetterReason.UNREADABLE_BODY,
@@ -131,18 +139,32 @@ final class OrderSession {
       observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
       return;
     }
-    giveUpExpiredGap();
+    expireParking();
     OptionalLong version = peeked.version();
+    Optional<SessionState.Parked> parked = state.parked();
+    if (parked.isPresent() && !parked.get().messageId().equals(messageIdOf(received))) {
+      park(received, message, version, start);
+      return;
+    }
+    giveUpExpiredGap();
     if (version.isPresent() && mustWait(version.getAsLong(), peeked, received)) {
       return;
     }
     DeliveryObserver.Observation observation = parts.observer().start(message);
     Outcome outcome = parts.consumer().handle(message, Deliveries.origin(received));
+    if (outcome instanceof Outcome.DeadLettered deadLettered) {
+      markParked(received, deadLettered.reason());
+    } else if (appliedOrSettledForGood(outcome) && parked.isPresent()) {
+      // The message that parked the order came back (released by an operator) and went through.
+      unpark();
+    }
     if (version.isPresent() && appliedOrSettledForGood(outcome)) {
       state = state.withApplied(version.getAsLong());
+    }
+    if (appliedOrSettledForGood(outcome)) {
       writeState();
-      // The message that fills a gap is settled after the ones it released: until then it keeps
-      // the session active, so a crash in between brings the session back at once.
+      // The message that fills a gap (or ends a parking) is settled after the ones it released:
+      // until then it keeps the session active, so a crash in between brings it back at once.
       drain(false);
     }
     boolean settled = settle(received, outcome);
@@ -209,9 +231,15 @@ final class OrderSession {
    * given up) every waiting one, lowest version first.
    */
   private void drain(boolean force) {
+    if (state.parked().isPresent()) {
+      // A parked order applies nothing until an operator releases it.
+      writeState();
+      return;
+    }
     Optional<SessionState.Waiting> next = state.nextReady(force);
-    while (next.isPresent()) {
+    while (next.isPresent() && state.parked().isEmpty()) {
       if (!applyWaiting(next.get())) {
+        writeState();
         return;
       }
       next = state.nextReady(force);
@@ -254,6 +282,9 @@ final class OrderSession {
       return false;
     }
     state = state.appliedWaiting(waiting);
+    if (outcome instanceof Outcome.DeadLettered deadLettered) {
+      markParked(received, deadLettered.reason());
+    }
     writeState();
     boolean settled = settle(received, outcome);
     observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
@@ -262,6 +293,117 @@ final class OrderSession {
       parts.events().appliedAfterWaiting(sessionId, waiting.version());
     }
     return settled;
+  }
+
+  private static String messageIdOf(ServiceBusReceivedMessage received) {
+    return Optional.ofNullable(received.getMessageId()).orElse("");
+  }
+
+  /** Marks the order parked behind {@code received}, written before it is dead-lettered. */
+  private void markParked(ServiceBusReceivedMessage received, DeadLetterReason reason) {
+    if (state.parked().isPresent()) {
+      return;
+    }
+    state =
+        state.withParked(
+            Optional.of(
+                new SessionState.Parked(
+                    reason.code(), messageIdOf(received), parts.clock().instant(), List.of())));
+    writeState();
+    parts.events().parked(sessionId, messageIdOf(received), reason.code());
+  }
+
+  /**
+   * Defers a message of a parked order, recording it first; past {@link
+   * SessionSettings#maxWaiting()} it is dead-lettered as {@link #PARKING_BOUND_EXCEEDED} instead.
+   */
+  private void park(
+      ServiceBusReceivedMessage received,
+      IncomingMessage message,
+      OptionalLong version,
+      long start) {
+    SessionState.Parked parked = state.parked().orElseThrow();
+    if (state.deferredCount() >= parts.sessions().maxWaiting()) {
+      DeliveryObserver.Observation observation = parts.observer().start(message);
+      Outcome outcome =
+          new Outcome.DeadLettered(
+              Optional.empty(),
+              Optional.of(sessionId),
+              PARKING_BOUND_EXCEEDED,
+              parkedDescription(parked)
+                  + "; WORKER_PARK_MAX_MESSAGES ("
+                  + parts.sessions().maxWaiting()
+                  + ") messages already wait");
+      boolean settled = settle(received, outcome);
+      observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
+      return;
+    }
+    List<SessionState.Waiting> behind = new ArrayList<>(parked.behind());
+    behind.removeIf(w -> w.sequenceNumber() == received.getSequenceNumber());
+    behind.add(
+        new SessionState.Waiting(
+            received.getSequenceNumber(), version.orElse(0), parts.clock().instant(), false));
+    state =
+        state.withParked(
+            Optional.of(
+                new SessionState.Parked(
+                    parked.reason(), parked.messageId(), parked.since(), behind)));
+    writeState();
+    receiver.defer(received);
+    parts.events().parkedBehind(sessionId, messageIdOf(received));
+  }
+
+  /**
+   * Ends the parking: the messages parked behind join the waiting ones (in their order, each with
+   * its version, 0 for none) and apply as those do.
+   */
+  private void unpark() {
+    SessionState.Parked parked = state.parked().orElseThrow();
+    SessionState next = state.withParked(Optional.empty());
+    for (SessionState.Waiting behind : parked.behind()) {
+      next =
+          next.withWaiting(
+              new SessionState.Waiting(
+                  behind.sequenceNumber(), behind.version(), parts.clock().instant(), false));
+    }
+    state = next;
+    parts.events().released(sessionId, parked.behind().size());
+  }
+
+  private static String parkedDescription(SessionState.Parked parked) {
+    return "the order is parked since "
+        + parked.since()
+        + " behind message "
+        + parked.messageId()
+        + " dead-lettered as "
+        + parked.reason();
+  }
+
+  /**
+   * Past {@link SessionSettings#maxParkedAge()} the messages parked behind a dead-lettered one are
+   * dead-lettered as {@link #PARKING_BOUND_EXCEEDED}, and the order runs again.
+   */
+  private void expireParking() {
+    Optional<SessionState.Parked> parked = state.parked();
+    if (parked.isEmpty()
+        || parts
+            .clock()
+            .instant()
+            .isBefore(parked.get().since().plus(parts.sessions().maxParkedAge()))) {
+      return;
+    }
+    String description =
+        parkedDescription(parked.get())
+            + ", longer than WORKER_PARK_MAX_AGE ("
+            + parts.sessions().maxParkedAge()
+            + ")";
+    for (SessionState.Waiting waiting : parked.get().behind()) {
+      receiveDeferred(waiting.sequenceNumber())
+          .ifPresent(m -> deadLetter(m, PARKING_BOUND_EXCEEDED, description));
+    }
+    state = state.withParked(Optional.empty());
+    writeState();
+    parts.events().parkingExpired(sessionId, parked.get().behind().size());
   }
 
   private Optional<ServiceBusReceivedMessage> receiveDeferred(long sequenceNumber) {

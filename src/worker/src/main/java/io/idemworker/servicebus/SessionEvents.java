@@ -14,6 +14,8 @@ public class SessionEvents {
   private static final Logger LOG = LoggerFactory.getLogger(SessionWorker.class);
 
   private final AtomicLong deferred = new AtomicLong();
+  private final AtomicLong parked = new AtomicLong();
+  private final AtomicLong released = new AtomicLong();
   private final AtomicLong gapsGivenUp = new AtomicLong();
   private final AtomicLong appliedAfterWaiting = new AtomicLong();
 
@@ -37,6 +39,51 @@ public class SessionEvents {
   void appliedAfterWaiting(String sessionId, long version) {
     appliedAfterWaiting.incrementAndGet();
     LOG.debug("order {}: version {} applied after waiting", sessionId, version);
+  }
+
+  void parked(String sessionId, String messageId, String reason) {
+    parked.incrementAndGet();
+    LOG.warn(
+        "order {}: parked behind message {} dead-lettered as {}; later messages wait for"
+            + " 'dlq release' or 'dlq discard'",
+        sessionId,
+        messageId,
+        reason);
+  }
+
+  void parkedBehind(String sessionId, String messageId) {
+    LOG.info("order {}: message {} parked", sessionId, messageId);
+  }
+
+  void released(String sessionId, int messages) {
+    released.incrementAndGet();
+    LOG.info("order {}: released; {} parked message(s) apply in their order", sessionId, messages);
+  }
+
+  /**
+   * Parked orders whose dead-lettered message came back and went through.
+   *
+   * @return the count since start
+   */
+  public long releasedCount() {
+    return released.get();
+  }
+
+  void parkingExpired(String sessionId, int messages) {
+    LOG.warn(
+        "order {}: parked longer than WORKER_PARK_MAX_AGE; {} parked message(s) dead-lettered as"
+            + " ParkingBoundExceeded",
+        sessionId,
+        messages);
+  }
+
+  /**
+   * Orders parked behind a dead-lettered message.
+   *
+   * @return the count since start
+   */
+  public long parkedCount() {
+    return parked.get();
   }
 
   /**
