@@ -7,6 +7,7 @@ import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusMessageBatch;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import io.idemworker.servicebus.ProducerStamps;
+import io.idemworker.servicebus.SessionIds;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -14,8 +15,9 @@ import java.util.Objects;
 /**
  * Publishes events with a Service Bus sender: {@code MessageId} = event id, {@code Subject} = event
  * type, {@code CorrelationId} and {@code traceparent}/{@code tracestate} carried over, the payload
- * as a JSON body, {@code orderId} as an application property. Events go in as few batches as fit,
- * each batch one send, in order.
+ * as a JSON body, {@code orderId} as an application property and as the {@code SessionId} (so a
+ * subscription that requires sessions gets one order's events in order). Events go in as few
+ * batches as fit, each batch one send, in order.
  *
  * <p>Not thread-safe: the relay calls it from one thread.
  */
@@ -70,6 +72,7 @@ final class ServiceBusEventPublisher implements EventPublisher {
     message.setContentType("application/json");
     event.correlationId().ifPresent(message::setCorrelationId);
     message.getApplicationProperties().put("orderId", event.orderId());
+    SessionIds.stamp(message, event.orderId());
     message.getApplicationProperties().put(ProducerStamps.ORIGIN, ProducerStamps.RELAY);
     event.traceparent().ifPresent(t -> message.getApplicationProperties().put("traceparent", t));
     event.tracestate().ifPresent(t -> message.getApplicationProperties().put("tracestate", t));

@@ -4,6 +4,7 @@ import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import io.idemworker.operator.ServiceBusTarget;
 import io.idemworker.servicebus.ServiceBusConnection;
+import io.idemworker.servicebus.SessionIds;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,6 +40,12 @@ public final class SendCommand implements Callable<Integer> {
 
   @Option(names = "--twice", description = "Send every message two times.")
   boolean twice;
+
+  @Option(
+      names = "--sessions",
+      description =
+          "Set SessionId = orderId (session mode; also when SERVICEBUS_SESSIONS is true).")
+  boolean sessions;
 
   private final Map<String, String> env;
   private final PrintStream out;
@@ -76,10 +83,11 @@ public final class SendCommand implements Callable<Integer> {
     try (ServiceBusSenderClient sender =
         connection.builder().sender().queueName(queue).buildClient()) {
       List<ServiceBusMessage> batch = new ArrayList<>();
+      boolean inSessions = sessions || SessionIds.requested(env);
       for (String orderId : orderIds) {
-        batch.add(scenario.message(orderId));
-        if (twice) {
-          batch.add(scenario.message(orderId));
+        for (int copy = twice ? 2 : 1; copy > 0; copy--) {
+          ServiceBusMessage message = scenario.message(orderId);
+          batch.add(inSessions ? SessionIds.stamp(message, orderId) : message);
         }
         if (batch.size() >= 100) {
           sender.sendMessages(batch);
