@@ -198,7 +198,11 @@ public final class IdempotentConsumer {
 
     /** A duplicate of the effect {@code writer} wrote, with its source told. */
     Outcome duplicate(Optional<DeliveryOrigin.Written> writer) {
-      return new Outcome.Duplicate(key, entityId, DuplicateSource.classify(origin, writer));
+      return new Outcome.Duplicate(
+          key,
+          entityId,
+          DuplicateSource.classify(origin, writer),
+          origin.map(DeliveryOrigin::producerAttempt).orElse(0));
     }
 
     Outcome failed(StoreFailure failure) {

@@ -107,13 +107,43 @@ public sealed interface Outcome {
    * @param entityId the entity that already exists
    * @param source where this copy came from, told from the stamp of the delivery that wrote the
    *     effect
+   * @param producerAttempt the producer's send attempt this copy carried ({@code
+   *     idemworker-send-attempt}, e.g. 2 for a {@code resend} after a lost acknowledgement); 0 when
+   *     not stamped
    */
-  record Duplicate(IdempotencyKey key, String entityId, DuplicateSource source) implements Outcome {
-    /** Requires every value. */
+  record Duplicate(IdempotencyKey key, String entityId, DuplicateSource source, int producerAttempt)
+      implements Outcome {
+    /** Requires every value; the attempt is not negative. */
     public Duplicate {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(entityId, "entityId");
       Objects.requireNonNull(source, "source");
+      if (producerAttempt < 0) {
+        throw new IllegalArgumentException("producerAttempt must be at least 0");
+      }
+    }
+
+    /**
+     * A duplicate whose producer attempt is not known.
+     *
+     * @param key the key
+     * @param entityId the entity that already exists
+     * @param source where this copy came from
+     */
+    public Duplicate(IdempotencyKey key, String entityId, DuplicateSource source) {
+      this(key, entityId, source, 0);
+    }
+
+    /**
+     * The source as an operator reads it: the label, and the producer's attempt when stamped
+     * ({@code resend (producer attempt 2)}).
+     *
+     * @return e.g. {@code resend (producer attempt 2)} or {@code redelivery}
+     */
+    public String provenance() {
+      return producerAttempt > 0
+          ? source.label() + " (producer attempt " + producerAttempt + ")"
+          : source.label();
     }
 
     /**

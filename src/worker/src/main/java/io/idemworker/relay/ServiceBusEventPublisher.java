@@ -1,13 +1,13 @@
 package io.idemworker.relay;
 
-import com.azure.core.util.BinaryData;
 import com.azure.messaging.servicebus.ServiceBusException;
 import com.azure.messaging.servicebus.ServiceBusFailureReason;
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusMessageBatch;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import io.idemworker.servicebus.Outgoing;
+import io.idemworker.servicebus.ProducerKit;
 import io.idemworker.servicebus.ProducerStamps;
-import io.idemworker.servicebus.SessionIds;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -15,17 +15,19 @@ import java.util.Objects;
 /**
  * Publishes events with a Service Bus sender: {@code MessageId} = event id, {@code Subject} = event
  * type, {@code CorrelationId} and {@code traceparent}/{@code tracestate} carried over, the payload
- * as a JSON body, {@code orderId} as an application property and as the {@code SessionId} (so a
- * subscription that requires sessions gets one order's events in order). Events go in as few
+ * as a JSON body, {@code orderId} as an application property and as the {@code SessionId}; each
+ * built by the {@link ProducerKit} (MessageId checked, send attempt stamped). Events go in as few
  * batches as fit, each batch one send, in order.
  *
  * <p>Not thread-safe: the relay calls it from one thread.
  */
 final class ServiceBusEventPublisher implements EventPublisher {
   private final ServiceBusSenderClient sender;
+  private final ProducerKit kit;
 
   ServiceBusEventPublisher(ServiceBusSenderClient sender) {
     this.sender = Objects.requireNonNull(sender, "sender");
+    this.kit = new ProducerKit(sender);
   }
 
   @Override
@@ -34,7 +36,13 @@ final class ServiceBusEventPublisher implements EventPublisher {
     try {
       ServiceBusMessageBatch batch = sender.createMessageBatch();
       for (OutboxEvent event : events) {
-        ServiceBusMessage message = message(event);
+        ServiceBusMessage message;
+        try {
+          message = kit.message(outgoing(event), 1);
+        } catch (IllegalArgumentException e) {
+          rejected.add(new Rejected(event, e.getMessage()));
+          continue;
+        }
         if (batch.tryAddMessage(message)) {
           continue;
         }
@@ -64,18 +72,28 @@ final class ServiceBusEventPublisher implements EventPublisher {
     return rejected;
   }
 
-  static ServiceBusMessage message(OutboxEvent event) {
-    ServiceBusMessage message =
-        new ServiceBusMessage(BinaryData.fromString(event.payload().toString()));
-    message.setMessageId(event.id());
-    message.setSubject(event.eventType());
-    message.setContentType("application/json");
-    event.correlationId().ifPresent(message::setCorrelationId);
-    message.getApplicationProperties().put("orderId", event.orderId());
-    SessionIds.stamp(message, event.orderId());
-    message.getApplicationProperties().put(ProducerStamps.ORIGIN, ProducerStamps.RELAY);
-    event.traceparent().ifPresent(t -> message.getApplicationProperties().put("traceparent", t));
-    event.tracestate().ifPresent(t -> message.getApplicationProperties().put("tracestate", t));
+  /**
+   * The event as the producer kit sends it. Its id was assigned once, when the event was written
+   * (derived from the causing key), and every re-publish reads it back from the stored event, so it
+   * is the same on every send whatever it looks like ({@code Rule.ASSIGNED_ONCE}); an empty or too
+   * long id is refused (the event becomes unpublishable with the kit's reason).
+   */
+  static Outgoing outgoing(OutboxEvent event) {
+    Outgoing message =
+        Outgoing.assignedOnce(event.id(), event.eventType(), event.payload().toString())
+            .withProperty("orderId", event.orderId())
+            .withProperty(ProducerStamps.ORIGIN, ProducerStamps.RELAY)
+            // A subscription without sessions ignores it; one that requires sessions needs it.
+            .withSessionId(event.orderId());
+    if (event.correlationId().isPresent()) {
+      message = message.withCorrelationId(event.correlationId().get());
+    }
+    if (event.traceparent().isPresent()) {
+      message = message.withProperty("traceparent", event.traceparent().get());
+    }
+    if (event.tracestate().isPresent()) {
+      message = message.withProperty("tracestate", event.tracestate().get());
+    }
     return message;
   }
 

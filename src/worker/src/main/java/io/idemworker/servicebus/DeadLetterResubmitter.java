@@ -1,9 +1,9 @@
 package io.idemworker.servicebus;
 
-import com.azure.messaging.servicebus.ServiceBusMessage;
+import com.azure.messaging.servicebus.ServiceBusException;
+import com.azure.messaging.servicebus.ServiceBusFailureReason;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
-import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
 import com.azure.messaging.servicebus.models.SubQueue;
 import java.time.Clock;
@@ -45,6 +45,11 @@ import java.util.function.Predicate;
  * refused (left in the dead-letter queue and listed) unless forced. The first enqueue time travels
  * with every resubmission in the application property {@value #FIRST_ENQUEUED_PROPERTY}, so a
  * message resubmitted twice is judged by its first send, not its latest.
+ *
+ * <p><b>Through the producer kit.</b> Copies go out through {@link ProducerKit} under their own
+ * MessageId ({@link MessageIds.Rule#ASSIGNED_ONCE}) and the producer's attempt they carried (1 when
+ * unstamped); a message without MessageId or Subject is refused (left and listed): the worker would
+ * dead-letter it again.
  *
  * <p>Not thread-safe; one resubmission at a time.
  */
@@ -151,18 +156,10 @@ public final class DeadLetterResubmitter {
       throw new IllegalArgumentException("max must be at least 1, was " + max);
     }
     List<Entry> entries = new ArrayList<>();
-    try (ServiceBusReceiverClient receiver =
-            connection
-                .builder()
-                .receiver()
-                .queueName(queue)
-                .subQueue(SubQueue.DEAD_LETTER_QUEUE)
-                .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
-                .disableAutoComplete()
-                .buildClient();
-        ServiceBusSenderClient sender =
-            connection.builder().sender().queueName(queue).buildClient()) {
-      List<ServiceBusReceivedMessage> skipped = new ArrayList<>();
+    List<ServiceBusReceivedMessage> skipped = new ArrayList<>();
+    try (ServiceBusReceiverClient receiver = deadLetterReceiver();
+        ProducerKit sender =
+            new ProducerKit(connection.builder().sender().queueName(queue).buildClient())) {
       Set<String> sent = new HashSet<>();
       Set<Long> seen = new HashSet<>();
       while (entries.size() < max) {
@@ -180,6 +177,14 @@ public final class DeadLetterResubmitter {
           String reason = Optional.ofNullable(message.getDeadLetterReason()).orElse("");
           boolean selected = reasons.isEmpty() || reasons.contains(reason);
           Optional<String> refusal = selected ? horizon.expired(message) : Optional.<String>empty();
+          Optional<Outgoing> copy = Optional.empty();
+          if (selected) {
+            try {
+              copy = Optional.of(copyOf(message));
+            } catch (IllegalArgumentException e) {
+              refusal = Optional.of(e.getMessage() + "; the worker would dead-letter it again");
+            }
+          }
           boolean again = selected && sent.contains(message.getMessageId());
           if (again) {
             refusal =
@@ -188,9 +193,14 @@ public final class DeadLetterResubmitter {
                         + " copy): sent twice within the duplicate-detection window, the broker"
                         + " would drop it; left for a later run");
           }
-          boolean send = selected && !dryRun && !again && (refusal.isEmpty() || horizon.force());
+          boolean send =
+              selected
+                  && !dryRun
+                  && !again
+                  && copy.isPresent()
+                  && (refusal.isEmpty() || horizon.force());
           if (send) {
-            sender.sendMessage(copyOf(message));
+            sender.send(copy.get(), attempt(message));
             sent.add(message.getMessageId());
             receiver.complete(message);
           } else {
@@ -199,23 +209,77 @@ public final class DeadLetterResubmitter {
           entries.add(new Entry(message.getMessageId(), reason, send, refusal));
         }
       }
-      // Held until the end so that a skipped message is not received again in this run.
-      skipped.forEach(receiver::abandon);
     }
+    abandonByLockToken(skipped);
     return entries;
   }
 
-  static ServiceBusMessage copyOf(ServiceBusReceivedMessage received) {
-    ServiceBusMessage copy = new ServiceBusMessage(received.getBody());
-    copy.setMessageId(received.getMessageId());
-    copy.setContentType(received.getContentType());
-    copy.setSubject(received.getSubject());
-    copy.setCorrelationId(received.getCorrelationId());
+  private ServiceBusReceiverClient deadLetterReceiver() {
+    return connection
+        .builder()
+        .receiver()
+        .queueName(queue)
+        .subQueue(SubQueue.DEAD_LETTER_QUEUE)
+        .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
+        .disableAutoComplete()
+        .buildClient();
+  }
+
+  /**
+   * Gives the skipped messages back to the dead-letter queue, after the receive link is closed.
+   * Abandoned while that link is open, a message could be delivered straight back to it (a
+   * synchronous receiver's last, empty receive can leave credit on the link) and would then stay
+   * locked for a whole LockDuration after the link closes, as locks outlive their link. So the link
+   * is closed first, and a receiver that never receives (it has no link, so the SDK settles through
+   * the management node by lock token) abandons them.
+   */
+  private void abandonByLockToken(List<ServiceBusReceivedMessage> skipped) {
+    if (skipped.isEmpty()) {
+      return;
+    }
+    try (ServiceBusReceiverClient settler = deadLetterReceiver()) {
+      for (ServiceBusReceivedMessage message : skipped) {
+        try {
+          settler.abandon(message);
+        } catch (ServiceBusException e) {
+          if (e.getReason() != ServiceBusFailureReason.MESSAGE_LOCK_LOST) {
+            throw e;
+          }
+          // Its lock ran out during the run (it was received again since): it is back already.
+        }
+      }
+    }
+  }
+
+  /**
+   * The copy to send: the received message's MessageId ({@link MessageIds.Rule#ASSIGNED_ONCE}: it
+   * was enqueued with it), body, content type, subject, correlation id, session id and application
+   * properties, less the dead-letter ones, plus {@value #FIRST_ENQUEUED_PROPERTY}.
+   *
+   * @throws IllegalArgumentException when it has no MessageId or no Subject, naming the field
+   */
+  static Outgoing copyOf(ServiceBusReceivedMessage received) {
     Map<String, Object> properties = new HashMap<>(received.getApplicationProperties());
     DEAD_LETTER_PROPERTIES.forEach(properties::remove);
+    properties.remove(ProducerStamps.SEND_ATTEMPT);
     properties.put(FIRST_ENQUEUED_PROPERTY, firstEnqueued(received).toString());
-    copy.getApplicationProperties().putAll(properties);
-    return copy;
+    return new Outgoing(
+        MessageIds.Rule.ASSIGNED_ONCE,
+        received.getMessageId(),
+        received.getSubject(),
+        Optional.ofNullable(received.getContentType()),
+        received.getBody().toBytes(),
+        Optional.ofNullable(received.getCorrelationId()),
+        Optional.ofNullable(received.getSessionId()),
+        properties);
+  }
+
+  /** The producer's attempt the copy keeps: as stamped on the original, 1 when unstamped. */
+  static int attempt(ServiceBusReceivedMessage received) {
+    int stamped =
+        Deliveries.producerAttempt(
+            received.getApplicationProperties().get(ProducerStamps.SEND_ATTEMPT));
+    return Math.max(1, stamped);
   }
 
   private static Instant firstEnqueued(ServiceBusReceivedMessage message) {

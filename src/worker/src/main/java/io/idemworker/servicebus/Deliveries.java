@@ -65,7 +65,7 @@ final class Deliveries {
             producerAttempt(properties.get(ProducerStamps.SEND_ATTEMPT))));
   }
 
-  private static int producerAttempt(Object stamped) {
+  static int producerAttempt(Object stamped) {
     if (stamped instanceof Number number && number.longValue() > 0) {
       return (int) Math.min(number.longValue(), Integer.MAX_VALUE);
     }

@@ -9,8 +9,21 @@ public final class OrderMessages {
   private OrderMessages() {}
 
   /**
-   * An {@code OrderPlaced} message: MessageId = orderId, JSON content type, subject {@code
-   * OrderPlaced}.
+   * An {@code OrderPlaced} message for the {@link ProducerKit}: MessageId = orderId (a business
+   * key: refused when empty or random-looking), JSON, subject {@code OrderPlaced}.
+   *
+   * @param orderId the order id
+   * @param jsonBody the body
+   * @param correlationId the correlation id
+   * @return the message
+   */
+  public static Outgoing outgoing(String orderId, String jsonBody, String correlationId) {
+    return Outgoing.businessKey(orderId, "OrderPlaced", jsonBody).withCorrelationId(correlationId);
+  }
+
+  /**
+   * An {@code OrderPlaced} message, unstamped (tests that build their own): MessageId = orderId,
+   * JSON content type, subject {@code OrderPlaced}.
    *
    * @param orderId the order id (becomes the MessageId, which the broker's duplicate detection and
    *     the worker both key on)

@@ -2,10 +2,8 @@ package io.idemworker.servicebus;
 
 import com.azure.messaging.servicebus.ServiceBusException;
 import com.azure.messaging.servicebus.ServiceBusFailureReason;
-import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
-import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.azure.messaging.servicebus.ServiceBusSessionReceiverClient;
 import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
 import com.azure.messaging.servicebus.models.SubQueue;
@@ -117,8 +115,8 @@ public final class ParkedOrders implements AutoCloseable {
     if (parking.isEmpty()) {
       return Optional.empty();
     }
-    try (ServiceBusSenderClient sender =
-        connection.builder().sender().queueName(queue).buildClient()) {
+    try (ProducerKit sender =
+        new ProducerKit(connection.builder().sender().queueName(queue).buildClient())) {
       return Optional.of(
           new Released(
               parking.get(),
@@ -191,7 +189,7 @@ public final class ParkedOrders implements AutoCloseable {
   }
 
   private Optional<Moved> resubmitDeadLettered(
-      String orderId, String messageId, ServiceBusSenderClient sender, Duration wait) {
+      String orderId, String messageId, ProducerKit sender, Duration wait) {
     try (ServiceBusReceiverClient deadLetters =
         connection
             .builder()
@@ -208,7 +206,7 @@ public final class ParkedOrders implements AutoCloseable {
             any = true;
             if (messageId.equals(message.getMessageId())
                 && orderId.equals(message.getSessionId())) {
-              sender.sendMessage(copy(message, orderId));
+              sender.send(copy(message, orderId));
               deadLetters.complete(message);
               return Optional.of(moved(message));
             }
@@ -224,8 +222,8 @@ public final class ParkedOrders implements AutoCloseable {
     }
   }
 
-  private static ServiceBusMessage copy(ServiceBusReceivedMessage message, String orderId) {
-    return DeadLetterResubmitter.copyOf(message).setSessionId(orderId);
+  private static Outgoing copy(ServiceBusReceivedMessage message, String orderId) {
+    return DeadLetterResubmitter.copyOf(message).withSessionId(orderId);
   }
 
   private static Moved moved(ServiceBusReceivedMessage message) {

@@ -186,9 +186,10 @@ public final class ServiceBusWorker implements MessageWorker {
 
   /**
    * Stops taking messages, waits up to {@code timeout} for the deliveries in flight to be settled,
-   * then closes the connection; deliveries still unsettled then are released by the broker and
-   * redelivered (and take the duplicate path if their effect had committed). Deliveries that arrive
-   * during the drain are held unsettled and released when the connection closes.
+   * then closes the connection; deliveries still unsettled then are redelivered when their locks
+   * end (the broker keeps a lock after its link closes) and take the duplicate path if their effect
+   * had committed. Deliveries that arrive during the drain are held unsettled and come back
+   * likewise.
    *
    * @param timeout how long to wait for in-flight deliveries
    * @return true when every in-flight delivery was settled in time

@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * flight to be settled before it closes the processor. The processor is not stopped first: stopping
  * it interrupts the handlers, which would turn a graceful drain into a crash between commit and
  * completion. Deliveries that arrive during the drain are held unsettled (so the processor asks for
- * no more) and released when the connection closes.
+ * no more); when the connection closes they stay locked until their lock ends (the broker keeps a
+ * lock after its link closes) and are redelivered then.
  *
  * <p>Thread-safe: deliveries arrive on the processor's threads, pausing and probing run on the
  * supervisor, shutdown on the caller's thread. {@link #shutdown} is idempotent.
@@ -49,7 +50,7 @@ final class WorkerLifecycle {
     /** Stops taking messages; the connection stays open. */
     void stop();
 
-    /** Closes the connection; unsettled deliveries are released. */
+    /** Closes the connection; unsettled deliveries come back when their locks end. */
     void close();
   }
 
@@ -183,8 +184,8 @@ final class WorkerLifecycle {
 
   /**
    * Stops taking messages, waits up to {@code timeout} for the deliveries in flight to be settled,
-   * then closes the processor; deliveries still unsettled then are released by the broker and
-   * redelivered (and take the duplicate path if their effect had committed).
+   * then closes the processor; deliveries still unsettled then are redelivered when their locks end
+   * (and take the duplicate path if their effect had committed).
    *
    * @param timeout how long to wait for in-flight deliveries
    * @return true when every in-flight delivery was settled in time
@@ -244,11 +245,11 @@ final class WorkerLifecycle {
     try {
       abandon.run();
     } catch (RuntimeException e) {
-      // The link is closing; the broker releases the lock either way.
+      // The link is closing; the message comes back when its lock ends.
     }
   }
 
-  /** A delivery that arrived during the drain stays unsettled; the closing link releases it. */
+  /** A delivery that arrived during the drain stays unsettled; it comes back when its lock ends. */
   private void holdUntilClosed() {
     try {
       closing.await();

@@ -25,16 +25,18 @@ import org.slf4j.event.Level;
  * <pre>{@code
  * {"event":"message","messageId":"ord-1","idempotencyKey":"ord-1","correlationId":"c-1",
  *  "orderId":"ord-1","deliveryCount":0,"outcome":"processed","reason":"none",
- *  "duplicateSource":null,"description":null,
+ *  "duplicateSource":null,"producerAttempt":null,"description":null,
  *  "durationMs":12.5,"settled":true,"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"}
  * }</pre>
  *
  * <p>{@code duplicateSource} says where a duplicate came from ({@code redelivery}, {@code resend},
  * {@code concurrent}, {@code resubmit}, {@code republish}, {@code unknown}); null for other
- * outcomes. Absent values are JSON {@code null}, so every line has every field. The line carries
- * ids, never the body or a value from it other than the order id; {@code description} is the
- * dead-letter or retry description, which by the outcome's contract names fields, never values. Ids
- * are JSON-escaped, so a hostile message id cannot forge a line.
+ * outcomes. {@code producerAttempt} is a duplicate's send attempt as its producer stamped it
+ * ({@code idemworker-send-attempt}: a {@code resend} with attempt 2 is a producer's retry), null
+ * when not stamped or not a duplicate. Absent values are JSON {@code null}, so every line has every
+ * field. The line carries ids, never the body or a value from it other than the order id; {@code
+ * description} is the dead-letter or retry description, which by the outcome's contract names
+ * fields, never values. Ids are JSON-escaped, so a hostile message id cannot forge a line.
  *
  * <p>Levels: INFO for processed, duplicate and transient retries (they need nobody); WARN for
  * dead-lettered messages (someone should look at the dead-letter queue); ERROR for {@code
@@ -116,6 +118,11 @@ public final class OutcomeLog implements DeliveryObserver {
     line.put(
         "duplicateSource",
         outcome instanceof Outcome.Duplicate duplicate ? duplicate.source().label() : null);
+    line.put(
+        "producerAttempt",
+        outcome instanceof Outcome.Duplicate duplicate && duplicate.producerAttempt() > 0
+            ? duplicate.producerAttempt()
+            : null);
     line.put(
         "description",
         outcome

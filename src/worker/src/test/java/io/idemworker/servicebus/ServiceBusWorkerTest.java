@@ -67,6 +67,20 @@ class ServiceBusWorkerTest {
     sender.close();
   }
 
+  /**
+   * Switches the test to a queue whose locks last 5 s. Locks outlive a closed link or connection,
+   * as on the service, so messages held by a dropped connection or a paused processor come back
+   * only when their lock ends: with the default minute the redelivery would come after the test's
+   * wait.
+   */
+  private void useQueueWithShortLock() {
+    sender.close();
+    queue =
+        Emulators.newQueue(
+            settings -> settings.withMaxDeliveryCount(10).withLockDuration(Duration.ofSeconds(5)));
+    sender = Emulators.sender(queue);
+  }
+
   private CosmosEffectStore cosmosStore() {
     return new CosmosEffectStore(
         container,
@@ -276,12 +290,21 @@ class ServiceBusWorkerTest {
   }
 
   @Test
-  void connectionDroppedAfterTheBatchCommitted_redeliveryCompletesAsADuplicate() {
+  void connectionDroppedAndLockRunOutAfterTheBatchCommitted_redeliveryCompletesAsADuplicate() {
     AtomicBoolean crashed = new AtomicBoolean();
     CosmosEffectStore cosmos = cosmosStore();
+    // The process's connection dies between commit and completion and stays dead until its lock
+    // runs out. Locks outlive a dropped connection, as on the service, so the lock's end is what
+    // brings the message back; loseLocks stands for that minute passing. (A connection that
+    // recovers within the lock may still complete by lock token; see the emulator's tests.)
     EffectStore crashingAfterCommit =
         crashingAfterFirstCommit(
-            cosmos, crashed, () -> Emulators.serviceBus().faults().dropConnections());
+            cosmos,
+            crashed,
+            () -> {
+              Emulators.serviceBus().faults().dropConnections();
+              Emulators.serviceBus().faults().loseLocks(queue);
+            });
     startWorker(crashingAfterCommit, cosmos);
     String orderId = newOrderId();
 
@@ -366,6 +389,7 @@ class ServiceBusWorkerTest {
 
   @Test
   void forbiddenFromCosmos_pausesTheWorkerWithoutDeadLetteringAndItRecovers() {
+    useQueueWithShortLock();
     ServiceBusWorker worker = startWorker();
     // Reads still work (a read-only key or role): the probe must not be fooled by them.
     Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(403));
@@ -422,6 +446,7 @@ class ServiceBusWorkerTest {
 
   @Test
   void longStoreOutage_pausesTheWorkerInsteadOfBurningDeliveryCounts() {
+    useQueueWithShortLock();
     CosmosEffectStore store = cosmosStore();
     ServiceBusWorker worker =
         new ServiceBusWorker(

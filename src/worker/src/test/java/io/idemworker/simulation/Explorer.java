@@ -119,9 +119,21 @@ final class Explorer {
    * @return the report
    */
   static Report explore(Model model, Setup setup) {
+    return explore(model, setup, CallFaults.NONE);
+  }
+
+  /**
+   * As {@link #explore(Model, Setup)}, with faults that may strike calls ({@link CallFaults}).
+   *
+   * @param model the model
+   * @param setup the bounds and the flow
+   * @param faults the call faults and their budget per schedule
+   * @return the report
+   */
+  static Report explore(Model model, Setup setup, CallFaults faults) {
     long started = System.nanoTime();
     long cpuStarted = cpuNanos();
-    Simulation simulation = new Simulation(model, setup);
+    Simulation simulation = new Simulation(model, setup, faults);
     World initial = simulation.initial();
     Key root = key(initial);
     Map<Key, Node> nodes = new HashMap<>();

@@ -48,9 +48,16 @@ final class Simulation {
   private ScheduledStore running;
   private long handlerRuns;
 
+  private final CallFaults faults;
+
   Simulation(Model model, Setup setup) {
+    this(model, setup, CallFaults.NONE);
+  }
+
+  Simulation(Model model, Setup setup, CallFaults faults) {
     this.model = model;
     this.setup = setup;
+    this.faults = faults;
     this.decoder =
         model.decoder(
             (key, orderId, amount, currency) ->
@@ -116,6 +123,7 @@ final class Simulation {
     List<Step> steps = new ArrayList<>();
     for (Delivery delivery : world.deliveries()) {
       steps.add(advance(world, delivery));
+      steps.addAll(faulted(world, delivery));
       if (world.crashesLeft() > 0) {
         steps.add(crash(world, delivery));
       }
@@ -209,6 +217,33 @@ final class Simulation {
               .replacing(delivery, delivery.next(run.calls(), run.pending())));
     }
     return settle(world, delivery, ((World.Finished) delivery.pending()).outcome());
+  }
+
+  /** The pending call answered by each fault that may strike it instead ({@link CallFaults}). */
+  private List<Step> faulted(World world, Delivery delivery) {
+    if (!(delivery.pending() instanceof World.NextCall call)) {
+      return List.of();
+    }
+    List<Step> steps = new ArrayList<>();
+    for (CallFaults.Struck struck : faults.strike(call.call(), world.store(), world.now())) {
+      List<ScheduledStore.Recorded> calls = new ArrayList<>(delivery.calls());
+      calls.add(new ScheduledStore.Recorded(call.description(), struck.answer()));
+      Delivery answered = delivery.next(calls, call);
+      Run run =
+          run(
+              messages.get(delivery.copy()).message(),
+              answered,
+              struck.store(),
+              world.now(),
+              false);
+      steps.add(
+          new Step(
+              world.nameOf(delivery) + ": " + call.description() + " → " + struck.description(),
+              world
+                  .withStore(struck.store())
+                  .replacing(delivery, answered.next(run.calls(), run.pending()))));
+    }
+    return steps;
   }
 
   private Step settle(World world, Delivery delivery, Outcome outcome) {

@@ -168,6 +168,10 @@ sealed interface StoreCall {
               .put("currency", currency);
       Fingerprint fingerprint = Fingerprint.of(parameters);
       String id = captureId(idempotencyKey);
+      if (store.findAnchor(PROVIDER, declineId(idempotencyKey)) instanceof EffectStore.Found) {
+        // The provider declined this key earlier (CallFaults): it replays the decline.
+        return new CaptureAnswer.Declined("card_declined", true);
+      }
       EffectStore.WriteResult created =
           store.apply(
               WriteSet.of(PROVIDER, fingerprint, parameters.deepCopy().put("id", id), List.of()));
@@ -192,6 +196,16 @@ sealed interface StoreCall {
 
   /** The provider's partition in the simulated store. */
   String PROVIDER = "provider";
+
+  /**
+   * The id of the provider's record of a decline for a key ({@link CallFaults}).
+   *
+   * @param idempotencyKey the key
+   * @return {@code decline:{key}}
+   */
+  static String declineId(String idempotencyKey) {
+    return "decline:" + idempotencyKey;
+  }
 
   /**
    * The id of the provider's capture for a key (also the capture id it answers with).

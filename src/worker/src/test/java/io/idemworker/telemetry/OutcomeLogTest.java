@@ -118,6 +118,21 @@ class OutcomeLogTest {
     JsonNode line = JSON.readTree(lines.list.get(0).getFormattedMessage());
     assertThat(line.get("outcome").asText()).isEqualTo("duplicate");
     assertThat(line.get("duplicateSource").asText()).isEqualTo("resend");
+    assertThat(line.get("producerAttempt").isNull()).as("not stamped").isTrue();
+  }
+
+  @Test
+  void duplicateLine_namesTheProducersAttemptWhenStamped() throws Exception {
+    Outcome.Duplicate duplicate =
+        new Outcome.Duplicate(
+            new IdempotencyKey("ord-1"), "ord-1", io.idemworker.core.DuplicateSource.RESEND, 2);
+
+    new OutcomeLog().start(order("ord-1")).finish(duplicate, Duration.ZERO, true);
+
+    JsonNode line = JSON.readTree(lines.list.get(0).getFormattedMessage());
+    assertThat(line.get("duplicateSource").asText()).isEqualTo("resend");
+    assertThat(line.get("producerAttempt").asInt()).isEqualTo(2);
+    assertThat(duplicate.provenance()).isEqualTo("resend (producer attempt 2)");
   }
 
   @Test

@@ -11,13 +11,22 @@ import java.util.List;
  * create, upsert, replace, read, delete and patch operations on one logical partition, all or
  * nothing. The answer is 200 with every operation's result, or 207 with the failing operation's
  * status and 424 for every other; at most {@link #MAX_BATCH_OPERATIONS} operations (else 400) in at
- * most {@link ItemHandler#MAX_DOCUMENT_BYTES} (else 413). Non-atomic (bulk) batches are 501.
+ * most {@link ItemHandler#MAX_DOCUMENT_BYTES} (else 413), answering at most {@link
+ * #MAX_RESPONSE_BYTES} of documents (else the operation past it gets 413). Non-atomic (bulk)
+ * batches are 501.
  *
  * <p>Thread-safe: it keeps no state of its own; atomicity is {@link Container#execute}'s. An
  * operation that is malformed fails the batch as a 207 before anything is written.
  */
 final class BatchHandler {
   static final int MAX_BATCH_OPERATIONS = 100;
+
+  /**
+   * Bytes of returned documents a batch's answer may carry: the service's 4 MB response limit (an
+   * assumption for batches; the documented limit is for any response). The operation whose document
+   * passes it fails with 413, so the batch is not applied (207, 424 on the others).
+   */
+  static final long MAX_RESPONSE_BYTES = 4L * 1024 * 1024;
 
   private final JsonBodies json;
 
@@ -62,7 +71,8 @@ final class BatchHandler {
         return batchReply(c, new Container.Results(false, results, c.lsn()), minimal);
       }
     }
-    return batchReply(c, c.execute(pk, ops, true), minimal);
+    long responseLimit = minimal ? Long.MAX_VALUE : MAX_RESPONSE_BYTES;
+    return batchReply(c, c.execute(pk, ops, true, responseLimit), minimal);
   }
 
   private static Container.ItemOp batchOp(Container c, JsonNode node, String pk) {
@@ -126,6 +136,6 @@ final class BatchHandler {
     HttpReply reply =
         new HttpReply(r.committed() ? 200 : 207, json.bytes(out), RequestCharges.round(total));
     reply.header("Content-Type", "application/json");
-    return reply.withSession(c, r.lsn());
+    return r.committed() ? reply.withSession(c, r.lsn()) : reply.withSessionToken(c, r.lsn());
   }
 }

@@ -244,19 +244,37 @@ final class Container {
 
   /** Runs {@code ops} atomically in partition {@code pk}; answers one result per op. */
   Results execute(String pk, List<ItemOp> ops, boolean atomic) {
+    return execute(pk, ops, atomic, Long.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #execute(String, List, boolean)}, with a bound on the bytes of the documents the
+   * results return: the operation whose document passes {@code responseLimit} fails with 413.
+   */
+  Results execute(String pk, List<ItemOp> ops, boolean atomic, long responseLimit) {
     Partition p = partitions.computeIfAbsent(pk, Partition::new);
     p.lock.lock();
     try {
       Txn txn = new Txn(p, now());
       List<OpResult> results = new ArrayList<>(ops.size());
       boolean failed = false;
+      long responseBytes = 0;
       for (ItemOp op : ops) {
         if (failed) {
           results.add(OpResult.failedDependency());
           continue;
         }
         try {
-          results.add(apply(txn, pk, op));
+          OpResult result = apply(txn, pk, op);
+          responseBytes += result.item() == null ? 0 : result.item().json().length;
+          if (responseBytes > responseLimit) {
+            throw new CosmosError(
+                413,
+                "The batch's response would be larger than "
+                    + responseLimit / (1024 * 1024)
+                    + " MB of documents; split the batch.");
+          }
+          results.add(result);
         } catch (CosmosError e) {
           if (!atomic) {
             throw e;

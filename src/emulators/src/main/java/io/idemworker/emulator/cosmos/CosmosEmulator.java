@@ -67,7 +67,9 @@ public final class CosmosEmulator implements AutoCloseable {
     this.key = b.key;
     this.purgeInterval = b.purgeInterval;
     this.maxConnections = b.maxConnections;
-    this.store = new Store(mapper, clock, new PartitionKeyRanges(b.partitionKeyRanges));
+    this.store =
+        new Store(
+            mapper, clock, new PartitionKeyRanges(b.partitionKeyRanges), b.rangesFromThroughput);
     new MasterKeyAuth(key); // fail fast on a malformed key
   }
 
@@ -286,6 +288,7 @@ public final class CosmosEmulator implements AutoCloseable {
     private Duration purgeInterval = Duration.ofSeconds(1);
     private int maxConnections = DEFAULT_MAX_CONNECTIONS;
     private int partitionKeyRanges = 1;
+    private boolean rangesFromThroughput;
 
     private Builder() {}
 
@@ -347,6 +350,18 @@ public final class CosmosEmulator implements AutoCloseable {
     public Builder partitionKeyRanges(int count) {
       new PartitionKeyRanges(count); // validates
       this.partitionKeyRanges = count;
+      return this;
+    }
+
+    /**
+     * Gives a container created with dedicated throughput T the ranges the service would split it
+     * into, {@code ceil(T / 10,000)} (at least 1, at most 64; for autoscale, T is the maximum), so
+     * that a 6,000 RU/s container has one range and a 10,100 RU/s one two, as Microsoft's own SDK
+     * tests expect. Containers without dedicated throughput keep {@link #partitionKeyRanges(int)}.
+     * Off by default: every container then has {@link #partitionKeyRanges(int)} ranges.
+     */
+    public Builder partitionKeyRangesFromThroughput() {
+      this.rangesFromThroughput = true;
       return this;
     }
 

@@ -390,7 +390,7 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
       charge = f.charge;
       reply =
           new HttpReply(e.status, json.bytes(body), charge)
-              .withSession(f.container, f.container.lsn());
+              .withSessionToken(f.container, f.container.lsn());
     } else {
       reply = new HttpReply(e.status, json.bytes(body), charge);
     }

@@ -26,14 +26,22 @@ final class HttpReply {
 
   /** Adds the session headers of container {@code c} at {@code lsn}: token, LSN, content paths. */
   HttpReply withSession(Container c, long lsn) {
+    return withSessionToken(c, lsn)
+        .header("x-ms-content-path", c.rid)
+        .header("x-ms-alt-content-path", c.altContentPath);
+  }
+
+  /**
+   * Adds the session token and LSN of container {@code c} at {@code lsn} but no content paths, as
+   * the service answers a failed item operation or a failed transactional batch: the SDK reads
+   * {@code x-ms-content-path} as the resource's owner id, which a failure has none of.
+   */
+  HttpReply withSessionToken(Container c, long lsn) {
     if (c.ranges.count() == 1) {
       // With several ranges the answer names one only when the request did (queries, change
       // feed): the SDK refreshes its range cache when the range it resolved is not the one named.
       header("x-ms-documentdb-partitionkeyrangeid", "0");
     }
-    return header("x-ms-session-token", "0:-1#" + lsn)
-        .header("lsn", Long.toString(lsn))
-        .header("x-ms-content-path", c.rid)
-        .header("x-ms-alt-content-path", c.altContentPath);
+    return header("x-ms-session-token", "0:-1#" + lsn).header("lsn", Long.toString(lsn));
   }
 }

@@ -57,7 +57,7 @@ final class MetadataHandler {
   }
 
   HttpReply createContainer(Database db, HttpRequest h, byte[] body) {
-    Container c = store.createContainer(db, json.parseObject(body));
+    Container c = store.createContainer(db, json.parseObject(body), store.rangesFor(h));
     store.offers.createFor(h, c.rid, "dbs/" + db.rid + "/colls/" + c.rid + "/");
     return containerReply(201, c);
   }

@@ -45,8 +45,10 @@ final class QueryEngine {
    *     or continuation
    */
   static HttpReply serve(Container c, HttpRequest h, JsonNode body, ObjectMapper mapper) {
+    long started = System.nanoTime();
     QuerySpec spec = QuerySpec.from(body);
     SqlQuery query = SqlParser.parseQuery(spec.text());
+    long parsed = System.nanoTime();
     String pkHeader = h.getFirst("x-ms-documentdb-partitionkey");
     Optional<String> pk =
         pkHeader == null || pkHeader.isBlank()
@@ -68,6 +70,7 @@ final class QueryEngine {
         rangeHeader == null || rangeHeader.isBlank()
             ? Optional.empty()
             : Optional.of(c.ranges.parse(rangeHeader));
+    long planned = System.nanoTime();
     List<StoredItem> items;
     if (pk.isPresent()) {
       items = c.partitionItems(pk.get());
@@ -85,8 +88,24 @@ final class QueryEngine {
       }
       items = c.items(key -> true);
     }
-    HttpReply reply =
-        page(c, h, query, evaluateRows(query, items, spec.parameters(), mapper), mapper);
+    long loaded = System.nanoTime();
+    List<Row> rows = evaluateRows(query, items, spec.parameters(), mapper);
+    long evaluated = System.nanoTime();
+    HttpReply reply = page(c, h, query, rows, mapper);
+    if (QueryMetricsHeader.requested(h)) {
+      QueryMetricsHeader metrics =
+          new QueryMetricsHeader(
+              parsed - started,
+              planned - parsed,
+              loaded - planned,
+              evaluated - loaded,
+              System.nanoTime() - evaluated,
+              items.size(),
+              QueryMetricsHeader.bytes(items),
+              Integer.parseInt(reply.headers.get("x-ms-item-count")),
+              reply.body.length);
+      reply.header(QueryMetricsHeader.RESPONSE, metrics.value());
+    }
     range.ifPresent(r -> reply.header("x-ms-documentdb-partitionkeyrangeid", Integer.toString(r)));
     return reply.withSession(c, c.lsn());
   }

@@ -23,7 +23,8 @@ import java.util.stream.Collectors;
  *       the SDK replaces with {@code true} or with its resume filter;
  *   <li>{@code SELECT VALUE} of one aggregate: {@code aggregates} and a rewrite returning one
  *       partial result per range, {@code {"item": …}} ({@code {"min"|"max": v, "count": n}} for
- *       MIN/MAX, {@code {"sum": s, "count": n}} for AVG), which the SDK combines;
+ *       MIN/MAX, {@code {"sum": s, "count": n}} for AVG), which the SDK combines and then applies
+ *       TOP or OFFSET/LIMIT to;
  *   <li>{@code TOP}, {@code OFFSET/LIMIT} (each range is asked for {@code OFFSET 0 LIMIT
  *       offset+limit}) and {@code DISTINCT} ({@code Ordered} with ORDER BY, else {@code
  *       Unordered}): declared for the SDK to apply over the merged stream.
@@ -32,8 +33,8 @@ import java.util.stream.Collectors;
  * A list of lone aggregates ({@code SELECT MIN(c.a), MAX(c.a) AS m FROM c}) is planned as the
  * service does, with {@code groupByAliases}, {@code groupByAliasToAggregateType} and a rewrite
  * returning {@code {"<alias>": {"item": <partial>}}} as {@code payload} per range. Other aggregates
- * in a property list, or next to TOP, DISTINCT or OFFSET, are refused across partitions with a 400
- * naming the form that is served. Stateless.
+ * in a property list, or next to TOP, DISTINCT or OFFSET, and DISTINCT on a VALUE aggregate, are
+ * refused across partitions with a 400 naming the form that is served. Stateless.
  */
 final class QueryPlanner {
   static final String ORDER_BY_FILTER = "{documentdb-formattableorderbyquery-filter}";
@@ -79,8 +80,15 @@ final class QueryPlanner {
     if (!query.aggregates().isEmpty()) {
       info.put("rewrittenQuery", aggregateRewrite(query, arrayPartials(supportedFeatures)));
       info.putArray("aggregates").add(operator(query.aggregates().get(0).function()));
-      // TOP applies to the one combined row, so the SDK takes it after combining the partials.
+      // TOP and OFFSET/LIMIT apply to the one combined row, so the SDK takes them after
+      // combining the partials; the ranges' queries carry neither.
       query.top().ifPresent(t -> info.put("top", QueryEngine.count(t, parameters, "TOP")));
+      if (query.limit().isPresent()) {
+        info.put(
+            "offset",
+            query.offset().map(e -> QueryEngine.count(e, parameters, "OFFSET")).orElse(0L));
+        info.put("limit", QueryEngine.count(query.limit().get(), parameters, "LIMIT"));
+      }
       return n;
     }
     query.top().ifPresent(t -> info.put("top", QueryEngine.count(t, parameters, "TOP")));
@@ -175,12 +183,11 @@ final class QueryPlanner {
     if (!query.value()
         || query.aggregates().size() != 1
         || query.projections().get(0).expression() != a
-        || query.distinct()
-        || query.limit().isPresent()) {
+        || query.distinct()) {
       throw CosmosError.badRequest(
           "Across partitions the idemworker Cosmos DB emulator serves aggregates as SELECT [TOP n]"
-              + " VALUE COUNT|SUM|MIN|MAX|AVG(<expression>) FROM … [WHERE …] (without DISTINCT or"
-              + " OFFSET); set a partition key on the query for other forms.");
+              + " VALUE COUNT|SUM|MIN|MAX|AVG(<expression>) FROM … [WHERE …] [OFFSET m LIMIT n]"
+              + " (without DISTINCT); set a partition key on the query for other forms.");
     }
     String partial = partial(a, argumentText(query.projections().get(0).text()));
     SqlQuery.Source src = query.source();

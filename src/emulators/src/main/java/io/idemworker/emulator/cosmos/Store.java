@@ -26,17 +26,52 @@ final class Store {
       new AtomicInteger(ThreadLocalRandom.current().nextInt(1, 1 << 20));
   private final AtomicLong etags = new AtomicLong();
   private final PartitionKeyRanges ranges;
+  private final boolean rangesFromThroughput;
   final Offers offers;
 
   Store(ObjectMapper mapper, Clock clock) {
-    this(mapper, clock, new PartitionKeyRanges(1));
+    this(mapper, clock, new PartitionKeyRanges(1), false);
   }
 
-  Store(ObjectMapper mapper, Clock clock, PartitionKeyRanges ranges) {
+  Store(ObjectMapper mapper, Clock clock, PartitionKeyRanges ranges, boolean rangesFromThroughput) {
     this.mapper = mapper;
     this.clock = clock;
     this.ranges = ranges;
+    this.rangesFromThroughput = rangesFromThroughput;
     this.offers = new Offers(mapper, clock);
+  }
+
+  /** RU/s one physical partition of the service serves at most. */
+  static final int THROUGHPUT_PER_RANGE = 10_000;
+
+  /**
+   * The ranges a container created by {@code h} gets: with ranges from throughput, {@code ceil(T /
+   * 10,000)} (1 to {@value PartitionKeyRanges#MAX}) for dedicated throughput T ({@code
+   * x-ms-offer-throughput}, or an autoscale {@code maxThroughput}); otherwise, or without dedicated
+   * throughput, or with a malformed header (which the offer then refuses), the configured count.
+   */
+  PartitionKeyRanges rangesFor(HttpRequest h) {
+    if (!rangesFromThroughput) {
+      return ranges;
+    }
+    long throughput = -1;
+    String fixed = h.getFirst("x-ms-offer-throughput");
+    String autoscale = h.getFirst("x-ms-cosmos-offer-autopilot-settings");
+    try {
+      if (fixed != null) {
+        throughput = Long.parseLong(fixed.trim());
+      } else if (autoscale != null) {
+        JsonNode max = mapper.readTree(autoscale).path("maxThroughput");
+        throughput = max.canConvertToLong() ? max.longValue() : -1;
+      }
+    } catch (NumberFormatException | java.io.IOException e) {
+      throughput = -1;
+    }
+    if (throughput < 1) {
+      return ranges;
+    }
+    long count = (throughput + THROUGHPUT_PER_RANGE - 1) / THROUGHPUT_PER_RANGE;
+    return new PartitionKeyRanges((int) Math.min(PartitionKeyRanges.MAX, count));
   }
 
   Collection<Database> databases() {
@@ -77,6 +112,11 @@ final class Store {
   }
 
   synchronized Container createContainer(Database db, ObjectNode body) {
+    return createContainer(db, body, ranges);
+  }
+
+  synchronized Container createContainer(
+      Database db, ObjectNode body, PartitionKeyRanges containerRanges) {
     String id = Validation.resourceName(body.get("id"), "container");
     if (byName.get(db.id) != db) {
       throw new CosmosError(404, 1003, "Owner resource does not exist: database " + db.id);
@@ -88,7 +128,8 @@ final class Store {
     Integer defaultTtl = defaultTtl(body);
     byte[] rid = Rids.container(db.ridBytes, db.containerNumbers.incrementAndGet());
     ObjectNode props = containerProperties(body, rid, db, nextEtag());
-    Container c = new Container(mapper, clock, db, id, rid, paths, props, defaultTtl, ranges);
+    Container c =
+        new Container(mapper, clock, db, id, rid, paths, props, defaultTtl, containerRanges);
     db.containersByName.put(id, c);
     db.containersByRid.put(c.rid, c);
     return c;

@@ -6,9 +6,11 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.SSLContext;
 import jdk.net.ExtendedSocketOptions;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
@@ -19,20 +21,23 @@ import org.apache.qpid.proton.engine.Event;
 import org.apache.qpid.proton.engine.Sasl;
 import org.apache.qpid.proton.engine.SaslListener;
 import org.apache.qpid.proton.engine.Session;
+import org.apache.qpid.proton.engine.SslDomain;
 import org.apache.qpid.proton.engine.Transport;
 import org.apache.qpid.proton.engine.TransportException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client connection: its socket, selector and proton-j transport (SASL MSSBCBS or ANONYMOUS,
- * frames, heartbeats), its connection and session endpoints, and the loop that runs them. What its
- * links do is {@link AmqpLinks}'s job; this class feeds it the link events.
+ * One client connection: its socket, selector and proton-j transport (TLS on the TLS port, SASL
+ * MSSBCBS or ANONYMOUS, frames, heartbeats), its connection and session endpoints, and the loop
+ * that runs them. What its links do is {@link AmqpLinks}'s job; this class feeds it the link
+ * events.
  *
  * <p>Every proton-j object of the connection is touched only by the thread running {@link #run()};
  * other threads talk to it through {@link #execute(Runnable)} and {@link #requestPump()}, which
  * wake its selector, and may end it with {@link #abort()}. Malformed input closes only this
- * connection; when it ends, however it ends, the locks its links hold go back to their stores.
+ * connection; when it ends, however it ends, its links end and the locks they hold stay until their
+ * LockDuration runs out, as on the service.
  */
 final class AmqpConnection implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(AmqpConnection.class);
@@ -50,6 +55,7 @@ final class AmqpConnection implements Runnable {
   private final AtomicBoolean pumpRequested = new AtomicBoolean();
   private final AtomicBoolean woken = new AtomicBoolean();
   private final AmqpLinks links;
+  private final Optional<SSLContext> tls;
   private volatile boolean stop;
 
   AmqpConnection(
@@ -57,9 +63,11 @@ final class AmqpConnection implements Runnable {
       Broker broker,
       ScheduledExecutorService timer,
       Faults faults,
+      Optional<SSLContext> tls,
       Runnable onClosed)
       throws IOException {
     this.channel = channel;
+    this.tls = tls;
     SocketAddress address = channel.getRemoteAddress();
     this.remote = String.valueOf(address);
     this.onClosed = onClosed;
@@ -98,8 +106,8 @@ final class AmqpConnection implements Runnable {
 
   /**
    * Closes the socket abruptly, as a dropped network would. The socket is closed before this
-   * returns, so nothing the peer sends afterwards takes effect; the connection thread then releases
-   * the connection's locks and ends.
+   * returns, so nothing the peer sends afterwards takes effect; the connection thread then ends its
+   * links (their locks run out on the clock) and ends.
    */
   void abort() {
     stop = true;
@@ -122,6 +130,8 @@ final class AmqpConnection implements Runnable {
       sasl.server();
       sasl.setMechanisms("MSSBCBS", "ANONYMOUS");
       sasl.setListener(new AcceptAll());
+      // After SASL: proton-j wraps the layers in call order, and TLS must be the outermost.
+      tls.ifPresent(this::serveTls);
       transport.setIdleTimeout(IDLE_TIMEOUT_MILLIS);
       connection.collect(collector);
       transport.bind(connection);
@@ -133,6 +143,18 @@ final class AmqpConnection implements Runnable {
     } finally {
       cleanup();
     }
+  }
+
+  /**
+   * Wraps the transport in TLS: proton-j's SSL layer runs the handshake and carries SASL and AMQP
+   * inside it. No client certificate is asked for.
+   */
+  private void serveTls(SSLContext context) {
+    SslDomain domain = SslDomain.Factory.create();
+    domain.init(SslDomain.Mode.SERVER);
+    domain.setSslContext(context);
+    domain.setPeerAuthentication(SslDomain.VerifyMode.ANONYMOUS_PEER);
+    transport.ssl(domain);
   }
 
   private void loop(SelectionKey key) throws IOException {
@@ -269,7 +291,7 @@ final class AmqpConnection implements Runnable {
         }
       }
       case CONNECTION_REMOTE_CLOSE -> {
-        links.releaseAll();
+        links.endAll();
         connection.close();
       }
       case SESSION_REMOTE_OPEN -> {
@@ -301,9 +323,9 @@ final class AmqpConnection implements Runnable {
 
   private void cleanup() {
     try {
-      links.releaseAll();
+      links.endAll();
     } catch (RuntimeException e) {
-      LOG.warn("connection {}: releasing locks failed", remote, e);
+      LOG.warn("connection {}: ending its links failed", remote, e);
     }
     try {
       selector.close();

@@ -23,14 +23,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The links of one connection: on attach it decides what a link is — a request or reply link of a
  * management node ({@link RequestLinks}), a producer's link to a queue or topic ({@link
- * IncomingTransfers}), a consumer's link from a queue or subscription ({@link ConsumerLink}) — or
- * refuses it: {@code amqp:not-found} for an unknown entity, {@code amqp:not-implemented} for
- * transaction coordinators, {@code amqp:not-allowed} for a session receiver on an entity without
- * sessions and for a plain receiver on one with sessions. It routes the connection's link events
- * (flow, deliveries, detach, session close) to the link they concern.
+ * IncomingTransfers}), a consumer's link from a queue or subscription ({@link ConsumerLink}) — or a
+ * transaction coordinator ({@link CoordinatorLinks}) — or refuses it: {@code amqp:not-found} for an
+ * unknown entity, {@code amqp:not-allowed} for a session receiver on an entity without sessions and
+ * for a plain receiver on one with sessions. It routes the connection's link events (flow,
+ * deliveries, detach, session close) to the link they concern.
  *
  * <p>Not thread-safe: confined to its connection's thread. Whenever a consumer link ends — detach,
- * its session's close, the connection's close or end — the locks it holds go back to its store.
+ * its session's close, the connection's close or end — the locks it holds are detached from it and
+ * run out on the store's clock, as on the service.
  */
 final class AmqpLinks {
   private static final Logger LOG = LoggerFactory.getLogger(AmqpLinks.class);
@@ -40,11 +41,15 @@ final class AmqpLinks {
   private final Map<Link, ConsumerLink> consumers = new IdentityHashMap<>();
   private final RequestLinks requests;
   private final IncomingTransfers transfers;
+  private final Transactions transactions;
+  private final CoordinatorLinks coordinators;
 
   AmqpLinks(LinkContext context) {
     this.context = context;
-    this.requests = new RequestLinks(context.remote());
-    this.transfers = new IncomingTransfers(context, requests);
+    this.transactions = new Transactions(context.remote());
+    this.coordinators = new CoordinatorLinks(context.remote(), transactions);
+    this.requests = new RequestLinks(context.remote(), transactions);
+    this.transfers = new IncomingTransfers(context, requests, transactions);
   }
 
   /** Answers a client's attach: opens our end of the link as what it is, or refuses it. */
@@ -57,7 +62,11 @@ final class AmqpLinks {
     link.setSenderSettleMode(link.getRemoteSenderSettleMode());
     link.setReceiverSettleMode(link.getRemoteReceiverSettleMode());
     if (link.getRemoteTarget() instanceof Coordinator) {
-      refuseUnsupported(link, "Transactions");
+      if (link instanceof Receiver r) {
+        coordinators.attach(r);
+      } else {
+        refuseUnsupported(link, "Coordinator receivers");
+      }
       return;
     }
     if (link instanceof Receiver r) {
@@ -124,7 +133,8 @@ final class AmqpLinks {
             receiveAndDelete,
             context,
             sessionful,
-            sessionful ? requestedSession((Source) s.getRemoteSource()) : null);
+            sessionful ? requestedSession((Source) s.getRemoteSource()) : null,
+            transactions);
     consumers.put(s, c);
     c.open();
   }
@@ -177,13 +187,14 @@ final class AmqpLinks {
             AmqpError.NOT_IMPLEMENTED, feature + " are not supported by this emulator."));
   }
 
-  /** Ends a link the client detached or closed, giving back the locks it held. */
+  /** Ends a link the client detached or closed; the locks it held run out on the clock. */
   void onDetach(Link link) {
     ConsumerLink c = consumers.get(link);
     if (c != null) {
       close(c);
     }
     requests.detach(link);
+    coordinators.detach(link);
     if (link.getLocalState() != EndpointState.CLOSED) {
       link.close();
     }
@@ -196,6 +207,7 @@ final class AmqpLinks {
         close(c);
       }
     }
+    coordinators.sessionClosed(s);
   }
 
   /** The client changed a link's credit or asked for a drain. */
@@ -209,6 +221,10 @@ final class AmqpLinks {
   /** A transfer arrived on an incoming link, or a disposition on an outgoing one. */
   void onDelivery(Delivery d) {
     if (d.getLink() instanceof Receiver r) {
+      if (coordinators.isCoordinator(r)) {
+        coordinators.onTransfer(r, d);
+        return;
+      }
       transfers.onTransfer(r, d);
       return;
     }
@@ -229,11 +245,12 @@ final class AmqpLinks {
     }
   }
 
-  /** Ends every consumer link, giving back every lock this connection holds. */
-  void releaseAll() {
+  /** Ends every consumer link; the locks this connection holds run out on the clock. */
+  void endAll() {
     for (ConsumerLink c : new ArrayList<>(consumers.values())) {
       close(c);
     }
+    transactions.rollbackAll();
   }
 
   private void close(ConsumerLink c) {

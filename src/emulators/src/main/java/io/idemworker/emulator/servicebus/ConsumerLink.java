@@ -11,12 +11,16 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
 import org.apache.qpid.proton.amqp.messaging.Modified;
+import org.apache.qpid.proton.amqp.messaging.Outcome;
 import org.apache.qpid.proton.amqp.messaging.Rejected;
 import org.apache.qpid.proton.amqp.messaging.Released;
 import org.apache.qpid.proton.amqp.messaging.Source;
+import org.apache.qpid.proton.amqp.transaction.TransactionalState;
+import org.apache.qpid.proton.amqp.transport.AmqpError;
 import org.apache.qpid.proton.amqp.transport.DeliveryState;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.engine.Delivery;
@@ -33,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * com.microsoft:message-lock-lost}. The injected delivery and disposition delays are applied here.
  *
  * <p>Not thread-safe: confined to its connection's thread. The store wakes it through a listener
- * that only asks the connection to pump, from any thread. After {@link #close()} it gives every
- * lock it holds back and sends nothing more, including messages still waiting out a delivery delay.
+ * that only asks the connection to pump, from any thread. After {@link #close()} it sends nothing
+ * more, including messages still waiting out a delivery delay; the locks it held run out on the
+ * store's clock.
  */
 final class ConsumerLink {
   private static final Logger LOG = LoggerFactory.getLogger(ConsumerLink.class);
@@ -55,6 +60,7 @@ final class ConsumerLink {
   private final boolean receiveAndDelete;
   private final LinkContext context;
   private final Set<UUID> tokens = new HashSet<>();
+  private final Transactions transactions;
   // One listener object per link: the store keeps its listeners in a set.
   private final Runnable signal = this::requestPump;
 
@@ -87,13 +93,15 @@ final class ConsumerLink {
       boolean receiveAndDelete,
       LinkContext context,
       boolean sessionful,
-      String requestedSession) {
+      String requestedSession,
+      Transactions transactions) {
     this.sender = sender;
     this.store = store;
     this.receiveAndDelete = receiveAndDelete;
     this.context = context;
     this.sessionful = sessionful;
     this.requestedSession = requestedSession;
+    this.transactions = transactions;
   }
 
   Sender sender() {
@@ -133,7 +141,8 @@ final class ConsumerLink {
   }
 
   /**
-   * Stops the store's wake-ups and gives back every lock this link holds; a session receiver
+   * Stops the store's wake-ups and detaches the locks this link holds: they stay until their
+   * LockDuration ends, as on the service (see {@link EntityStore#detachLocks}); a session receiver
    * releases its session, which another receiver may accept at once. Idempotent.
    */
   void close() {
@@ -146,7 +155,7 @@ final class ConsumerLink {
       return;
     }
     if (!tokens.isEmpty()) {
-      store.releaseAll(this, tokens);
+      store.detachLocks(this, tokens);
       tokens.clear();
     }
   }
@@ -277,7 +286,7 @@ final class ConsumerLink {
   private void deliverLate(List<Snapshot> messages) {
     inTransit -= messages.size();
     if (closed) {
-      return; // the link closed meanwhile and gave its locks back
+      return; // the link closed meanwhile; the locks run out on the store's clock
     }
     Sender s = sender;
     boolean active =
@@ -318,11 +327,86 @@ final class ConsumerLink {
     if (d.isSettled() || d.getLink().getLocalState() == EndpointState.CLOSED) {
       return;
     }
-    Settled result;
-    DeliveryState answer;
+    if (state instanceof TransactionalState ts) {
+      settleInTransaction(d, token, ts);
+      return;
+    }
+    DeliveryState answer = echo(state);
+    if (answer == null) {
+      return;
+    }
+    Settled result = apply(token, state);
+    tokens.remove(token);
+    if (result == Settled.LOCK_LOST) {
+      LOG.info("connection {}: settlement of lock {} refused: lock lost", context.remote(), token);
+      answer = lockLost();
+    }
+    AmqpTerms.answer(d, answer);
+  }
+
+  /**
+   * A settlement in a transaction: the lock is checked now, the outcome applied when the
+   * transaction commits (see {@link Transactions}); the answer echoes the transactional state.
+   */
+  private void settleInTransaction(Delivery d, UUID token, TransactionalState ts) {
+    Binary txnId = ts.getTxnId();
+    DeliveryState outcome = ts.getOutcome() instanceof DeliveryState o ? o : null;
+    DeliveryState echo = outcome == null ? null : echo(outcome);
+    if (echo == null) {
+      AmqpTerms.answer(d, AmqpTerms.rejected(AmqpError.NOT_ALLOWED, "no outcome in transaction"));
+      return;
+    }
+    if (!transactions.isOpen(txnId)) {
+      AmqpTerms.answer(d, Transactions.unknown());
+      return;
+    }
+    if (!store.holdsLock(token)) {
+      tokens.remove(token);
+      AmqpTerms.answer(d, lockLost());
+      return;
+    }
+    transactions.enlist(
+        txnId,
+        new Transactions.Work() {
+          @Override
+          public Optional<String> problem() {
+            return store.holdsLock(token)
+                ? Optional.empty()
+                : Optional.of("the lock of a message settled in the transaction was lost");
+          }
+
+          @Override
+          public void commit() {
+            apply(token, outcome);
+          }
+        });
+    TransactionalState answer = new TransactionalState();
+    answer.setTxnId(txnId);
+    answer.setOutcome((Outcome) echo);
+    AmqpTerms.answer(d, answer);
+  }
+
+  /** What the broker answers for a settlement it applied; null for a state it ignores. */
+  private static DeliveryState echo(DeliveryState state) {
     if (state instanceof Accepted) {
-      result = store.complete(token);
-      answer = Accepted.getInstance();
+      return Accepted.getInstance();
+    } else if (state instanceof Rejected) {
+      return new Rejected();
+    } else if (state instanceof Modified modified) {
+      Modified echo = new Modified();
+      echo.setDeliveryFailed(modified.getDeliveryFailed());
+      echo.setUndeliverableHere(modified.getUndeliverableHere());
+      return echo;
+    } else if (state instanceof Released) {
+      return Released.getInstance();
+    }
+    return null;
+  }
+
+  /** Applies a settlement outcome to the message locked by {@code token}. */
+  private Settled apply(UUID token, DeliveryState state) {
+    if (state instanceof Accepted) {
+      return store.complete(token);
     } else if (state instanceof Rejected rejected) {
       ErrorCondition error = rejected.getError();
       String reason = null;
@@ -335,40 +419,27 @@ final class ConsumerLink {
         reason = String.valueOf(error.getCondition());
         description = error.getDescription();
       }
-      result = store.deadLetter(token, reason, description, Map.of());
-      answer = new Rejected();
+      return store.deadLetter(token, reason, description, Map.of());
     } else if (state instanceof Modified modified) {
       Map<String, Object> modify = new HashMap<>();
       if (modified.getMessageAnnotations() != null) {
         Map<?, ?> annotations = modified.getMessageAnnotations();
         annotations.forEach((k, v) -> modify.put(String.valueOf(k), v));
       }
-      if (Boolean.TRUE.equals(modified.getUndeliverableHere())) {
-        result = store.defer(token, modify);
-      } else {
-        result = store.abandon(token, modify);
-      }
-      Modified echo = new Modified();
-      echo.setDeliveryFailed(modified.getDeliveryFailed());
-      echo.setUndeliverableHere(modified.getUndeliverableHere());
-      answer = echo;
-    } else if (state instanceof Released) {
-      result = store.release(token);
-      answer = Released.getInstance();
-    } else {
-      return;
+      return Boolean.TRUE.equals(modified.getUndeliverableHere())
+          ? store.defer(token, modify)
+          : store.abandon(token, modify);
     }
-    tokens.remove(token);
-    if (result == Settled.LOCK_LOST) {
-      LOG.info("connection {}: settlement of lock {} refused: lock lost", context.remote(), token);
-      Rejected lost = new Rejected();
-      lost.setError(
-          new ErrorCondition(
-              LOCK_LOST,
-              "The lock supplied is invalid. Either the lock expired, or the message has already"
-                  + " been removed from the queue."));
-      answer = lost;
-    }
-    AmqpTerms.answer(d, answer);
+    return store.release(token);
+  }
+
+  private static Rejected lockLost() {
+    Rejected lost = new Rejected();
+    lost.setError(
+        new ErrorCondition(
+            LOCK_LOST,
+            "The lock supplied is invalid. Either the lock expired, or the message has already"
+                + " been removed from the queue."));
+    return lost;
   }
 }

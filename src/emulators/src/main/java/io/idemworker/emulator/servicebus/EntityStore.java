@@ -209,7 +209,7 @@ final class EntityStore implements MessageSink {
   /**
    * Takes up to {@code max} available messages for a receiver link.
    *
-   * @param owner the link holding the locks, released by {@link #releaseAll}
+   * @param owner the link holding the locks, detached by {@link #detachLocks}
    * @param receiveAndDelete whether the messages are deleted instead of locked
    */
   synchronized List<Snapshot> take(int max, Object owner, boolean receiveAndDelete) {
@@ -325,20 +325,17 @@ final class EntityStore implements MessageSink {
   }
 
   /**
-   * Returns every lock held by {@code owner} to the queue, counting a delivery attempt, as when a
-   * receiver link or its connection closes.
+   * Detaches every lock held by {@code owner} from it, as when a receiver link or its connection
+   * closes. As on the service, the locks outlive the link: each message stays locked until its
+   * LockDuration ends (then it comes back with delivery count + 1, like any expired lock), and
+   * until then it can be settled or renewed by lock token through the management node.
    */
-  synchronized void releaseAll(Object owner, Iterable<UUID> tokens) {
-    boolean any = false;
+  synchronized void detachLocks(Object owner, Iterable<UUID> tokens) {
     for (UUID token : tokens) {
       StoredMessage sm = index.locked.get(token);
       if (sm != null && sm.lockOwner == owner) {
-        redeliverOrDeadLetter(sm);
-        any = true;
+        sm.lockOwner = null;
       }
-    }
-    if (any) {
-      signal();
     }
   }
 

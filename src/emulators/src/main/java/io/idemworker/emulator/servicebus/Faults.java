@@ -20,9 +20,12 @@ public final class Faults {
 
   /**
    * Closes every client connection abruptly (TCP close without an AMQP close frame), as a network
-   * failure would. When it returns, nothing more is read from those sockets and the locks they held
-   * are back on their queues (delivery count + 1), unless a connection thread failed to stop within
-   * 5 seconds. The listener stays open, so clients reconnect.
+   * failure would. When it returns, nothing more is read from those sockets and their links have
+   * ended, unless a connection thread failed to stop within 5 seconds. As on the service, the locks
+   * they held outlive them: the messages come back (delivery count + 1) when their LockDuration
+   * ends, and until then can be settled or renewed by lock token through the management node
+   * (combine with {@link #loseLocks} or a moved clock for a prompt redelivery). The listener stays
+   * open, so clients reconnect.
    */
   public void dropConnections() {
     emulator.dropConnections();

@@ -2,10 +2,12 @@ package io.idemworker.emulator.servicebus;
 
 import java.util.List;
 import java.util.Optional;
+import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedLong;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
 import org.apache.qpid.proton.amqp.messaging.Rejected;
+import org.apache.qpid.proton.amqp.transaction.TransactionalState;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.engine.Delivery;
@@ -22,9 +24,12 @@ import org.slf4j.LoggerFactory;
  * hands a complete request to {@link RequestLinks} and a complete message (or batch) to its entity,
  * and keeps every such link's credit topped up, aborted transfers included.
  *
+ * <p>A transfer whose state names a transaction ({@code TransactionalState}) joins it: see {@link
+ * Transactions}.
+ *
  * <p>Not thread-safe: confined to its connection's thread. A message is accepted only once its
- * entity has taken it; a transfer to an entity deleted since the attach is rejected with {@code
- * amqp:not-found}.
+ * entity has taken it (or its transaction has); a transfer to an entity deleted since the attach is
+ * rejected with {@code amqp:not-found}.
  */
 final class IncomingTransfers {
   private static final Logger LOG = LoggerFactory.getLogger(IncomingTransfers.class);
@@ -36,11 +41,13 @@ final class IncomingTransfers {
 
   private final LinkContext context;
   private final RequestLinks requests;
+  private final Transactions transactions;
   private final byte[] scratch = new byte[64 * 1024];
 
-  IncomingTransfers(LinkContext context, RequestLinks requests) {
+  IncomingTransfers(LinkContext context, RequestLinks requests, Transactions transactions) {
     this.context = context;
     this.requests = requests;
+    this.transactions = transactions;
   }
 
   /** Opens a producer's link to {@code sink}, announcing the size limit, and gives it credit. */
@@ -125,8 +132,29 @@ final class IncomingTransfers {
       AmqpTerms.topUp(r, PRODUCER_CREDIT);
       return;
     }
-    sink.get().send(messages);
-    AmqpTerms.answer(d, Accepted.getInstance());
+    if (d.getRemoteState() instanceof TransactionalState ts) {
+      sendInTransaction(d, ts.getTxnId(), sink.get(), messages);
+    } else {
+      sink.get().send(messages);
+      AmqpTerms.answer(d, Accepted.getInstance());
+    }
     AmqpTerms.topUp(r, PRODUCER_CREDIT);
+  }
+
+  /**
+   * A send in a transaction: the messages reach the entity when the transaction commits (numbered,
+   * and checked for duplicates, then), never when it rolls back.
+   */
+  private void sendInTransaction(
+      Delivery d, Binary txnId, MessageSink sink, List<Message> messages) {
+    if (!transactions.isOpen(txnId)) {
+      AmqpTerms.answer(d, Transactions.unknown());
+      return;
+    }
+    transactions.enlist(txnId, () -> sink.send(messages));
+    TransactionalState accepted = new TransactionalState();
+    accepted.setTxnId(txnId);
+    accepted.setOutcome(Accepted.getInstance());
+    AmqpTerms.answer(d, accepted);
   }
 }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Consumer;
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.messaging.AmqpValue;
@@ -30,27 +31,65 @@ final class ManagementNode {
 
   private ManagementNode() {}
 
+  /** The answer to a management request naming a transaction that is not open. */
+  static Message transactionNotOpen() {
+    return status(
+        400,
+        "The transaction is not open on this connection.",
+        null,
+        "amqp:transaction:unknown-id");
+  }
+
   /** Answers a put-token request on {@code $cbs}; any token is accepted. */
   static Message cbs(Message request) {
     Map<String, Object> props = applicationProperties(request);
     Object op = props.get("operation");
-    if (!"put-token".equals(op)) {
-      return status(400, "unsupported $cbs operation " + op, null, "amqp:not-implemented");
-    }
-    return status(200, "OK", null, null);
+    // The service's CBS node names the status status-code and status-description: uamqp (the
+    // Python and C SDKs) reads only those, the Java SDK either spelling.
+    Message answer =
+        "put-token".equals(op)
+            ? status(200, "OK", null, null)
+            : status(400, "unsupported $cbs operation " + op, null, "amqp:not-implemented");
+    Map<String, Object> cbsProps = new HashMap<>();
+    answer
+        .getApplicationProperties()
+        .getValue()
+        .forEach(
+            (k, v) ->
+                cbsProps.put(
+                    switch (k) {
+                      case "statusCode" -> "status-code";
+                      case "statusDescription" -> "status-description";
+                      default -> k;
+                    },
+                    v));
+    answer.setApplicationProperties(new ApplicationProperties(cbsProps));
+    return answer;
   }
 
   /** Answers a management request for one entity. */
   static Message handle(EntityStore store, Message request) {
+    return handle(store, request, null);
+  }
+
+  /**
+   * Answers a management request for one entity, in a transaction when {@code txn} is not null:
+   * {@code update-disposition} checks the locks now and settles at commit; {@code schedule-message}
+   * schedules now and cancels at rollback; other operations ignore the transaction.
+   *
+   * @param txn enlists work in the request's transaction; null outside one
+   */
+  static Message handle(EntityStore store, Message request, Consumer<Transactions.Work> txn) {
     Map<String, Object> props = applicationProperties(request);
     String op = String.valueOf(props.get("operation"));
     Map<?, ?> body = bodyMap(request);
     try {
       return switch (op) {
         case "com.microsoft:renew-lock" -> renewLock(store, body);
-        case "com.microsoft:update-disposition" -> updateDisposition(store, body);
+        case "com.microsoft:update-disposition" ->
+            txn == null ? updateDisposition(store, body) : updateDisposition(store, body, txn);
         case "com.microsoft:peek-message" -> peek(store, body);
-        case "com.microsoft:schedule-message" -> schedule(store, body);
+        case "com.microsoft:schedule-message" -> schedule(store, body, txn);
         case "com.microsoft:cancel-scheduled-message" -> cancel(store, body);
         case "com.microsoft:receive-by-sequence-number" -> receiveDeferred(store, body);
         case "com.microsoft:renew-session-lock" ->
@@ -81,12 +120,22 @@ final class ManagementNode {
    * answer 501.
    */
   static Message handleTopic(Topic topic, Message request) {
+    return handleTopic(topic, request, null);
+  }
+
+  /**
+   * As {@link #handleTopic(Topic, Message)}; a schedule in a transaction is cancelled at rollback.
+   */
+  static Message handleTopic(Topic topic, Message request, Consumer<Transactions.Work> txn) {
     String op = String.valueOf(applicationProperties(request).get("operation"));
     Map<?, ?> body = bodyMap(request);
     try {
       return switch (op) {
-        case "com.microsoft:schedule-message" ->
-            sequenceNumbers(topic.schedule(scheduledMessages(body)));
+        case "com.microsoft:schedule-message" -> {
+          long[] seqs = topic.schedule(scheduledMessages(body));
+          cancelAtRollback(txn, () -> topic.cancelScheduled(seqs));
+          yield sequenceNumbers(seqs);
+        }
         case "com.microsoft:cancel-scheduled-message" -> {
           topic.cancelScheduled(longs(body.get("sequence-numbers")));
           yield status(200, "OK", null, null);
@@ -115,33 +164,59 @@ final class ManagementNode {
     return status(200, "OK", Map.of("expirations", expirations), null);
   }
 
-  @SuppressWarnings("unchecked")
   private static Message updateDisposition(EntityStore store, Map<?, ?> body) {
+    for (UUID token : uuids(body.get("lock-tokens"))) {
+      if (dispose(store, body, token) == Settled.LOCK_LOST) {
+        return status(410, "The lock supplied is invalid or has expired.", null, LOCK_LOST);
+      }
+    }
+    return status(200, "OK", null, null);
+  }
+
+  /** update-disposition in a transaction: every lock must be held now and at commit. */
+  private static Message updateDisposition(
+      EntityStore store, Map<?, ?> body, Consumer<Transactions.Work> txn) {
     List<UUID> tokens = uuids(body.get("lock-tokens"));
+    for (UUID token : tokens) {
+      if (!store.holdsLock(token)) {
+        return status(410, "The lock supplied is invalid or has expired.", null, LOCK_LOST);
+      }
+    }
+    txn.accept(
+        new Transactions.Work() {
+          @Override
+          public Optional<String> problem() {
+            return tokens.stream().allMatch(store::holdsLock)
+                ? Optional.empty()
+                : Optional.of("the lock of a message settled in the transaction was lost");
+          }
+
+          @Override
+          public void commit() {
+            tokens.forEach(token -> dispose(store, body, token));
+          }
+        });
+    return status(200, "OK", null, null);
+  }
+
+  private static Settled dispose(EntityStore store, Map<?, ?> body, UUID token) {
     String disposition = String.valueOf(body.get("disposition-status"));
     Map<String, Object> modify = new HashMap<>();
     if (body.get("properties-to-modify") instanceof Map<?, ?> m) {
       m.forEach((k, v) -> modify.put(String.valueOf(k), v));
     }
-    for (UUID token : tokens) {
-      Settled r =
-          switch (disposition) {
-            case "completed" -> store.complete(token);
-            case "abandoned" -> store.abandon(token, modify);
-            case "defered", "deferred" -> store.defer(token, modify);
-            case "suspended" ->
-                store.deadLetter(
-                    token,
-                    (String) body.get("deadletter-reason"),
-                    (String) body.get("deadletter-description"),
-                    modify);
-            default -> throw new IllegalArgumentException("disposition-status " + disposition);
-          };
-      if (r == Settled.LOCK_LOST) {
-        return status(410, "The lock supplied is invalid or has expired.", null, LOCK_LOST);
-      }
-    }
-    return status(200, "OK", null, null);
+    return switch (disposition) {
+      case "completed" -> store.complete(token);
+      case "abandoned" -> store.abandon(token, modify);
+      case "defered", "deferred" -> store.defer(token, modify);
+      case "suspended" ->
+          store.deadLetter(
+              token,
+              (String) body.get("deadletter-reason"),
+              (String) body.get("deadletter-description"),
+              modify);
+      default -> throw new IllegalArgumentException("disposition-status " + disposition);
+    };
   }
 
   private static Message peek(EntityStore store, Map<?, ?> body) {
@@ -154,13 +229,36 @@ final class ManagementNode {
     return messages(found, false);
   }
 
-  private static Message schedule(EntityStore store, Map<?, ?> body) {
+  private static Message schedule(
+      EntityStore store, Map<?, ?> body, Consumer<Transactions.Work> txn) {
     List<Message> messages = scheduledMessages(body);
     Optional<String> refusal = store.refusal(messages);
     if (refusal.isPresent()) {
       return status(400, refusal.get(), null, "amqp:not-allowed");
     }
-    return sequenceNumbers(store.schedule(messages));
+    long[] seqs = store.schedule(messages);
+    cancelAtRollback(txn, () -> store.cancelScheduled(seqs));
+    return sequenceNumbers(seqs);
+  }
+
+  /**
+   * In a transaction, a scheduled message is scheduled at once (its sequence number is the answer)
+   * and cancelled if the transaction rolls back.
+   */
+  private static void cancelAtRollback(Consumer<Transactions.Work> txn, Runnable cancel) {
+    if (txn == null) {
+      return;
+    }
+    txn.accept(
+        new Transactions.Work() {
+          @Override
+          public void commit() {}
+
+          @Override
+          public void rollback() {
+            cancel.run();
+          }
+        });
   }
 
   private static Message getSessionState(EntityStore store, Map<?, ?> body) {
@@ -228,7 +326,7 @@ final class ManagementNode {
     List<Map<String, Object>> list = new ArrayList<>();
     for (Snapshot s : found) {
       Map<String, Object> entry = new HashMap<>();
-      entry.put("message", new Binary(MessageCodec.encodeForDelivery(s, withLock)));
+      entry.put("message", new Binary(MessageCodec.encodeForManagementReply(s, withLock)));
       if (withLock && s.lockToken() != null) {
         entry.put("lock-token", s.lockToken());
       }

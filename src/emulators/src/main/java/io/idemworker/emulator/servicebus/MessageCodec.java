@@ -144,6 +144,25 @@ final class MessageCodec {
     return encode(m);
   }
 
+  /**
+   * Encodes a message for a management reply ({@code receive-by-sequence-number}): as a delivery,
+   * and when locked with its lock token also in the delivery annotations ({@code
+   * x-opt-lock-token}), where the service puts it: uamqp-based SDKs (Python) take the lock token of
+   * a message received this way only from there, the Java SDK from the reply's {@code lock-token}.
+   */
+  static byte[] encodeForManagementReply(Snapshot s, boolean withLock) {
+    Message m = deliveryView(s, withLock);
+    if (withLock && s.lockToken() != null) {
+      Map<Symbol, Object> delivery = new HashMap<>();
+      if (m.getDeliveryAnnotations() != null) {
+        delivery.putAll(m.getDeliveryAnnotations().getValue());
+      }
+      delivery.put(LOCK_TOKEN, s.lockToken());
+      m.setDeliveryAnnotations(new DeliveryAnnotations(delivery));
+    }
+    return encode(m);
+  }
+
   /** Encodes every section of {@code m}, all body sections of a {@link SectionedMessage}. */
   static byte[] encode(Message m) {
     byte[] buffer = ENCODE_BUFFER.get();

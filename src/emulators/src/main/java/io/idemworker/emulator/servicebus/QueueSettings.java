@@ -219,19 +219,24 @@ public record QueueSettings(
   }
 
   /**
-   * The shortest duplicate-detection window this emulator accepts: one second. The service's
-   * shortest is 20 seconds; shorter windows are accepted on purpose so tests that wait out a window
-   * stay fast (Microsoft's emulator accepts 5 seconds for the same reason).
+   * The shortest duplicate-detection window a settings record can hold: one second. An emulator
+   * refuses anything under {@link #SERVICE_MIN_DUPLICATE_WINDOW} unless it was built with a shorter
+   * {@code ServiceBusEmulator.Builder.shortestDuplicateWindow} (an emulator-only relaxation for
+   * tests that wait a window out).
    */
   static final Duration MIN_DUPLICATE_WINDOW = Duration.ofSeconds(1);
+
+  /** The shortest duplicate-detection window Service Bus accepts, and the emulator's default. */
+  static final Duration SERVICE_MIN_DUPLICATE_WINDOW = Duration.ofSeconds(20);
 
   /** The longest duplicate-detection window Service Bus accepts. */
   static final Duration MAX_DUPLICATE_WINDOW = Duration.ofDays(7);
 
   /**
-   * Checks a duplicate-detection window: one second (see {@link #MIN_DUPLICATE_WINDOW}) to the
-   * service's 7 days, whether or not duplicate detection is on (the service validates the property
-   * either way).
+   * Checks a duplicate-detection window against what any emulator could accept: one second (see
+   * {@link #MIN_DUPLICATE_WINDOW}) to the service's 7 days, whether or not duplicate detection is
+   * on (the service validates the property either way). The service's own minimum is checked when
+   * an emulator takes the entity ({@link #requireWindowAtLeast}).
    */
   static void requireDuplicateWindow(Duration value) {
     String field = "duplicateDetectionHistoryTimeWindow";
@@ -239,9 +244,34 @@ public record QueueSettings(
     if (value.compareTo(MIN_DUPLICATE_WINDOW) < 0 || value.compareTo(MAX_DUPLICATE_WINDOW) > 0) {
       throw new IllegalArgumentException(
           field
-              + " must be between PT1S (the service's own minimum is PT20S) and P7D (PT168H) but"
-              + " was "
+              + " must be between PT20S (PT1S with an emulator-only relaxation) and P7D (PT168H)"
+              + " but was "
               + value);
+    }
+  }
+
+  /**
+   * Refuses an entity whose duplicate-detection window is shorter than {@code shortest}, as the
+   * service refuses one under 20 seconds.
+   *
+   * @param entity what the window belongs to, e.g. {@code queue 'orders'}
+   * @param window the entity's window
+   * @param shortest the emulator's shortest window
+   * @throws IllegalArgumentException naming the entity, the field and how to relax the check
+   */
+  static void requireWindowAtLeast(String entity, Duration window, Duration shortest) {
+    if (window.compareTo(shortest) < 0) {
+      throw new IllegalArgumentException(
+          entity
+              + ": duplicateDetectionHistoryTimeWindow "
+              + window
+              + " is shorter than "
+              + shortest
+              + (shortest.equals(SERVICE_MIN_DUPLICATE_WINDOW)
+                  ? ", the service's minimum; for tests only,"
+                      + " ServiceBusEmulator.Builder.shortestDuplicateWindow (emulators"
+                      + " --servicebus-shortest-duplicate-window) accepts windows down to PT1S"
+                  : ", the emulator's shortestDuplicateWindow"));
     }
   }
 

@@ -5,8 +5,12 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Consumer;
+import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
+import org.apache.qpid.proton.amqp.transaction.TransactionalState;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
+import org.apache.qpid.proton.amqp.transport.DeliveryState;
 import org.apache.qpid.proton.engine.Delivery;
 import org.apache.qpid.proton.engine.EndpointState;
 import org.apache.qpid.proton.engine.Link;
@@ -46,8 +50,11 @@ final class RequestLinks {
   /** Reply links by the node they come from (their source address normalised). */
   private final Map<String, Sender> replyLinksByNode = new HashMap<>();
 
-  RequestLinks(String remote) {
+  private final Transactions transactions;
+
+  RequestLinks(String remote, Transactions transactions) {
     this.remote = remote;
+    this.transactions = transactions;
   }
 
   /** Whether {@code address} names a request/response node: {@code $cbs} or ENTITY/$management. */
@@ -137,13 +144,21 @@ final class RequestLinks {
       AmqpTerms.answer(d, AmqpTerms.rejected(AmqpError.DECODE_ERROR, "cannot decode request"));
       return;
     }
-    AmqpTerms.answer(d, Accepted.getInstance());
-    Message response =
-        switch (link.node) {
-          case CBS -> ManagementNode.cbs(request);
-          case MANAGEMENT -> ManagementNode.handle(link.store, request);
-          case TOPIC_MANAGEMENT -> ManagementNode.handleTopic(link.topic, request);
-        };
+    Binary txnId = d.getRemoteState() instanceof TransactionalState ts ? ts.getTxnId() : null;
+    Consumer<Transactions.Work> txn = txnId == null ? null : w -> transactions.enlist(txnId, w);
+    Message response;
+    if (txnId != null && !transactions.isOpen(txnId)) {
+      AmqpTerms.answer(d, Transactions.unknown());
+      response = ManagementNode.transactionNotOpen();
+    } else {
+      AmqpTerms.answer(d, accepted(txnId));
+      response =
+          switch (link.node) {
+            case CBS -> ManagementNode.cbs(request);
+            case MANAGEMENT -> ManagementNode.handle(link.store, request, txn);
+            case TOPIC_MANAGEMENT -> ManagementNode.handleTopic(link.topic, request, txn);
+          };
+    }
     response.setCorrelationId(request.getMessageId());
     String replyTo = request.getReplyTo();
     Sender reply = replyTo == null ? replyLinksByNode.get(link.address) : replyLinks.get(replyTo);
@@ -159,5 +174,16 @@ final class RequestLinks {
     reply.send(out, 0, out.length);
     reply.advance();
     rd.settle();
+  }
+
+  /** Accepted, or within a transaction, Accepted in that transaction. */
+  private static DeliveryState accepted(Binary txnId) {
+    if (txnId == null) {
+      return Accepted.getInstance();
+    }
+    TransactionalState state = new TransactionalState();
+    state.setTxnId(txnId);
+    state.setOutcome(Accepted.getInstance());
+    return state;
   }
 }

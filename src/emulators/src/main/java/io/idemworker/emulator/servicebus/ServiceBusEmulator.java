@@ -2,28 +2,29 @@ package io.idemworker.emulator.servicebus;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.nio.channels.ClosedChannelException;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An in-process Azure Service Bus namespace speaking AMQP 1.0 over plain TCP, for tests and local
- * runs with the real {@code azure-messaging-servicebus} client.
+ * An in-process Azure Service Bus namespace speaking AMQP 1.0 over plain TCP, and optionally over
+ * TLS on a second port ({@link Builder#tlsPort(int)}), for tests and local runs with the real
+ * {@code azure-messaging-servicebus} client and with clients that only dial TLS.
  *
  * <p>Connect with {@link #connectionString()}. Queues and topics (with their subscriptions) come
  * from the builder, a {@code Config.json} file, {@link #createQueue(QueueSettings)} or {@link
@@ -34,7 +35,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. Each connection is served by its own thread named {@code sb-emulator-conn-N}; the
  * listener thread is {@code sb-emulator-acceptor} and the housekeeping thread {@code
- * sb-emulator-timer}. {@link #close()} stops them all; it is idempotent.
+ * sb-emulator-timer} ({@code sb-emulator-tls-acceptor} for the TLS port). {@link #close()} stops
+ * them all; it is idempotent.
  */
 public final class ServiceBusEmulator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ServiceBusEmulator.class);
@@ -45,27 +47,52 @@ public final class ServiceBusEmulator implements AutoCloseable {
   private final String host;
   private final int requestedPort;
   private final Duration housekeepingInterval;
+  private final Duration shortestDuplicateWindow;
+  private final int requestedTlsPort;
+  private final Optional<Path> tlsKeyStore;
+  private final char[] tlsKeyStorePassword;
   private final Broker broker;
   private final Faults faults = new Faults(this);
   private final Map<AmqpConnection, Thread> connections = new ConcurrentHashMap<>();
   private final AtomicInteger connectionIds = new AtomicInteger();
   private final Object lifecycle = new Object();
-  private ServerSocketChannel server;
+  private AmqpListener server;
+  private Optional<AmqpListener> tlsServer = Optional.empty();
+  private TlsIdentity tlsIdentity;
   private ScheduledExecutorService timer;
-  private Thread acceptor;
   private volatile boolean closed;
 
   private ServiceBusEmulator(Builder b) {
     this.host = b.host;
     this.requestedPort = b.port;
     this.housekeepingInterval = b.housekeepingInterval;
+    this.shortestDuplicateWindow = b.shortestDuplicateWindow;
+    this.requestedTlsPort = b.tlsPort;
+    this.tlsKeyStore = b.tlsKeyStore;
+    this.tlsKeyStorePassword = b.tlsKeyStorePassword;
     this.broker = new Broker(b.clock);
     for (QueueSettings q : b.queues) {
+      requireServiceWindow(q);
       broker.createQueue(q);
     }
     for (TopicSettings t : b.topics) {
+      requireServiceWindow(t);
       broker.createTopic(t);
     }
+  }
+
+  private void requireServiceWindow(QueueSettings q) {
+    QueueSettings.requireWindowAtLeast(
+        "queue '" + q.name() + "'",
+        q.duplicateDetectionHistoryTimeWindow(),
+        shortestDuplicateWindow);
+  }
+
+  private void requireServiceWindow(TopicSettings t) {
+    QueueSettings.requireWindowAtLeast(
+        "topic '" + t.name() + "'",
+        t.duplicateDetectionHistoryTimeWindow(),
+        shortestDuplicateWindow);
   }
 
   /**
@@ -78,10 +105,12 @@ public final class ServiceBusEmulator implements AutoCloseable {
   }
 
   /**
-   * Binds the listener and starts serving. Calling it again has no effect.
+   * Binds the listener (and the TLS listener, when asked for) and starts serving. Calling it again
+   * has no effect.
    *
    * @return this emulator
-   * @throws UncheckedIOException when the port cannot be bound
+   * @throws UncheckedIOException when a port cannot be bound
+   * @throws IllegalArgumentException when the TLS key store cannot be read
    * @throws IllegalStateException when the emulator was closed
    */
   public ServiceBusEmulator start() {
@@ -92,12 +121,23 @@ public final class ServiceBusEmulator implements AutoCloseable {
       if (server != null) {
         return this;
       }
-      try {
-        server = ServerSocketChannel.open();
-        server.bind(new InetSocketAddress(host, requestedPort), 128);
-      } catch (IOException e) {
-        throw new UncheckedIOException(
-            "cannot bind Service Bus emulator to " + host + ":" + requestedPort, e);
+      if (requestedTlsPort >= 0) {
+        tlsIdentity =
+            tlsKeyStore
+                .map(file -> TlsIdentity.load(file, tlsKeyStorePassword))
+                .orElseGet(() -> TlsIdentity.generate(host, Instant.now()));
+      }
+      server = AmqpListener.bind(host, requestedPort, Optional.empty());
+      if (tlsIdentity != null) {
+        try {
+          tlsServer =
+              Optional.of(
+                  AmqpListener.bind(host, requestedTlsPort, Optional.of(tlsIdentity.sslContext())));
+        } catch (UncheckedIOException e) {
+          server.close();
+          server = null;
+          throw e;
+        }
       }
       timer =
           Executors.newSingleThreadScheduledExecutor(
@@ -111,10 +151,13 @@ public final class ServiceBusEmulator implements AutoCloseable {
           housekeepingInterval.toMillis(),
           housekeepingInterval.toMillis(),
           TimeUnit.MILLISECONDS);
-      acceptor = new Thread(this::acceptLoop, THREAD_NAME_PREFIX + "acceptor");
-      acceptor.setDaemon(true);
-      acceptor.start();
+      server.start(THREAD_NAME_PREFIX + "acceptor", this::serve);
       LOG.info("Service Bus emulator listening on {}:{}", host, port());
+      tlsServer.ifPresent(
+          tls -> {
+            tls.start(THREAD_NAME_PREFIX + "tls-acceptor", this::serve);
+            LOG.info("Service Bus emulator listening for AMQP over TLS on {}:{}", host, tls.port());
+          });
       return this;
     }
   }
@@ -130,12 +173,29 @@ public final class ServiceBusEmulator implements AutoCloseable {
       if (server == null) {
         throw new IllegalStateException("emulator not started");
       }
-      try {
-        return ((InetSocketAddress) server.getLocalAddress()).getPort();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+      return server.port();
     }
+  }
+
+  /**
+   * Returns the TLS port: where clients dial it and the certificate they trust.
+   *
+   * @return the TLS endpoint
+   * @throws IllegalStateException before {@link #start()} or when TLS was not asked for ({@link
+   *     Builder#tlsPort(int)})
+   */
+  public TlsEndpoint tls() {
+    synchronized (lifecycle) {
+      return new TlsEndpoint(host, requireTls().port(), tlsIdentity);
+    }
+  }
+
+  private AmqpListener requireTls() {
+    if (server == null) {
+      throw new IllegalStateException("emulator not started");
+    }
+    return tlsServer.orElseThrow(
+        () -> new IllegalStateException("TLS was not asked for: use Builder.tlsPort(port)"));
   }
 
   /**
@@ -156,10 +216,12 @@ public final class ServiceBusEmulator implements AutoCloseable {
    * case-insensitively, exists; an existing queue keeps its settings.
    *
    * @param settings the queue
-   * @throws IllegalArgumentException when a topic has that name
+   * @throws IllegalArgumentException when a topic has that name, or the duplicate-detection window
+   *     is shorter than the emulator's shortest (PT20S unless relaxed)
    */
   public void createQueue(QueueSettings settings) {
     Objects.requireNonNull(settings, "settings");
+    requireServiceWindow(settings);
     if (broker.createQueue(settings)) {
       LOG.info("queue {} created", settings.name());
     }
@@ -170,10 +232,12 @@ public final class ServiceBusEmulator implements AutoCloseable {
    * case-insensitively, exists; an existing topic keeps its settings and subscriptions.
    *
    * @param settings the topic
-   * @throws IllegalArgumentException when a queue has that name
+   * @throws IllegalArgumentException when a queue has that name, or the duplicate-detection window
+   *     is shorter than the emulator's shortest (PT20S unless relaxed)
    */
   public void createTopic(TopicSettings settings) {
     Objects.requireNonNull(settings, "settings");
+    requireServiceWindow(settings);
     if (broker.createTopic(settings)) {
       LOG.info(
           "topic {} created with {} subscriptions",
@@ -244,25 +308,25 @@ public final class ServiceBusEmulator implements AutoCloseable {
       }
       closed = true;
       if (server != null) {
-        try {
-          server.close();
-        } catch (IOException e) {
-          LOG.debug("closing listener failed", e);
-        }
+        server.close();
       }
+      tlsServer.ifPresent(AmqpListener::close);
       dropConnections();
       if (timer != null) {
         timer.shutdownNow();
       }
     }
     List<Thread> threads = new ArrayList<>(connections.values());
-    if (acceptor != null) {
-      threads.add(acceptor);
-    }
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     try {
       for (Thread t : threads) {
         t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+      }
+      if (server != null) {
+        server.join(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+      }
+      for (AmqpListener tls : tlsServer.stream().toList()) {
+        tls.join(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -274,7 +338,7 @@ public final class ServiceBusEmulator implements AutoCloseable {
     return broker;
   }
 
-  /** Aborts every connection and waits (at most 5 s) until their locks have been released. */
+  /** Aborts every connection and waits (at most 5 s) until their links have ended. */
   void dropConnections() {
     Map<AmqpConnection, Thread> all = new java.util.HashMap<>(connections);
     for (AmqpConnection c : all.keySet()) {
@@ -303,38 +367,26 @@ public final class ServiceBusEmulator implements AutoCloseable {
     }
   }
 
-  private void acceptLoop() {
-    while (!closed) {
-      SocketChannel socket;
-      try {
-        socket = server.accept();
-      } catch (ClosedChannelException e) {
-        return;
-      } catch (IOException e) {
-        if (!closed) {
-          LOG.warn("accept failed", e);
-        }
-        continue;
+  /** Serves an accepted client socket on a connection thread of its own. */
+  private void serve(SocketChannel socket, Optional<SSLContext> tls) {
+    try {
+      AmqpConnection[] self = new AmqpConnection[1];
+      AmqpConnection c =
+          new AmqpConnection(socket, broker, timer, faults, tls, () -> connections.remove(self[0]));
+      self[0] = c;
+      Thread t = new Thread(c, THREAD_NAME_PREFIX + "conn-" + connectionIds.incrementAndGet());
+      t.setDaemon(true);
+      connections.put(c, t);
+      if (closed) {
+        c.abort();
       }
+      t.start();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("cannot serve connection", e);
       try {
-        AmqpConnection[] self = new AmqpConnection[1];
-        AmqpConnection c =
-            new AmqpConnection(socket, broker, timer, faults, () -> connections.remove(self[0]));
-        self[0] = c;
-        Thread t = new Thread(c, THREAD_NAME_PREFIX + "conn-" + connectionIds.incrementAndGet());
-        t.setDaemon(true);
-        connections.put(c, t);
-        if (closed) {
-          c.abort();
-        }
-        t.start();
-      } catch (IOException | RuntimeException e) {
-        LOG.warn("cannot serve connection", e);
-        try {
-          socket.close();
-        } catch (IOException ignored) {
-          LOG.debug("close failed", ignored);
-        }
+        socket.close();
+      } catch (IOException ignored) {
+        LOG.debug("close failed", ignored);
       }
     }
   }
@@ -345,6 +397,10 @@ public final class ServiceBusEmulator implements AutoCloseable {
     private int port;
     private Clock clock = Clock.systemUTC();
     private Duration housekeepingInterval = Duration.ofMillis(100);
+    private Duration shortestDuplicateWindow = QueueSettings.SERVICE_MIN_DUPLICATE_WINDOW;
+    private int tlsPort = -1;
+    private Optional<Path> tlsKeyStore = Optional.empty();
+    private char[] tlsKeyStorePassword = new char[0];
     private final List<QueueSettings> queues = new ArrayList<>();
     private final List<TopicSettings> topics = new ArrayList<>();
 
@@ -403,6 +459,58 @@ public final class ServiceBusEmulator implements AutoCloseable {
     }
 
     /**
+     * Opens a second listener that speaks AMQP over TLS (off by default), on the same host, for
+     * clients that cannot speak plain AMQP (Microsoft's Python SDK dials TLS on 5671 only). It
+     * presents a self-signed certificate made at start-up unless {@link #tlsKeyStore} gives one;
+     * clients trust {@link ServiceBusEmulator#tls()}. SASL, CBS and everything else are as on the
+     * plain port.
+     *
+     * @param value port between 0 (any free port) and 65535; 5671 is the service's
+     * @return this builder
+     */
+    public Builder tlsPort(int value) {
+      if (value < 0 || value > 65535) {
+        throw new IllegalArgumentException("tlsPort must be between 0 and 65535 but was " + value);
+      }
+      this.tlsPort = value;
+      return this;
+    }
+
+    /**
+     * Presents the first key entry of a PKCS12 file on the TLS port instead of a generated
+     * certificate; needs {@link #tlsPort(int)}. The file is read by {@link #start()}.
+     *
+     * @param file the PKCS12 key store
+     * @param password its password (and the key's)
+     * @return this builder
+     */
+    public Builder tlsKeyStore(Path file, char[] password) {
+      this.tlsKeyStore = Optional.of(Objects.requireNonNull(file, "tlsKeyStore"));
+      this.tlsKeyStorePassword = Objects.requireNonNull(password, "password").clone();
+      return this;
+    }
+
+    /**
+     * Emulator-only relaxation for tests: accepts duplicate-detection windows down to {@code value}
+     * instead of the service's PT20S, so a test can wait a window out quickly. Leave it unset for
+     * anything meant to behave as the service: an entity the service would refuse is then refused
+     * here too.
+     *
+     * @param value between PT1S and PT20S
+     * @return this builder
+     */
+    public Builder shortestDuplicateWindow(Duration value) {
+      Objects.requireNonNull(value, "shortestDuplicateWindow");
+      if (value.compareTo(QueueSettings.MIN_DUPLICATE_WINDOW) < 0
+          || value.compareTo(QueueSettings.SERVICE_MIN_DUPLICATE_WINDOW) > 0) {
+        throw new IllegalArgumentException(
+            "shortestDuplicateWindow must be between PT1S and PT20S but was " + value);
+      }
+      this.shortestDuplicateWindow = value;
+      return this;
+    }
+
+    /**
      * Adds a queue; repeatable.
      *
      * @param value the queue settings
@@ -443,9 +551,14 @@ public final class ServiceBusEmulator implements AutoCloseable {
      * Builds an emulator that is not yet listening.
      *
      * @return the emulator
-     * @throws IllegalArgumentException when a queue and a topic share a name
+     * @throws IllegalArgumentException when a queue and a topic share a name, an entity's
+     *     duplicate-detection window is shorter than the shortest accepted, or a key store was
+     *     given without a TLS port
      */
     public ServiceBusEmulator build() {
+      if (tlsKeyStore.isPresent() && tlsPort < 0) {
+        throw new IllegalArgumentException("tlsKeyStore needs tlsPort(port) to serve it");
+      }
       return new ServiceBusEmulator(this);
     }
 

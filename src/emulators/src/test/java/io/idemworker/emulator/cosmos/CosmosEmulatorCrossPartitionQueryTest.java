@@ -398,6 +398,17 @@ class CosmosEmulatorCrossPartitionQueryTest {
   }
 
   @Test
+  void offsetLimit_onAValueAggregate_appliesToTheCombinedRow() {
+    int max = written.stream().mapToInt(d -> d.get("amount").asInt()).max().orElseThrow();
+
+    assertThat(all("SELECT VALUE MAX(c.amount) FROM c OFFSET 0 LIMIT 10"))
+        .extracting(JsonNode::asInt)
+        .containsExactly(max);
+    assertThat(all("SELECT VALUE MAX(c.amount) FROM c OFFSET 1 LIMIT 10")).isEmpty();
+    assertThat(all("SELECT VALUE MAX(c.amount) FROM c OFFSET 0 LIMIT 0")).isEmpty();
+  }
+
+  @Test
   void aggregateNextToAnotherProjection_acrossPartitions_is400NamingTheServedForm() {
     CosmosException e =
         catchThrowableOfType(

@@ -322,14 +322,6 @@ class ServiceBusEmulatorMessagingTest {
   }
 
   @Test
-  void transaction_isRefusedAsNotImplemented() {
-    ServiceBusSenderClient sender = fx.sender("orders");
-
-    assertThatThrownBy(sender::createTransaction)
-        .hasStackTraceContaining("Transactions are not supported");
-  }
-
-  @Test
   void oversizeMessage_isRefused() {
     ServiceBusSenderClient sender = fx.sender("orders");
 

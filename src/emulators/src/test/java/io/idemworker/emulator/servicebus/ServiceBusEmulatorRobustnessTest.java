@@ -12,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -115,7 +116,7 @@ class ServiceBusEmulatorRobustnessTest {
   }
 
   @Test
-  void droppedConnections_releaseLocks_andClientsRecover() {
+  void droppedConnections_keepTheirLocksUntilLockDurationEnds_andClientsRecover() {
     ServiceBusSenderClient sender = fx.sender("orders");
     ServiceBusReceiverClient receiver = fx.receiver("orders");
     sender.sendMessage(new ServiceBusMessage("m").setMessageId("m"));
@@ -123,6 +124,10 @@ class ServiceBusEmulatorRobustnessTest {
 
     fx.emulator.faults().dropConnections();
 
+    assertThat(receiver.receiveMessages(1, Duration.ofSeconds(1)))
+        .as("still locked after the connection dropped")
+        .isEmpty();
+    fx.advance(Duration.ofSeconds(61));
     ServiceBusReceivedMessage again = receive(receiver, 1).get(0);
     assertThat(again.getMessageId()).isEqualTo("m");
     assertThat(again.getDeliveryCount()).isEqualTo(1);
@@ -132,16 +137,39 @@ class ServiceBusEmulatorRobustnessTest {
   }
 
   @Test
-  void closingAReceiver_releasesItsLocks() {
+  void closingAReceiver_keepsItsLocksUntilLockDurationEnds() {
     fx.sender("orders").sendMessage(new ServiceBusMessage("m").setMessageId("m"));
     ServiceBusReceiverClient first = fx.receiver("orders");
     assertThat(receive(first, 1)).hasSize(1);
 
     first.close();
 
-    ServiceBusReceivedMessage again = receive(fx.receiver("orders"), 1).get(0);
+    ServiceBusReceiverClient second = fx.receiver("orders");
+    assertThat(second.receiveMessages(1, Duration.ofSeconds(1))).isEmpty();
+    fx.advance(Duration.ofSeconds(61));
+    ServiceBusReceivedMessage again = receive(second, 1).get(0);
     assertThat(again.getMessageId()).isEqualTo("m");
     assertThat(again.getDeliveryCount()).isEqualTo(1);
+  }
+
+  @Test
+  void lockOfADroppedConnection_isRenewedAndSettledByLockTokenThroughTheManagementNode() {
+    fx.sender("orders").sendMessage(new ServiceBusMessage("m").setMessageId("m"));
+    ServiceBusReceiverClient receiver = fx.receiver("orders");
+    ServiceBusReceivedMessage m = receive(receiver, 1).get(0);
+
+    fx.emulator.faults().dropConnections();
+    fx.clock.advance(Duration.ofSeconds(30));
+    // A receiver on a new connection that never receives: the SDK goes to the management node by
+    // lock token. (The dropped client's own requests race its reconnection: a request sent on the
+    // dead connection fails with "receive link termination", as it would on the service.)
+    ServiceBusReceiverClient settler = fx.receiver("orders");
+    OffsetDateTime renewed = settler.renewMessageLock(m);
+    settler.complete(m);
+
+    assertThat(renewed).isAfter(m.getLockedUntil());
+    fx.advance(Duration.ofSeconds(120));
+    assertThat(receiver.peekMessages(10)).as("completed, not redelivered").isEmpty();
   }
 
   @Test

@@ -114,7 +114,7 @@ class ServiceBusEmulatorServiceShapesTest {
   }
 
   @Test
-  void duplicateWindowOutsideOneSecondToSevenDays_isRefusedNamingTheField() {
+  void duplicateWindowOutsideOneSecondToSevenDays_isRefusedByTheSettingsNamingTheField() {
     assertThatThrownBy(
             () ->
                 QueueSettings.defaults("q")
@@ -127,10 +127,58 @@ class ServiceBusEmulatorServiceShapesTest {
                 TopicSettings.defaults("t")
                     .withDuplicateDetectionHistoryTimeWindow(Duration.ofDays(8)))
         .hasMessageContaining("duplicateDetectionHistoryTimeWindow");
-    assertThat(
-            QueueSettings.defaults("q")
-                .withDuplicateDetectionHistoryTimeWindow(Duration.ofSeconds(3))
-                .duplicateDetectionHistoryTimeWindow())
-        .isEqualTo(Duration.ofSeconds(3));
+  }
+
+  @Test
+  void duplicateWindowUnderTheServicesTwentySeconds_isRefusedByDefault_namingTheRelaxation() {
+    QueueSettings queue =
+        QueueSettings.defaults("orders")
+            .withDuplicateDetectionHistoryTimeWindow(Duration.ofSeconds(3));
+    TopicSettings topic =
+        TopicSettings.defaults(TOPIC)
+            .withDuplicateDetectionHistoryTimeWindow(Duration.ofSeconds(19));
+
+    assertThatThrownBy(() -> ServiceBusEmulator.builder().queue(queue).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("queue 'orders'")
+        .hasMessageContaining("duplicateDetectionHistoryTimeWindow PT3S")
+        .hasMessageContaining("PT20S")
+        .hasMessageContaining("shortestDuplicateWindow");
+    assertThatThrownBy(() -> ServiceBusEmulator.builder().topic(topic).build())
+        .hasMessageContaining("topic 'order-events'")
+        .hasMessageContaining("PT19S");
+    try (ServiceBusEmulator running = ServiceBusEmulator.builder().start()) {
+      assertThatThrownBy(() -> running.createQueue(queue)).hasMessageContaining("PT3S");
+      assertThatThrownBy(() -> running.createTopic(topic)).hasMessageContaining("PT19S");
+      running.createQueue(queue.withDuplicateDetectionHistoryTimeWindow(Duration.ofSeconds(20)));
+    }
+  }
+
+  @Test
+  void shortestDuplicateWindow_relaxesTheMinimumForTests_andAShortWindowStillDedupes() {
+    try (ServiceBusEmulator relaxed =
+        ServiceBusEmulator.builder()
+            .shortestDuplicateWindow(Duration.ofSeconds(1))
+            .queue(
+                QueueSettings.defaults("orders")
+                    .withRequiresDuplicateDetection(true)
+                    .withDuplicateDetectionHistoryTimeWindow(Duration.ofSeconds(3)))
+            .start()) {
+      relaxed.createTopic(
+          TopicSettings.defaults(TOPIC)
+              .withDuplicateDetectionHistoryTimeWindow(Duration.ofSeconds(1)));
+      try (ServiceBusSenderClient sender =
+          Clients.builder(relaxed).sender().queueName("orders").buildClient()) {
+        sender.sendMessage(new ServiceBusMessage("a").setMessageId("same"));
+        sender.sendMessage(new ServiceBusMessage("b").setMessageId("same"));
+      }
+      assertThat(relaxed.messageCount("orders")).isEqualTo(1);
+    }
+    assertThatThrownBy(
+            () -> ServiceBusEmulator.builder().shortestDuplicateWindow(Duration.ofMillis(999)))
+        .hasMessageContaining("shortestDuplicateWindow must be between PT1S and PT20S");
+    assertThatThrownBy(
+            () -> ServiceBusEmulator.builder().shortestDuplicateWindow(Duration.ofSeconds(21)))
+        .hasMessageContaining("shortestDuplicateWindow");
   }
 }

@@ -202,12 +202,14 @@ class ServiceBusEmulatorSubscriptionTest {
   }
 
   @Test
-  void droppedConnections_returnSubscriptionLocks_andDelayedDispositionsApplyToSubscriptions() {
+  void droppedConnections_keepSubscriptionLocksUntilTheyEnd_andDelayedDispositionsApply() {
     send("f-1");
     ServiceBusReceiverClient stats = fx.subscriptionReceiver(TOPIC, STATS);
     assertThat(receive(stats, 1).get(0).getDeliveryCount()).isZero();
 
     fx.emulator.faults().dropConnections();
+    assertThat(stats.receiveMessages(1, Duration.ofSeconds(1))).isEmpty();
+    fx.advance(Duration.ofSeconds(61));
     ServiceBusReceivedMessage again = receive(stats, 1).get(0);
     fx.emulator.faults().delayDispositions(Duration.ofMillis(700));
     long start = System.nanoTime();

@@ -87,7 +87,10 @@ class ServiceBusEmulatorWireShapesTest {
       byte[] bytes = read(replies);
       reply.decode(bytes, 0, bytes.length);
       assertThat(reply.getCorrelationId()).isEqualTo("put-token-1");
-      assertThat(reply.getApplicationProperties().getValue()).containsEntry("statusCode", 200);
+      assertThat(reply.getApplicationProperties().getValue())
+          .containsEntry("status-code", 200)
+          .containsEntry("status-description", "OK")
+          .doesNotContainKey("statusCode");
     }
   }
 

@@ -6,9 +6,11 @@ import io.idemworker.emulator.payments.WebhookSettings;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.emulator.servicebus.ServiceBusEmulatorConfig;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,7 +31,7 @@ import picocli.CommandLine.Option;
     description = {
       "Starts the in-process emulators stand-alone.",
       "",
-      "Starts the Service Bus (AMQP, plain TCP) and Cosmos DB (HTTPS gateway) emulators and the payment provider double (plain HTTP) on loopback, prints how to reach them, and runs until interrupted (Ctrl+C). Any Azure SDK can use them: Service Bus with the printed connection string, Cosmos DB in gateway mode with the printed endpoint and key and the SDK's emulator certificate setting. Data lives in memory only."
+      "Starts the Service Bus (AMQP, plain TCP; also TLS with --servicebus-tls-port) and Cosmos DB (HTTPS gateway) emulators and the payment provider double (plain HTTP) on loopback, prints how to reach them, and runs until interrupted (Ctrl+C). Any Azure SDK can use them: Service Bus with the printed connection string, Cosmos DB in gateway mode with the printed endpoint and key and the SDK's emulator certificate setting. Data lives in memory only."
     })
 public final class EmulatorsCommand implements Callable<Integer> {
   static final Path DEFAULT_CONFIG = Path.of("local", "servicebus", "Config.json");
@@ -39,6 +41,38 @@ public final class EmulatorsCommand implements Callable<Integer> {
       defaultValue = "5672",
       description = "AMQP port; 0 picks a free one (default ${DEFAULT-VALUE}).")
   int serviceBusPort;
+
+  @Option(
+      names = "--servicebus-tls-port",
+      description = {
+        "Also serve AMQP over TLS on this port (off unless given; 0 picks a free one; the service",
+        "and Microsoft's Python SDK use 5671). The certificate is made at start-up unless",
+        "--servicebus-tls-pkcs12 gives one; its PEM is written to --servicebus-tls-cert-out."
+      })
+  Integer serviceBusTlsPort;
+
+  @Option(
+      names = "--servicebus-tls-pkcs12",
+      description =
+          "PKCS12 file whose key and certificate the TLS port presents (password from"
+              + " SERVICEBUS_TLS_PKCS12_PASSWORD, default empty).")
+  Path serviceBusTlsPkcs12;
+
+  @Option(
+      names = "--servicebus-tls-cert-out",
+      description =
+          "Where to write the TLS port's certificate (PEM) for clients to trust (default: a new"
+              + " file in the temporary directory, printed at start).")
+  Path serviceBusTlsCertOut;
+
+  @Option(
+      names = "--servicebus-shortest-duplicate-window",
+      description = {
+        "Emulator-only relaxation for test runs: accept duplicate-detection windows down to this",
+        "(PT1S to PT20S) instead of the service's minimum PT20S. Unset, an entity the service",
+        "would refuse is refused."
+      })
+  Duration serviceBusShortestWindow;
 
   @Option(
       names = "--cosmos-port",
@@ -205,16 +239,19 @@ public final class EmulatorsCommand implements Callable<Integer> {
       System.err.println("idemworker emulators: --config: " + e.getMessage());
       return 2;
     }
-    ServiceBusEmulator.Builder serviceBusBuilder =
-        ServiceBusEmulator.builder().port(serviceBusPort);
     List<QueueSettings> queues = entities.queues();
-    queues.forEach(serviceBusBuilder::queue);
-    entities.topics().forEach(serviceBusBuilder::topic);
+    ServiceBusEmulator serviceBus;
+    try {
+      serviceBus = serviceBus(entities).start();
+    } catch (IllegalArgumentException e) {
+      System.err.println("idemworker emulators: " + e.getMessage());
+      return 2;
+    }
     CosmosEmulator.Builder cosmosBuilder = CosmosEmulator.builder().port(cosmosPort);
     if (cosmosKey != null) {
       cosmosBuilder.key(cosmosKey);
     }
-    try (ServiceBusEmulator serviceBus = serviceBusBuilder.start();
+    try (serviceBus;
         CosmosEmulator cosmos = cosmosBuilder.start();
         PaymentProviderEmulator payments = paymentsBuilder.start()) {
       Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "emulators-stop"));
@@ -223,6 +260,9 @@ public final class EmulatorsCommand implements Callable<Integer> {
       cosmos.faults().injectLatency(cosmosLatency, latencySpread);
       out.println("Service Bus emulator (AMQP on 127.0.0.1:" + serviceBus.port() + ")");
       out.println("  SERVICEBUS_CONNECTION_STRING=\"" + serviceBus.connectionString() + "\"");
+      if (serviceBusTlsPort != null) {
+        printTls(serviceBus);
+      }
       queues.forEach(q -> out.println("  queue " + q.name() + describe(q)));
       entities
           .topics()
@@ -253,6 +293,42 @@ public final class EmulatorsCommand implements Callable<Integer> {
       stop.await();
     }
     return 0;
+  }
+
+  private ServiceBusEmulator.Builder serviceBus(ServiceBusEmulatorConfig.Entities entities) {
+    ServiceBusEmulator.Builder b = ServiceBusEmulator.builder().port(serviceBusPort);
+    if (serviceBusShortestWindow != null) {
+      b.shortestDuplicateWindow(serviceBusShortestWindow);
+    }
+    if (serviceBusTlsPort != null) {
+      b.tlsPort(serviceBusTlsPort);
+      if (serviceBusTlsPkcs12 != null) {
+        String password = System.getenv("SERVICEBUS_TLS_PKCS12_PASSWORD");
+        b.tlsKeyStore(serviceBusTlsPkcs12, (password == null ? "" : password).toCharArray());
+      }
+    } else if (serviceBusTlsPkcs12 != null || serviceBusTlsCertOut != null) {
+      throw new IllegalArgumentException(
+          "--servicebus-tls-pkcs12 and --servicebus-tls-cert-out need --servicebus-tls-port");
+    }
+    entities.queues().forEach(b::queue);
+    entities.topics().forEach(b::topic);
+    return b;
+  }
+
+  private void printTls(ServiceBusEmulator serviceBus) {
+    out.println("  AMQP over TLS on 127.0.0.1:" + serviceBus.tls().port());
+    out.println(
+        "  SERVICEBUS_TLS_CONNECTION_STRING=\"" + serviceBus.tls().connectionString() + "\"");
+    try {
+      Path pem =
+          serviceBusTlsCertOut != null
+              ? serviceBusTlsCertOut
+              : Files.createTempFile("servicebus-emulator-", ".pem");
+      Files.writeString(pem, serviceBus.tls().certificatePem(), StandardCharsets.US_ASCII);
+      out.println("  SERVICEBUS_TLS_CERT=" + pem.toAbsolutePath());
+    } catch (IOException e) {
+      out.println("  (the certificate could not be written: " + e + ")");
+    }
   }
 
   private void printPayments(PaymentProviderEmulator payments) {

@@ -4,6 +4,7 @@ import com.azure.core.util.BinaryData;
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import io.idemworker.core.DeadLetterReason;
 import io.idemworker.servicebus.OrderMessages;
+import io.idemworker.servicebus.Outgoing;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -150,6 +151,16 @@ public final class DemoScenario {
    */
   public ServiceBusMessage message(String orderId) {
     return OrderMessages.orderPlaced(orderId, orders.get(orderId), "demo-" + orderId);
+  }
+
+  /**
+   * The order's message for the producer kit, as {@code send} sends it.
+   *
+   * @param orderId one of {@link #orders}
+   * @return the message
+   */
+  public Outgoing outgoing(String orderId) {
+    return OrderMessages.outgoing(orderId, orders.get(orderId), "demo-" + orderId);
   }
 
   /**

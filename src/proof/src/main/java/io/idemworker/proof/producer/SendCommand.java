@@ -1,8 +1,8 @@
 package io.idemworker.proof.producer;
 
-import com.azure.messaging.servicebus.ServiceBusMessage;
-import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import io.idemworker.operator.ServiceBusTarget;
+import io.idemworker.servicebus.Outgoing;
+import io.idemworker.servicebus.ProducerKit;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.SessionIds;
 import java.io.PrintStream;
@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
     description = {
       "Sends sample OrderPlaced messages to the queue 'run' reads.",
       "",
-      "Reads the same Service Bus variables as 'run' (SERVICEBUS_CONNECTION_STRING or SERVICEBUS_FULLY_QUALIFIED_NAMESPACE, and SERVICEBUS_QUEUE_NAME). Messages follow the contract in the README: MessageId = orderId, JSON, subject OrderPlaced. With --twice every message is sent two times, as a producer retry would; inside the queue's duplicate-detection window the broker drops the second copy, outside it the worker completes it as a duplicate."
+      "Reads the same Service Bus variables as 'run' (SERVICEBUS_CONNECTION_STRING or SERVICEBUS_FULLY_QUALIFIED_NAMESPACE, and SERVICEBUS_QUEUE_NAME). Messages follow the contract in the README: MessageId = orderId, JSON, subject OrderPlaced. Sent through the producer kit: MessageId checked, each send stamped with its attempt (idemworker-send-attempt). With --twice every message is sent a second time as the producer's attempt 2, as a retry would; inside the queue's duplicate-detection window the broker drops the second copy, outside it the worker completes it as a duplicate."
     })
 public final class SendCommand implements Callable<Integer> {
 
@@ -80,22 +80,12 @@ public final class SendCommand implements Callable<Integer> {
     ServiceBusConnection connection = target.get().connection();
     DemoScenario scenario = DemoScenario.generate(Math.max(orders, 10), seed, 1024);
     List<String> orderIds = scenario.firstWave.subList(0, orders);
-    try (ServiceBusSenderClient sender =
-        connection.builder().sender().queueName(queue).buildClient()) {
-      List<ServiceBusMessage> batch = new ArrayList<>();
+    try (ProducerKit kit =
+        new ProducerKit(connection.builder().sender().queueName(queue).buildClient())) {
       boolean inSessions = sessions || SessionIds.requested(env);
-      for (String orderId : orderIds) {
-        for (int copy = twice ? 2 : 1; copy > 0; copy--) {
-          ServiceBusMessage message = scenario.message(orderId);
-          batch.add(inSessions ? SessionIds.stamp(message, orderId) : message);
-        }
-        if (batch.size() >= 100) {
-          sender.sendMessages(batch);
-          batch.clear();
-        }
-      }
-      if (!batch.isEmpty()) {
-        sender.sendMessages(batch);
+      sendAll(kit, orderIds, scenario, 1, inSessions);
+      if (twice) {
+        sendAll(kit, orderIds, scenario, 2, inSessions);
       }
     }
     out.printf(
@@ -105,5 +95,24 @@ public final class SendCommand implements Callable<Integer> {
         orderIds.get(0),
         orderIds.get(orderIds.size() - 1));
     return 0;
+  }
+
+  /** Sends every order once, as the producer's attempt {@code attempt}, 100 to a batch. */
+  private static void sendAll(
+      ProducerKit kit,
+      List<String> orderIds,
+      DemoScenario scenario,
+      int attempt,
+      boolean inSessions) {
+    List<Outgoing> batch = new ArrayList<>();
+    for (String orderId : orderIds) {
+      Outgoing message = scenario.outgoing(orderId);
+      batch.add(inSessions ? message.withSessionId(orderId) : message);
+      if (batch.size() >= 100) {
+        kit.sendAll(batch, attempt);
+        batch.clear();
+      }
+    }
+    kit.sendAll(batch, attempt);
   }
 }

@@ -188,6 +188,79 @@ class EmulatorsCommandTest {
   }
 
   @Test
+  void windowUnderTheServicesMinimum_exitsTwo_unlessTheEmulatorOnlyRelaxationIsGiven(
+      @TempDir Path dir) throws Exception {
+    String shipped = Files.readString(Path.of("local", "servicebus", "Config.chaos.json"));
+    Path config =
+        Files.writeString(dir.resolve("Config.json"), shipped.replace("\"PT20S\"", "\"PT3S\""));
+
+    int refused =
+        EmulatorsRun.cli()
+            .execute(
+                "--servicebus-port",
+                "0",
+                "--cosmos-port",
+                "0",
+                "--payments-port",
+                "0",
+                "--config",
+                config.toString());
+    EmulatorsRun relaxed =
+        EmulatorsRun.startOnFreePorts(
+            "--config", config.toString(), "--servicebus-shortest-duplicate-window", "PT3S");
+    String output = relaxed.awaitOutput("Running;");
+    relaxed.stop();
+
+    assertThat(refused).isEqualTo(2);
+    assertThat(output).contains("duplicate detection PT3S");
+    assertThat(relaxed.exitCode()).isZero();
+  }
+
+  @Test
+  void tlsPort_servesAmqpOverTls_andWritesTheCertificateToTrust(@TempDir Path dir)
+      throws Exception {
+    Path pem = dir.resolve("sb.pem");
+    EmulatorsRun emulators =
+        EmulatorsRun.startOnFreePorts(
+            "--servicebus-tls-port", "0", "--servicebus-tls-cert-out", pem.toString());
+    try {
+      String output = emulators.awaitOutput("Running;");
+      int port =
+          Integer.parseInt(
+              group(output, "SERVICEBUS_TLS_CONNECTION_STRING=\"Endpoint=sb://[^:]+:(\\d+)/;"));
+      java.security.cert.X509Certificate cert =
+          (java.security.cert.X509Certificate)
+              java.security.cert.CertificateFactory.getInstance("X.509")
+                  .generateCertificate(Files.newInputStream(pem));
+      java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+      trust.load(null, null);
+      trust.setCertificateEntry("sb", cert);
+      javax.net.ssl.TrustManagerFactory tmf =
+          javax.net.ssl.TrustManagerFactory.getInstance(
+              javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(trust);
+      javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+      context.init(null, tmf.getTrustManagers(), null);
+
+      byte[] header = {'A', 'M', 'Q', 'P', 3, 1, 0, 0};
+      byte[] answer = new byte[8];
+      try (javax.net.ssl.SSLSocket socket =
+          (javax.net.ssl.SSLSocket) context.getSocketFactory().createSocket("localhost", port)) {
+        socket.setSoTimeout(20_000);
+        socket.getOutputStream().write(header);
+        socket.getOutputStream().flush();
+        new java.io.DataInputStream(socket.getInputStream()).readFully(answer);
+      }
+
+      assertThat(answer).isEqualTo(header);
+      assertThat(output).contains("SERVICEBUS_TLS_CERT=" + pem.toAbsolutePath());
+    } finally {
+      emulators.stop();
+    }
+    assertThat(emulators.exitCode()).isZero();
+  }
+
+  @Test
   void badConfigFile_exitsTwoNamingTheProblem(@TempDir Path dir) throws Exception {
     Path config = Files.writeString(dir.resolve("Config.json"), "{\"UserConfig\":{}}");
     int exit =

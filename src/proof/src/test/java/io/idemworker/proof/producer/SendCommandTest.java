@@ -53,6 +53,11 @@ class SendCommandTest {
             });
     assertThat(received.stream().map(ServiceBusReceivedMessage::getMessageId).distinct())
         .hasSize(3);
+    // the second copy of each order is the producer's second attempt, under the same MessageId
+    assertThat(received)
+        .extracting(
+            m -> String.valueOf(m.getApplicationProperties().get("idemworker-send-attempt")))
+        .containsExactlyInAnyOrder("1", "1", "1", "2", "2", "2");
   }
 
   @Test
