@@ -77,6 +77,9 @@ param serviceBusMessagingUnits int = 1
 @description('Premium only: namespace partitions, fixed when the namespace is created.')
 param serviceBusPremiumPartitions int = 1
 
+@description('Session mode: create the orders queue with requiresSession (fixed at creation) and run the worker with SERVICEBUS_SESSIONS=true; producers then set SessionId = orderId (docs/sessions.md).')
+param serviceBusSessions bool = false
+
 // The three secrets are generated here, not by azd: newGuid() gives 122 random bits on every
 // deployment, and the template writes them to the vault only on the provision that seeds it
 // (seedSecrets), so later values are thrown away and azd never reads the vault. azd's
@@ -200,6 +203,7 @@ module serviceBus 'modules/servicebus.bicep' = {
     sku: serviceBusSku
     messagingUnits: serviceBusMessagingUnits
     premiumPartitions: serviceBusPremiumPartitions
+    requiresSession: serviceBusSessions
     workerPrincipalId: identity.outputs.workerPrincipalId
     scalerPrincipalId: identity.outputs.scalerPrincipalId
     loyaltyPrincipalId: identity.outputs.loyaltyPrincipalId
@@ -316,6 +320,7 @@ module worker 'modules/worker-app.bicep' = {
     queueLockDuration: serviceBus.outputs.lockDuration
     queueMaxDeliveryCount: serviceBus.outputs.maxDeliveryCount
     queueMessageTimeToLive: serviceBus.outputs.defaultMessageTimeToLive
+    queueRequiresSession: serviceBus.outputs.requiresSession
     cosmosEndpoint: cosmos.outputs.endpoint
     cosmosDatabaseName: cosmos.outputs.databaseName
     cosmosContainerName: cosmos.outputs.containerName

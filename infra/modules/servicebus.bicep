@@ -60,6 +60,9 @@ param lockDuration string = 'PT1M'
 @description('Deliveries before Service Bus dead-letters a message.')
 param maxDeliveryCount int = 10
 
+@description('Session mode: the queue requires sessions (SessionId = orderId), so one order\'s messages are handled in order and the worker runs with SERVICEBUS_SESSIONS=true. Fixed when the queue is created.')
+param requiresSession bool = false
+
 @description('How long Service Bus remembers a MessageId to drop a re-sent duplicate (20 s to 7 days).')
 param duplicateDetectionHistoryTimeWindow string = 'PT10M'
 
@@ -128,7 +131,8 @@ resource queue 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = {
     maxDeliveryCount: maxDeliveryCount
     deadLetteringOnMessageExpiration: true
     defaultMessageTimeToLive: defaultMessageTimeToLive
-    requiresSession: false
+    // Can only be set when the queue is created; the worker's SERVICEBUS_SESSIONS follows it.
+    requiresSession: requiresSession
     // With duplicate detection on and no partition key, a partitioned queue routes by MessageId, so
     // every copy of a message meets the same partition's duplicate history.
     enablePartitioning: partitioned
@@ -157,6 +161,9 @@ var subscriptionProperties = {
   defaultMessageTimeToLive: topicMessageTimeToLive
   deadLetteringOnMessageExpiration: true
   deadLetteringOnFilterEvaluationExceptions: true
+  // The relay sets SessionId = orderId on every event, but the topic consumers have no session mode
+  // yet (WORKER_ROLE loyalty or customer-stats refuses SERVICEBUS_SESSIONS): their subscriptions
+  // stay without sessions whatever the queue does.
   requiresSession: false
 }
 
@@ -323,6 +330,7 @@ output queueName string = queue.name
 output lockDuration string = lockDuration
 output maxDeliveryCount int = maxDeliveryCount
 output defaultMessageTimeToLive string = defaultMessageTimeToLive
+output requiresSession bool = requiresSession
 
 output topicName string = topic.name
 output loyaltySubscriptionName string = loyalty.name

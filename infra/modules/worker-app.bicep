@@ -27,6 +27,9 @@ param queueMaxDeliveryCount int
 @description('Default message time-to-live of the queue (ISO 8601), as SERVICEBUS_MESSAGE_TTL.')
 param queueMessageTimeToLive string
 
+@description('Whether the queue requires sessions; the worker runs in session mode exactly then.')
+param queueRequiresSession bool
+
 param cosmosEndpoint string
 param cosmosDatabaseName string
 param cosmosContainerName string
@@ -218,6 +221,10 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
             {
               name: 'WORKER_MAX_CONCURRENT_CALLS'
               value: string(maxConcurrentCalls)
+            }
+            {
+              name: 'SERVICEBUS_SESSIONS'
+              value: string(queueRequiresSession)
             }
             {
               name: 'WORKER_PREFETCH_COUNT'

@@ -6,8 +6,9 @@ import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.models.CosmosContainerProperties;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.relay.OutboxRelay;
+import io.idemworker.servicebus.MessageWorker;
 import io.idemworker.servicebus.QueueRetentionCheck;
-import io.idemworker.servicebus.ServiceBusWorker;
+import io.idemworker.servicebus.SessionRequirementCheck;
 import io.idemworker.servicebus.WorkerStatus;
 import io.idemworker.telemetry.HealthServer;
 import io.idemworker.telemetry.OutcomeLog;
@@ -41,6 +42,7 @@ import picocli.CommandLine.Command;
 final class RunCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
   private static final Duration STARTUP_RETRY = Duration.ofSeconds(5);
+  private static final Duration SESSION_PROBE = Duration.ofSeconds(3);
 
   private final Map<String, String> env;
 
@@ -84,7 +86,7 @@ final class RunCommand implements Callable<Integer> {
     // The relay publishes the orders container's outbox; a consumer role has none to publish.
     boolean runRelay =
         parts == Parts.RELAY_ONLY || (config.relay().enabled() && config.consumerRole().isEmpty());
-    AtomicReference<ServiceBusWorker> running = new AtomicReference<>();
+    AtomicReference<MessageWorker> running = new AtomicReference<>();
     AtomicReference<OutboxRelay> relaying = new AtomicReference<>();
     AtomicReference<String> startup = new AtomicReference<>("starting");
     Supplier<WorkerStatus> starting =
@@ -93,9 +95,7 @@ final class RunCommand implements Callable<Integer> {
         () -> {
           if (runWorker) {
             WorkerStatus worker =
-                Optional.ofNullable(running.get())
-                    .map(ServiceBusWorker::status)
-                    .orElseGet(starting);
+                Optional.ofNullable(running.get()).map(MessageWorker::status).orElseGet(starting);
             if (!worker.ready() || !runRelay) {
               return worker;
             }
@@ -135,7 +135,7 @@ final class RunCommand implements Callable<Integer> {
                 () -> {
                   LOG.info("stopping: no new messages; draining in-flight ones");
                   stopping.countDown();
-                  ServiceBusWorker worker = running.get();
+                  MessageWorker worker = running.get();
                   boolean drained = worker == null || worker.shutdown(shutdownTimeout);
                   // After the worker, so events its last messages wrote still go out; the lease
                   // is given up so another replica takes over at once.
@@ -170,6 +170,30 @@ final class RunCommand implements Callable<Integer> {
                         config.queueName(),
                         config.retention(),
                         Duration.ofSeconds(10)));
+    // Whether the queue requires sessions as SERVICEBUS_SESSIONS says: asked while Cosmos DB
+    // starts. Session mode waits for the answer; the plain worker does not (its first message
+    // must not wait for a probe that can only time out) and exits 2 if the answer comes back no.
+    CompletableFuture<SessionRequirementCheck.Result> sessionsChecked =
+        !runWorker || config.consumerRole().isPresent()
+            ? CompletableFuture.completedFuture(
+                new SessionRequirementCheck.NotChecked("not the orders worker"))
+            : CompletableFuture.supplyAsync(
+                () ->
+                    SessionRequirementCheck.check(
+                        Wiring.serviceBus(config, credential),
+                        config.source(),
+                        config.sessions().isPresent(),
+                        SESSION_PROBE));
+    if (config.sessions().isEmpty()) {
+      sessionsChecked.thenAccept(
+          result -> {
+            if (result instanceof SessionRequirementCheck.Differs differs) {
+              System.err.println("idemworker: " + differs.problem());
+              refused(exitCode);
+              System.exit(2);
+            }
+          });
+    }
     CosmosContainer container = null;
     boolean ttlOn = false;
     String partitionKeyPath = "";
@@ -219,6 +243,12 @@ final class RunCommand implements Callable<Integer> {
       Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
       return refused(exitCode);
     }
+    if (config.sessions().isPresent()
+        && sessionsChecked.join() instanceof SessionRequirementCheck.Differs differs) {
+      System.err.println("idemworker: " + differs.problem());
+      Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
+      return refused(exitCode);
+    }
     if (runWorker) {
       LOG.info(
           "inbox markers live {}; redelivery horizon {}",
@@ -248,7 +278,7 @@ final class RunCommand implements Callable<Integer> {
     }
     if (runWorker) {
       running.set(
-          Wiring.worker(
+          Wiring.messageWorker(
               config,
               container,
               telemetry.storeListener(),
@@ -260,7 +290,7 @@ final class RunCommand implements Callable<Integer> {
       return 0;
     }
     Optional.ofNullable(relaying.get()).ifPresent(OutboxRelay::start);
-    Optional.ofNullable(running.get()).ifPresent(ServiceBusWorker::start);
+    Optional.ofNullable(running.get()).ifPresent(MessageWorker::start);
     stopping.await();
     return 0;
   }

@@ -26,9 +26,12 @@ import io.idemworker.payments.HttpPaymentProvider;
 import io.idemworker.relay.OutboxRelay;
 import io.idemworker.relay.RelayListener;
 import io.idemworker.relay.RelaySettings;
+import io.idemworker.servicebus.MessageWorker;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
+import io.idemworker.servicebus.SessionEvents;
+import io.idemworker.servicebus.SessionWorker;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -162,6 +165,35 @@ public final class Wiring {
         consumer(config, store, clock),
         store,
         observer,
+        clock);
+  }
+
+  /**
+   * The worker {@code run} starts: the {@link SessionWorker} when {@code SERVICEBUS_SESSIONS} is
+   * true, else the plain {@link ServiceBusWorker}.
+   */
+  static MessageWorker messageWorker(
+      WorkerConfig config,
+      CosmosContainer container,
+      StoreCallListener storeListener,
+      DeliveryObserver observer,
+      Supplier<TokenCredential> credential,
+      Clock clock) {
+    if (config.sessions().isEmpty()) {
+      return worker(config, container, storeListener, observer, credential, clock);
+    }
+    CosmosEffectStore store =
+        new CosmosEffectStore(container, storeListener, partitionKeyPath(config));
+    return new SessionWorker(
+        serviceBus(config, credential),
+        processorSettings(config),
+        config.sessions().get(),
+        consumer(config, store, clock),
+        decoder(config),
+        store,
+        store,
+        observer,
+        new SessionEvents(),
         clock);
   }
 

@@ -5,6 +5,7 @@ import io.idemworker.core.Change;
 import io.idemworker.core.MarkerRetention;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.servicebus.ProcessorSettings;
+import io.idemworker.servicebus.SessionSettings;
 import io.idemworker.telemetry.TelemetryExport;
 import java.net.URI;
 import java.time.Duration;
@@ -47,6 +48,9 @@ import java.util.regex.Pattern;
  * @param subscription {@code SERVICEBUS_TOPIC_NAME} + {@code SERVICEBUS_SUBSCRIPTION_NAME}: present
  *     exactly for a consumer role, which reads it instead of {@code SERVICEBUS_QUEUE_NAME}
  * @param relay the outbox relay's {@code RELAY_*} settings
+ * @param sessions {@code SERVICEBUS_SESSIONS} and the session mode's settings ({@code
+ *     WORKER_MAX_CONCURRENT_SESSIONS}, {@code WORKER_GAP_TIMEOUT}, {@code
+ *     WORKER_PARK_MAX_MESSAGES}, {@code WORKER_PARK_MAX_AGE}); empty when session mode is off
  */
 record WorkerConfig(
     Optional<String> serviceBusConnectionString,
@@ -72,7 +76,8 @@ record WorkerConfig(
     Optional<PaymentsConfig> payments,
     Optional<CustomerConsumers.Role> consumerRole,
     Optional<ProcessorSettings.Subscription> subscription,
-    RelayConfig relay) {
+    RelayConfig relay,
+    Optional<SessionSettings> sessions) {
 
   /** The container the consumer roles write into unless {@code COSMOS_CONTAINER} says otherwise. */
   static final String CUSTOMERS_CONTAINER = "customers";
@@ -214,7 +219,15 @@ record WorkerConfig(
               "RELAY_POLL_INTERVAL",
               "PT1S",
               "an ISO 8601 duration from PT0.1S to PT1M, at most a third of RELAY_LEASE_DURATION"),
-          new Variable("RELAY_BATCH_SIZE", "100", "an integer from 1 to 1000"));
+          new Variable("RELAY_BATCH_SIZE", "100", "an integer from 1 to 1000"),
+          new Variable(
+              "SERVICEBUS_SESSIONS",
+              "false",
+              "true | false; true needs a queue that requires sessions and WORKER_ROLE orders"),
+          new Variable("WORKER_MAX_CONCURRENT_SESSIONS", "8", "an integer from 1 to 1000"),
+          new Variable("WORKER_GAP_TIMEOUT", "PT5M", "an ISO 8601 duration from PT0S to P7D"),
+          new Variable("WORKER_PARK_MAX_MESSAGES", "100", "an integer from 1 to 1000"),
+          new Variable("WORKER_PARK_MAX_AGE", "P1D", "an ISO 8601 duration from PT1M to P3650D"));
 
   /** Cosmos DB's largest item TTL: a 32-bit count of seconds (about 68 years). */
   private static final Duration MAX_TTL = Duration.ofSeconds(Integer.MAX_VALUE);
@@ -317,7 +330,8 @@ record WorkerConfig(
                 r.matching("RELAY_TOPIC_NAME", QUEUE),
                 r.duration("RELAY_LEASE_DURATION", Duration.ofSeconds(5), Duration.ofMinutes(10)),
                 r.duration("RELAY_POLL_INTERVAL", Duration.ofMillis(100), Duration.ofMinutes(1)),
-                r.integer("RELAY_BATCH_SIZE", 1, 1000)));
+                r.integer("RELAY_BATCH_SIZE", 1, 1000)),
+            sessions(r, role));
     if (r.problems.isEmpty()) {
       RelayConfig relay = config.relay();
       if (relay.pollInterval().compareTo(relay.leaseDuration().dividedBy(3)) > 0) {
@@ -417,6 +431,28 @@ record WorkerConfig(
       return Optional.of(new ProcessorSettings.Subscription(topic.get(), name.get()));
     }
     return Optional.empty();
+  }
+
+  /** Session mode's settings, read (and checked) whether or not it is on. */
+  private static Optional<SessionSettings> sessions(
+      EnvironmentReader r, Optional<CustomerConsumers.Role> role) {
+    boolean on = r.choice("SERVICEBUS_SESSIONS", "true", "false").equals("true");
+    int sessions = r.integer("WORKER_MAX_CONCURRENT_SESSIONS", 1, 1000);
+    Duration gap = r.duration("WORKER_GAP_TIMEOUT", Duration.ZERO, Duration.ofDays(7));
+    int waiting = r.integer("WORKER_PARK_MAX_MESSAGES", 1, 1000);
+    Duration age = r.duration("WORKER_PARK_MAX_AGE", Duration.ofMinutes(1), Duration.ofDays(3650));
+    if (!on) {
+      return Optional.empty();
+    }
+    if (role.isPresent()) {
+      r.problems.add(
+          "SERVICEBUS_SESSIONS, WORKER_ROLE: session mode is for WORKER_ROLE orders (its sessions"
+              + " are orders); a consumer role runs without it");
+      return Optional.empty();
+    }
+    return Optional.of(
+        new SessionSettings(
+            sessions, SessionSettings.defaults().sessionIdleTimeout(), gap, waiting, age));
   }
 
   private static Optional<PaymentsConfig> payments(EnvironmentReader r) {

@@ -16,7 +16,12 @@ import picocli.CommandLine.Mixin;
 @Command(
     name = "dlq",
     mixinStandardHelpOptions = true,
-    subcommands = {DlqListCommand.class, ResubmitCommand.class},
+    subcommands = {
+      DlqListCommand.class,
+      ResubmitCommand.class,
+      ParkedCommands.Release.class,
+      ParkedCommands.Discard.class
+    },
     description = {
       "Counts dead-lettered messages by reason, per queue or subscription.",
       "",

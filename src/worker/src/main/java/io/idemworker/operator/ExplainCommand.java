@@ -4,6 +4,7 @@ import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.servicebus.DeadLetterReader;
 import java.io.PrintStream;
 import java.time.Clock;
@@ -139,17 +140,19 @@ final class ExplainCommand implements Callable<Integer> {
           firstLine(Optional.ofNullable(e.getMessage()).orElse(e.toString())));
       return 2;
     }
+    Optional<ObjectNode> parking = ParkingView.look(env, target, explanation.orderId());
     if (json) {
       try {
+        ObjectNode document = explanation.toJson(clock);
+        parking.ifPresent(p -> document.set("parking", p));
         out.println(
-            new ObjectMapper()
-                .writerWithDefaultPrettyPrinter()
-                .writeValueAsString(explanation.toJson(clock)));
+            new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(document));
       } catch (JsonProcessingException e) {
         throw new IllegalStateException("a tree of JSON nodes always serialises", e);
       }
     } else if (explanation.found()) {
       explanation.print(out, clock);
+      parking.ifPresent(p -> out.println(ParkingView.describe(p)));
     } else {
       explanation.problems().forEach(p -> out.printf("note: %s%n", p));
     }

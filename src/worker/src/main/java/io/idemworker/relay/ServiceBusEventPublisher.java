@@ -15,9 +15,9 @@ import java.util.Objects;
 /**
  * Publishes events with a Service Bus sender: {@code MessageId} = event id, {@code Subject} = event
  * type, {@code CorrelationId} and {@code traceparent}/{@code tracestate} carried over, the payload
- * as a JSON body, {@code orderId} as an application property; each built by the {@link ProducerKit}
- * (MessageId checked, send attempt stamped). Events go in as few batches as fit, each batch one
- * send, in order.
+ * as a JSON body, {@code orderId} as an application property and as the {@code SessionId}; each
+ * built by the {@link ProducerKit} (MessageId checked, send attempt stamped). Events go in as few
+ * batches as fit, each batch one send, in order.
  *
  * <p>Not thread-safe: the relay calls it from one thread.
  */
@@ -82,7 +82,9 @@ final class ServiceBusEventPublisher implements EventPublisher {
     Outgoing message =
         Outgoing.assignedOnce(event.id(), event.eventType(), event.payload().toString())
             .withProperty("orderId", event.orderId())
-            .withProperty(ProducerStamps.ORIGIN, ProducerStamps.RELAY);
+            .withProperty(ProducerStamps.ORIGIN, ProducerStamps.RELAY)
+            // A subscription without sessions ignores it; one that requires sessions needs it.
+            .withSessionId(event.orderId());
     if (event.correlationId().isPresent()) {
       message = message.withCorrelationId(event.correlationId().get());
     }

@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe; {@link #shutdown} and {@link #close} are idempotent.
  */
-public final class ServiceBusWorker implements AutoCloseable {
+public final class ServiceBusWorker implements MessageWorker {
   private static final Logger LOG = LoggerFactory.getLogger(ServiceBusWorker.class);
 
   /** Service Bus clients refuse longer dead-letter descriptions; keep well inside. */

@@ -116,6 +116,17 @@ final class WorkerLifecycle {
    */
   void onDelivery(
       ServiceBusReceivedMessageContext context, Consumer<ServiceBusReceivedMessageContext> handle) {
+    onDelivery(() -> handle.accept(context), context::abandon);
+  }
+
+  /**
+   * As {@link #onDelivery(ServiceBusReceivedMessageContext, Consumer)}, for a delivery that is not
+   * a processor's (session mode's own receivers).
+   *
+   * @param handle handles and settles the delivery
+   * @param abandon sends it back unhandled
+   */
+  void onDelivery(Runnable handle, Runnable abandon) {
     boolean hold;
     boolean paused;
     synchronized (inFlightLock) {
@@ -130,11 +141,11 @@ final class WorkerLifecycle {
       return;
     }
     if (paused) {
-      returnUnhandled(context);
+      returnUnhandled(abandon);
       return;
     }
     try {
-      handle.accept(context);
+      handle.run();
     } finally {
       synchronized (inFlightLock) {
         inFlight--;
@@ -225,14 +236,14 @@ final class WorkerLifecycle {
    * A delivery that arrived after the worker paused waits until the processor stops (so that it
    * occupies its slot and no further message is fetched), then goes back to the queue unhandled.
    */
-  private void returnUnhandled(ServiceBusReceivedMessageContext context) {
+  private void returnUnhandled(Runnable abandon) {
     try {
       pauseGate.await(PAUSE_DRAIN_BOUND.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     try {
-      context.abandon();
+      abandon.run();
     } catch (RuntimeException e) {
       // The link is closing; the message comes back when its lock ends.
     }

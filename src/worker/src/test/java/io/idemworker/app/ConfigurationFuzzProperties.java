@@ -166,6 +166,11 @@ class ConfigurationFuzzProperties {
     m.put("RELAY_LEASE_DURATION", badDuration("PT10M1S", "PT4S"));
     m.put("RELAY_POLL_INTERVAL", badDuration("PT1M1S", "PT0.05S"));
     m.put("RELAY_BATCH_SIZE", badInteger(1, 1000));
+    m.put("SERVICEBUS_SESSIONS", choiceJunk(Set.of("true", "false")));
+    m.put("WORKER_MAX_CONCURRENT_SESSIONS", badInteger(1, 1000));
+    m.put("WORKER_GAP_TIMEOUT", badDuration("P7DT1S", "-PT1S"));
+    m.put("WORKER_PARK_MAX_MESSAGES", badInteger(1, 1000));
+    m.put("WORKER_PARK_MAX_AGE", badDuration("P3651D", "PT59S"));
     m.put("PAYMENTS_LEASE", badDuration("PT5M1S", "PT1S"));
     m.put("WORKER_SHUTDOWN_TIMEOUT", badDuration("PT10M1S", "PT0.5S"));
     m.put(

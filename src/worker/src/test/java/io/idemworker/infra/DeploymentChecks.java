@@ -33,7 +33,8 @@ final class DeploymentChecks {
       Map.of(
           "SERVICEBUS_LOCK_DURATION", "lockDuration",
           "SERVICEBUS_MAX_DELIVERY_COUNT", "maxDeliveryCount",
-          "SERVICEBUS_MESSAGE_TTL", "defaultMessageTimeToLive");
+          "SERVICEBUS_MESSAGE_TTL", "defaultMessageTimeToLive",
+          "SERVICEBUS_SESSIONS", "requiresSession");
 
   private static final Pattern LIST_CALL = Pattern.compile("\\blist[A-Za-z]*\\s*\\(");
 
@@ -352,7 +353,9 @@ final class DeploymentChecks {
       if (definition.isEmpty() || definition.get().value().isEmpty()) {
         problems.add(outputSymbol + " has no default in servicebus.bicep");
       }
-      if (sbArgs.at(outputSymbol).isPresent()) {
+      // Session mode is a deployment choice (main's serviceBusSessions), like the capacity knobs:
+      // main passes it to the module, and the worker still learns it from the module's output.
+      if (sbArgs.at(outputSymbol).isPresent() && !name.equals("SERVICEBUS_SESSIONS")) {
         problems.add(outputSymbol + " is defined again in main.bicep");
       }
     }

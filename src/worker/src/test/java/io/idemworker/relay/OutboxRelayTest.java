@@ -126,6 +126,7 @@ class OutboxRelayTest {
     assertThat(first.getSubject()).isEqualTo("OrderAccepted");
     assertThat(first.getCorrelationId()).isEqualTo("corr-" + orderId);
     assertThat(first.getContentType()).isEqualTo("application/json");
+    assertThat(first.getSessionId()).isEqualTo(orderId);
     assertThat(first.getApplicationProperties())
         .containsEntry("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
         .containsEntry("orderId", orderId)

@@ -65,7 +65,13 @@ import picocli.CommandLine.Option;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    subcommands = {ProcessBench.class, ColdStartBench.class, BoundBench.class, HttpBench.class},
+    subcommands = {
+      ProcessBench.class,
+      ColdStartBench.class,
+      BoundBench.class,
+      HttpBench.class,
+      SessionBench.class
+    },
     description = {
       "Measures this worker against a naive consumer without duplicate protection.",
       "",

@@ -349,6 +349,7 @@ public final class DemoCommand implements Callable<Integer> {
       settled &= relayed.settled();
       DemoWebhookPhase.Result webhooks =
           new DemoWebhookPhase(out, timeout).run(container, scenario.orders.keySet());
+      List<Check> sessions = new DemoSessionPhase(out, timeout).run(serviceBus, cosmosClient, seed);
       out.println();
       DemoReport report = new DemoReport(out);
       report.summary(scenario, tally, instances, provider.stats());
@@ -365,6 +366,7 @@ public final class DemoCommand implements Callable<Integer> {
       observed.addAll(relayAudit.run(relayed, serviceBus.connectionString()));
       observed.addAll(DemoHttpPhase.observed(http));
       observed.addAll(webhooks.observed());
+      observed.addAll(sessions);
       tamper.accept(new AuditedStores(scenario, container, relayed.customers()));
       DeadLetters deadLetters = DeadLetters.peek(serviceBus.connectionString(), QUEUE, 100_000);
       StateAudit.Result stores =

@@ -4,6 +4,7 @@ import io.idemworker.operator.ServiceBusTarget;
 import io.idemworker.servicebus.Outgoing;
 import io.idemworker.servicebus.ProducerKit;
 import io.idemworker.servicebus.ServiceBusConnection;
+import io.idemworker.servicebus.SessionIds;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +41,12 @@ public final class SendCommand implements Callable<Integer> {
   @Option(names = "--twice", description = "Send every message two times.")
   boolean twice;
 
+  @Option(
+      names = "--sessions",
+      description =
+          "Set SessionId = orderId (session mode; also when SERVICEBUS_SESSIONS is true).")
+  boolean sessions;
+
   private final Map<String, String> env;
   private final PrintStream out;
 
@@ -75,9 +82,10 @@ public final class SendCommand implements Callable<Integer> {
     List<String> orderIds = scenario.firstWave.subList(0, orders);
     try (ProducerKit kit =
         new ProducerKit(connection.builder().sender().queueName(queue).buildClient())) {
-      sendAll(kit, orderIds, scenario, 1);
+      boolean inSessions = sessions || SessionIds.requested(env);
+      sendAll(kit, orderIds, scenario, 1, inSessions);
       if (twice) {
-        sendAll(kit, orderIds, scenario, 2);
+        sendAll(kit, orderIds, scenario, 2, inSessions);
       }
     }
     out.printf(
@@ -91,10 +99,15 @@ public final class SendCommand implements Callable<Integer> {
 
   /** Sends every order once, as the producer's attempt {@code attempt}, 100 to a batch. */
   private static void sendAll(
-      ProducerKit kit, List<String> orderIds, DemoScenario scenario, int attempt) {
+      ProducerKit kit,
+      List<String> orderIds,
+      DemoScenario scenario,
+      int attempt,
+      boolean inSessions) {
     List<Outgoing> batch = new ArrayList<>();
     for (String orderId : orderIds) {
-      batch.add(scenario.outgoing(orderId));
+      Outgoing message = scenario.outgoing(orderId);
+      batch.add(inSessions ? message.withSessionId(orderId) : message);
       if (batch.size() >= 100) {
         kit.sendAll(batch, attempt);
         batch.clear();

@@ -49,6 +49,8 @@ class DemoCommandTest {
         .contains("PASS  HTTP: every key reused with another body (3) refused with 422")
         .contains("PASS  HTTP: orders the queue had taken, posted again over HTTP (3)")
         .contains("PASS  webhooks: the provider delivered every event")
+        .contains("PASS  sessions: status versions sent 1, 3, 2 applied as 1, 2, 3")
+        .contains("PASS  sessions: a poison message parked the rest of its order")
         // The audit of the stores: StateAudit, the chaos run's.
         .contains("Audit of the stores (StateAudit")
         .contains("PASS  every order (")

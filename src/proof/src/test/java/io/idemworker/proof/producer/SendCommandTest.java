@@ -59,4 +59,29 @@ class SendCommandTest {
             m -> String.valueOf(m.getApplicationProperties().get("idemworker-send-attempt")))
         .containsExactlyInAnyOrder("1", "1", "1", "2", "2", "2");
   }
+
+  @Test
+  void sessionsOption_putsEachOrderInItsSession_whichASessionQueueRequires() {
+    String queue = Emulators.newQueue(settings -> settings.withRequiresSession(true));
+    Map<String, String> env =
+        Map.of(
+            "SERVICEBUS_CONNECTION_STRING",
+            Emulators.serviceBus().connectionString(),
+            "SERVICEBUS_QUEUE_NAME",
+            queue);
+
+    int exit =
+        new CommandLine(new SendCommand(env, new PrintStream(new ByteArrayOutputStream())))
+            .execute("--orders", "2", "--sessions");
+
+    assertThat(exit).isZero();
+    try (var sessions =
+        Emulators.serviceBusClient().sessionReceiver().queueName(queue).buildClient()) {
+      ServiceBusReceiverClient first = sessions.acceptNextSession();
+      ServiceBusReceivedMessage message =
+          first.receiveMessages(1, Duration.ofSeconds(10)).stream().findFirst().orElseThrow();
+      assertThat(message.getSessionId()).isEqualTo(message.getMessageId());
+      assertThat(first.getSessionId()).isEqualTo(message.getMessageId());
+    }
+  }
 }

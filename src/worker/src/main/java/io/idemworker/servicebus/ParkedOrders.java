@@ -1,0 +1,247 @@
+package io.idemworker.servicebus;
+
+import com.azure.messaging.servicebus.ServiceBusException;
+import com.azure.messaging.servicebus.ServiceBusFailureReason;
+import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
+import com.azure.messaging.servicebus.ServiceBusReceiverClient;
+import com.azure.messaging.servicebus.ServiceBusSessionReceiverClient;
+import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
+import com.azure.messaging.servicebus.models.SubQueue;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The operator's side of parking, for a queue in session mode: look at a parked order, release it
+ * (its dead-lettered message goes back; the worker then applies the parked ones in their order), or
+ * discard what is parked behind it. Each call accepts the order's session, so it is made as the
+ * session lock holder, as the service requires; while a worker holds the session the call fails
+ * with {@link SessionBusy} and can be repeated.
+ *
+ * <p>Crash-safe in the same way as the worker: a copy is sent before its original is completed, and
+ * the parking is cleared from the session state last, so an interrupted release can be run again (a
+ * copy sent twice is a duplicate to the worker). Not thread-safe; one call at a time.
+ */
+public final class ParkedOrders implements AutoCloseable {
+  private final ServiceBusConnection connection;
+  private final String queue;
+  private final ServiceBusSessionReceiverClient sessions;
+
+  /**
+   * Opens the operator's clients on a queue.
+   *
+   * @param connection the namespace
+   * @param queue the queue, which requires sessions
+   */
+  public ParkedOrders(ServiceBusConnection connection, String queue) {
+    this.connection = Objects.requireNonNull(connection, "connection");
+    this.queue = Objects.requireNonNull(queue, "queue");
+    this.sessions =
+        connection
+            .builder()
+            .sessionReceiver()
+            .queueName(queue)
+            .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
+            .disableAutoComplete()
+            .buildClient();
+  }
+
+  /** A worker holds the order's session now; try again in a moment. */
+  public static final class SessionBusy extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    SessionBusy(String orderId, Throwable cause) {
+      super("a worker holds the session of order " + orderId + " now; try again", cause);
+    }
+  }
+
+  /**
+   * What a parked order looks like.
+   *
+   * @param orderId the order
+   * @param reason the dead-letter reason that parked it
+   * @param messageId the dead-lettered message
+   * @param since when it was parked
+   * @param behind the sequence numbers parked behind it, in order
+   * @param waitingForVersion status changes deferred for a missing version (sequence numbers)
+   */
+  public record Parking(
+      String orderId,
+      String reason,
+      String messageId,
+      Instant since,
+      List<Long> behind,
+      List<Long> waitingForVersion) {}
+
+  /**
+   * One message released or discarded.
+   *
+   * @param messageId its id
+   * @param subject its subject
+   * @param sequenceNumber its sequence number before
+   */
+  public record Moved(String messageId, String subject, long sequenceNumber) {}
+
+  /**
+   * Looks at an order's session state.
+   *
+   * @param orderId the order
+   * @return the parking, empty when the order is not parked
+   * @throws SessionBusy when a worker holds the session
+   */
+  public Optional<Parking> look(String orderId) {
+    try (ServiceBusReceiverClient session = accept(orderId)) {
+      return parking(orderId, SessionState.read(session.getSessionState()));
+    }
+  }
+
+  /**
+   * Releases a parked order: resubmits its dead-lettered message (found in the dead-letter queue by
+   * MessageId and SessionId). When the copy goes through, the worker ends the parking itself and
+   * applies the parked messages in their order (they never leave the session, so no copy of them
+   * can be dropped by duplicate detection); when it fails again, the order stays parked.
+   *
+   * @param orderId the order
+   * @param wait how long to wait for each batch of the dead-letter queue
+   * @return the parking and whether its dead-lettered message was found and sent back; empty when
+   *     the order is not parked
+   * @throws SessionBusy when a worker holds the session
+   */
+  public Optional<Released> release(String orderId, Duration wait) {
+    Optional<Parking> parking = look(orderId);
+    if (parking.isEmpty()) {
+      return Optional.empty();
+    }
+    try (ProducerKit sender =
+        new ProducerKit(connection.builder().sender().queueName(queue).buildClient())) {
+      return Optional.of(
+          new Released(
+              parking.get(),
+              resubmitDeadLettered(orderId, parking.get().messageId(), sender, wait)));
+    }
+  }
+
+  /**
+   * What {@link #release} did.
+   *
+   * @param parking the parking it released
+   * @param resubmitted the dead-lettered message sent back; empty when it was not in the
+   *     dead-letter queue (resubmitted or removed before)
+   */
+  public record Released(Parking parking, Optional<Moved> resubmitted) {}
+
+  /**
+   * Drops what is parked behind an order's dead-lettered message and clears the parking; the
+   * dead-lettered message stays in the dead-letter queue.
+   *
+   * @param orderId the order
+   * @return what was dropped, for the operator's record; empty when the order was not parked
+   * @throws SessionBusy when a worker holds the session
+   */
+  public List<Moved> discard(String orderId) {
+    List<Moved> dropped = new ArrayList<>();
+    try (ServiceBusReceiverClient session = accept(orderId)) {
+      SessionState state = SessionState.read(session.getSessionState());
+      if (state.parked().isEmpty()) {
+        return dropped;
+      }
+      for (SessionState.Waiting waiting : state.parked().get().behind()) {
+        Optional<ServiceBusReceivedMessage> found =
+            receiveDeferred(session, waiting.sequenceNumber());
+        if (found.isPresent()) {
+          session.complete(found.get());
+          dropped.add(moved(found.get()));
+        }
+      }
+      session.setSessionState(state.withParked(Optional.empty()).write());
+    }
+    return dropped;
+  }
+
+  @Override
+  public void close() {
+    sessions.close();
+  }
+
+  private ServiceBusReceiverClient accept(String orderId) {
+    try {
+      return sessions.acceptSession(orderId);
+    } catch (RuntimeException e) {
+      throw new SessionBusy(orderId, e);
+    }
+  }
+
+  private static Optional<Parking> parking(String orderId, SessionState state) {
+    return state
+        .parked()
+        .map(
+            p ->
+                new Parking(
+                    orderId,
+                    p.reason(),
+                    p.messageId(),
+                    p.since(),
+                    p.behind().stream().map(SessionState.Waiting::sequenceNumber).toList(),
+                    state.waiting().stream().map(SessionState.Waiting::sequenceNumber).toList()));
+  }
+
+  private Optional<Moved> resubmitDeadLettered(
+      String orderId, String messageId, ProducerKit sender, Duration wait) {
+    try (ServiceBusReceiverClient deadLetters =
+        connection
+            .builder()
+            .receiver()
+            .queueName(queue)
+            .subQueue(SubQueue.DEAD_LETTER_QUEUE)
+            .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
+            .buildClient()) {
+      List<ServiceBusReceivedMessage> others = new ArrayList<>();
+      try {
+        while (true) {
+          boolean any = false;
+          for (ServiceBusReceivedMessage message : deadLetters.receiveMessages(100, wait)) {
+            any = true;
+            if (messageId.equals(message.getMessageId())
+                && orderId.equals(message.getSessionId())) {
+              sender.send(copy(message, orderId));
+              deadLetters.complete(message);
+              return Optional.of(moved(message));
+            }
+            others.add(message);
+          }
+          if (!any) {
+            return Optional.empty();
+          }
+        }
+      } finally {
+        others.forEach(deadLetters::abandon);
+      }
+    }
+  }
+
+  private static Outgoing copy(ServiceBusReceivedMessage message, String orderId) {
+    return DeadLetterResubmitter.copyOf(message).withSessionId(orderId);
+  }
+
+  private static Moved moved(ServiceBusReceivedMessage message) {
+    return new Moved(
+        Optional.ofNullable(message.getMessageId()).orElse(""),
+        Optional.ofNullable(message.getSubject()).orElse(""),
+        message.getSequenceNumber());
+  }
+
+  private static Optional<ServiceBusReceivedMessage> receiveDeferred(
+      ServiceBusReceiverClient session, long sequenceNumber) {
+    try {
+      return Optional.ofNullable(session.receiveDeferredMessage(sequenceNumber));
+    } catch (ServiceBusException e) {
+      if (e.getReason() == ServiceBusFailureReason.MESSAGE_NOT_FOUND) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,38 @@
+package io.idemworker.servicebus;
+
+import com.azure.messaging.servicebus.ServiceBusMessage;
+import java.util.Map;
+
+/**
+ * What a producer sets in session mode: {@code SessionId} = the orderId, on every message of the
+ * {@code orders} queue, so that one order's messages are handled one at a time and in order (a
+ * session queue refuses a message without it). The relay sets it on every event too: a subscription
+ * without sessions ignores it, one with sessions needs it.
+ */
+public final class SessionIds {
+  private SessionIds() {}
+
+  /** The variable that turns session mode on, for the worker and the producers alike. */
+  public static final String VARIABLE = "SERVICEBUS_SESSIONS";
+
+  /**
+   * Whether the environment asks for session mode.
+   *
+   * @param env the environment
+   * @return true when {@code SERVICEBUS_SESSIONS} is {@code true}
+   */
+  public static boolean requested(Map<String, String> env) {
+    return "true".equalsIgnoreCase(env.getOrDefault(VARIABLE, "false").strip());
+  }
+
+  /**
+   * Puts a message in its order's session.
+   *
+   * @param message the message
+   * @param orderId the order it belongs to
+   * @return the same message, with {@code SessionId} = orderId
+   */
+  public static ServiceBusMessage stamp(ServiceBusMessage message, String orderId) {
+    return message.setSessionId(orderId);
+  }
+}

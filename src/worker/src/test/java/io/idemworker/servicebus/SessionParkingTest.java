@@ -1,0 +1,270 @@
+package io.idemworker.servicebus;
+
+import static io.idemworker.testing.RecordingObserver.is;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.azure.cosmos.CosmosContainer;
+import com.azure.cosmos.models.PartitionKey;
+import com.azure.messaging.servicebus.ServiceBusMessage;
+import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
+import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.core.DocumentPatch;
+import io.idemworker.core.EffectStore;
+import io.idemworker.core.IdempotentConsumer;
+import io.idemworker.core.IncomingMessage;
+import io.idemworker.core.KeyStrategies;
+import io.idemworker.core.MessageDecoder;
+import io.idemworker.core.Outcome;
+import io.idemworker.core.StoreFailure;
+import io.idemworker.core.WriteSet;
+import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderMessageTypes;
+import io.idemworker.orders.Orders;
+import io.idemworker.testing.Emulators;
+import io.idemworker.testing.RecordingObserver;
+import io.idemworker.testing.RecordingObserver.Finished;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Sequenced parking end to end: a dead-lettered message parks the rest of its order until an
+ * operator releases or discards it, through the real SDK against the emulators.
+ */
+class SessionParkingTest {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  private final CosmosContainer container = Emulators.orders();
+  private final List<SessionWorker> workers = new ArrayList<>();
+  private final RecordingObserver observer = new RecordingObserver();
+  private final ParkingEvents events = new ParkingEvents();
+  private final MessageDecoder decoder =
+      OrderMessageTypes.decoder(true, new InboxMarkers("orders", Optional.of(Duration.ofDays(14))));
+  private final String orderId = "ord-" + UUID.randomUUID().toString().substring(0, 13);
+  private final String poison = "cr-" + UUID.randomUUID().toString().substring(0, 8);
+  private final AtomicBoolean rejectedOnce = new AtomicBoolean();
+  private String queue;
+  private ServiceBusSenderClient sender;
+  private ParkedOrders operator;
+
+  @BeforeEach
+  void createQueue() {
+    queue = Emulators.newQueue(s -> s.withRequiresSession(true).withMaxDeliveryCount(10));
+    sender = Emulators.sender(queue);
+    operator =
+        new ParkedOrders(
+            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
+            queue);
+  }
+
+  @AfterEach
+  void stopEverything() {
+    workers.forEach(worker -> worker.shutdown(Duration.ofSeconds(5)));
+    operator.close();
+    sender.close();
+  }
+
+  /** Counts parkings and releases so a test can wait for them with a bound. */
+  static final class ParkingEvents extends SessionEvents {
+    final Semaphore parkedBehind = new Semaphore(0);
+
+    @Override
+    void parkedBehind(String sessionId, String messageId) {
+      super.parkedBehind(sessionId, messageId);
+      parkedBehind.release();
+    }
+  }
+
+  /** The store refuses the poison credit's first write for good, as a 400 would. */
+  private EffectStore store() {
+    CosmosEffectStore cosmos = new CosmosEffectStore(container, (op, status, charge, l) -> {});
+    return new EffectStore() {
+      @Override
+      public WriteResult apply(WriteSet writeSet) {
+        if (writeSet.toString().contains(poison) && rejectedOnce.compareAndSet(false, true)) {
+          return new Failed(
+              new StoreFailure(StoreFailure.Kind.PERMANENT, 400, "refused by the test"));
+        }
+        return cosmos.apply(writeSet);
+      }
+
+      @Override
+      public UpdateResult update(String partitionKey, DocumentPatch patch) {
+        if (patch.toString().contains(poison) && rejectedOnce.compareAndSet(false, true)) {
+          return new Failed(
+              new StoreFailure(StoreFailure.Kind.PERMANENT, 400, "refused by the test"));
+        }
+        return cosmos.update(partitionKey, patch);
+      }
+
+      @Override
+      public ReadResult read(String partitionKey, String id) {
+        return cosmos.read(partitionKey, id);
+      }
+    };
+  }
+
+  private SessionWorker startWorker(SessionSettings sessions) {
+    EffectStore store = store();
+    SessionWorker worker =
+        new SessionWorker(
+            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
+            ProcessorSettings.defaults(queue).withMaxRetryBackoff(Duration.ofMillis(50)),
+            sessions,
+            new IdempotentConsumer(
+                KeyStrategies.messageId(), decoder, store, Clock.systemUTC(), 256 * 1024),
+            decoder,
+            store,
+            new CosmosEffectStore(container, (op, status, charge, l) -> {}),
+            observer,
+            events,
+            Clock.systemUTC());
+    workers.add(worker);
+    worker.start();
+    return worker;
+  }
+
+  private void send(IncomingMessage message) {
+    ServiceBusMessage out = new ServiceBusMessage(message.body());
+    out.setMessageId(message.messageId().orElseThrow());
+    out.setSubject(message.subject().orElseThrow());
+    out.setContentType("application/json");
+    out.setSessionId(orderId);
+    sender.sendMessage(out);
+  }
+
+  /** Order placed, status 1, the poison credit, then status 2, a good credit and status 3. */
+  private void sendSequenceWithPoisonInTheMiddle() {
+    send(Orders.typed("OrderPlaced", orderId, Orders.body(orderId, "cust-42"), 0));
+    send(Orders.status(orderId, "Confirmed", 1));
+    send(Orders.credit(orderId, poison, "1.5", "EUR"));
+    send(Orders.status(orderId, "Packed", 2));
+    send(Orders.credit(orderId, "cr-good-" + orderId, "2", "EUR"));
+    send(Orders.status(orderId, "Shipped", 3));
+  }
+
+  private ObjectNode order() {
+    return container.readItem(orderId, new PartitionKey(orderId), ObjectNode.class).getItem();
+  }
+
+  private void awaitParked(int messages) throws InterruptedException {
+    assertThat(events.parkedBehind.tryAcquire(messages, WAIT.toSeconds(), TimeUnit.SECONDS))
+        .as("%d messages parked within %s", messages, WAIT)
+        .isTrue();
+  }
+
+  private ParkedOrders.Parking lookWhenFree() {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      try {
+        return operator.look(orderId).orElseThrow();
+      } catch (ParkedOrders.SessionBusy busy) {
+        assertThat(System.nanoTime()).as("session free within %s", WAIT).isLessThan(deadline);
+      }
+    }
+  }
+
+  @Test
+  void deadLetteredMessage_parksTheRestOfItsOrder_untilReleased_thenAllApplyInOrder()
+      throws Exception {
+    startWorker(SessionSettings.defaults());
+    sendSequenceWithPoisonInTheMiddle();
+    awaitParked(3);
+
+    assertThat(order().get("statusVersion").asLong()).isEqualTo(1);
+    assertThat(order().path("creditedUnits").asLong()).isZero();
+    ParkedOrders.Parking parking = lookWhenFree();
+    assertThat(parking.reason()).isEqualTo("StoreRejected");
+    assertThat(parking.messageId()).isEqualTo(poison);
+    assertThat(parking.behind()).hasSize(3);
+
+    ParkedOrders.Released released = releaseWhenFree();
+
+    assertThat(released.resubmitted()).map(ParkedOrders.Moved::messageId).contains(poison);
+    observer.await(1, f -> f.message().messageId().orElse("").endsWith(":status:3"), WAIT);
+    assertThat(order().get("statusVersion").asLong()).isEqualTo(3);
+    assertThat(order().get("creditedUnits").asLong()).isEqualTo(35_000);
+    assertThat(events.releasedCount()).isEqualTo(1);
+    assertThat(observer.finished()).filteredOn(is(Outcome.Processed.class)).hasSize(6);
+  }
+
+  @Test
+  void discard_dropsWhatIsParked_withARecord_andTheOrderRunsOn() throws Exception {
+    startWorker(SessionSettings.defaults());
+    sendSequenceWithPoisonInTheMiddle();
+    awaitParked(3);
+
+    List<ParkedOrders.Moved> dropped = discardWhenFree();
+
+    assertThat(dropped)
+        .extracting(ParkedOrders.Moved::messageId)
+        .containsExactly(orderId + ":status:2", "cr-good-" + orderId, orderId + ":status:3");
+    assertThat(operator.look(orderId)).isEmpty();
+    send(Orders.status(orderId, "Delivered", 2));
+    observer.await(1, f -> f.message().messageId().orElse("").endsWith(":status:2"), WAIT);
+    assertThat(order().get("statusVersion").asLong()).isEqualTo(2);
+    assertThat(order().path("creditedUnits").asLong()).isZero();
+  }
+
+  @Test
+  void moreParkedThanTheBound_areDeadLetteredWithTheirOwnReason() throws Exception {
+    startWorker(SessionSettings.defaults().withParkingBounds(2, Duration.ofDays(1)));
+    sendSequenceWithPoisonInTheMiddle();
+    awaitParked(2);
+
+    Finished bounded =
+        observer
+            .await(
+                1,
+                f ->
+                    f.outcome() instanceof Outcome.DeadLettered dl
+                        && dl.reason().code().equals("ParkingBoundExceeded"),
+                WAIT)
+            .get(0);
+    assertThat(bounded.message().messageId()).contains(orderId + ":status:3");
+    List<ServiceBusReceivedMessage> letters = Emulators.deadLetters(queue, 2, WAIT);
+    assertThat(letters)
+        .extracting(ServiceBusReceivedMessage::getDeadLetterReason)
+        .containsExactlyInAnyOrder("StoreRejected", "ParkingBoundExceeded");
+    assertThat(
+            letters.stream()
+                .filter(m -> m.getDeadLetterReason().equals("ParkingBoundExceeded"))
+                .findFirst()
+                .orElseThrow()
+                .getDeadLetterErrorDescription())
+        .contains("WORKER_PARK_MAX_MESSAGES", poison);
+  }
+
+  private ParkedOrders.Released releaseWhenFree() {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      try {
+        return operator.release(orderId, Duration.ofSeconds(2)).orElseThrow();
+      } catch (ParkedOrders.SessionBusy busy) {
+        assertThat(System.nanoTime()).as("session free within %s", WAIT).isLessThan(deadline);
+      }
+    }
+  }
+
+  private List<ParkedOrders.Moved> discardWhenFree() {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      try {
+        return operator.discard(orderId);
+      } catch (ParkedOrders.SessionBusy busy) {
+        assertThat(System.nanoTime()).as("session free within %s", WAIT).isLessThan(deadline);
+      }
+    }
+  }
+}
