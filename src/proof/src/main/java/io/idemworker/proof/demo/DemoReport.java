@@ -332,7 +332,7 @@ final class DemoReport {
                 && hazards.get(key(x)) != DemoPayments.Hazard.CRASH
                 && hazards.get(key(x)) != DemoPayments.Hazard.AMBIGUOUS);
     cost(
-        "duplicate payment (claim 409, record read)",
+        "duplicate payment (claim 409, read; again after a lease)",
         d,
         x -> is(x, payment, Outcome.Duplicate.class));
     cost(
