@@ -220,7 +220,7 @@ final class QueryEngine {
     Set<String> seen = new HashSet<>();
     for (Matched m : matched) {
       Optional<JsonNode> v = project(query, m.doc(), parameters, mapper);
-      if (v.isPresent() && (!query.distinct() || seen.add(v.get().toString()))) {
+      if (v.isPresent() && (!query.distinct() || seen.add(SqlValues.distinctKey(v.get())))) {
         rows.add(new Row(v.get(), m.keys(), m.number()));
       }
     }
@@ -276,7 +276,7 @@ final class QueryEngine {
         // Undefined has no JSON form: an empty array stands for it (a value is wrapped in one).
         key.add(v.isMissingNode() ? mapper.createArrayNode() : mapper.createArrayNode().add(v));
       }
-      groups.computeIfAbsent(key.toString(), k -> new ArrayList<>()).add(m);
+      groups.computeIfAbsent(SqlValues.distinctKey(key), k -> new ArrayList<>()).add(m);
     }
     List<Row> rows = new ArrayList<>();
     Set<String> seen = new HashSet<>();
@@ -284,7 +284,7 @@ final class QueryEngine {
       Map<String, JsonNode> bound = bind(query, group, parameters);
       Matched first = group.get(0);
       Optional<JsonNode> v = project(query, first.doc(), bound, mapper);
-      if (v.isPresent() && (!query.distinct() || seen.add(v.get().toString()))) {
+      if (v.isPresent() && (!query.distinct() || seen.add(SqlValues.distinctKey(v.get())))) {
         rows.add(new Row(v.get(), List.of(), first.number()));
       }
     }

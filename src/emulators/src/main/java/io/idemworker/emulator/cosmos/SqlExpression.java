@@ -196,6 +196,16 @@ sealed interface SqlExpression {
     }
   }
 
+  /** {@code left op right} for the operators of {@link SqlOperators}. */
+  record Binary(SqlOperators operator, SqlExpression left, SqlExpression right)
+      implements SqlExpression {
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      return operator.apply(
+          left.evaluate(document, parameters), () -> right.evaluate(document, parameters));
+    }
+  }
+
   /** An array literal {@code [a, b]}; undefined elements are left out, as the service does. */
   record ArrayLiteral(List<SqlExpression> elements) implements SqlExpression {
     public ArrayLiteral {

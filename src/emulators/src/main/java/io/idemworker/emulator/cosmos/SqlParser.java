@@ -270,7 +270,7 @@ final class SqlParser {
   }
 
   private SqlExpression comparison() {
-    SqlExpression left = primary();
+    SqlExpression left = operand();
     Token t = peekToken();
     if (t.kind() == Kind.SYMBOL) {
       SqlExpression.Comparison.Operator op =
@@ -285,9 +285,9 @@ final class SqlParser {
           };
       if (op != null) {
         pos++;
-        return new SqlExpression.Comparison(op, left, primary());
+        return new SqlExpression.Comparison(op, left, operand());
       }
-      if (Set.of("+", "-", "*", "/", "%", "||", "??", "?", "&", "|", "^").contains(t.text())) {
+      if (Set.of("?", "&", "|", "^").contains(t.text())) {
         throw unsupported("the operator '" + t.text() + "'");
       }
     }
@@ -308,20 +308,43 @@ final class SqlParser {
     }
     if (t.kind() == Kind.KEYWORD && t.text().equals("BETWEEN")) {
       pos++;
-      SqlExpression low = primary();
+      SqlExpression low = operand();
       if (!acceptKeyword("AND")) {
         throw syntaxError(peekToken());
       }
       SqlExpression between =
           new SqlExpression.And(
               new SqlExpression.Comparison(SqlExpression.Comparison.Operator.GE, left, low),
-              new SqlExpression.Comparison(SqlExpression.Comparison.Operator.LE, left, primary()));
+              new SqlExpression.Comparison(SqlExpression.Comparison.Operator.LE, left, operand()));
       return negated ? new SqlExpression.Not(between) : between;
     }
     if (t.kind() == Kind.KEYWORD
         && UNSUPPORTED_KEYWORDS.contains(t.text())
         && !t.text().equals("GROUP")) {
       throw unsupported(t.text());
+    }
+    return left;
+  }
+
+  /**
+   * An operand of a comparison: {@code ??} binds loosest, then {@code ||}, {@code + -}, {@code * /
+   * %}.
+   */
+  private SqlExpression operand() {
+    return binary(0);
+  }
+
+  private static final List<Set<String>> BINARY_LEVELS =
+      List.of(Set.of("??"), Set.of("||"), Set.of("+", "-"), Set.of("*", "/", "%"));
+
+  private SqlExpression binary(int level) {
+    if (level == BINARY_LEVELS.size()) {
+      return primary();
+    }
+    SqlExpression left = binary(level + 1);
+    while (peek(Kind.SYMBOL) && BINARY_LEVELS.get(level).contains(peekToken().text())) {
+      SqlOperators op = SqlOperators.of(next().text());
+      left = new SqlExpression.Binary(op, left, binary(level + 1));
     }
     return left;
   }

@@ -117,4 +117,42 @@ final class SqlValues {
     }
     return a.equals(b);
   }
+
+  /**
+   * A key equal for two values exactly when {@link #equal} holds (numbers by value, so {@code 5}
+   * and {@code 5.0} share one; object properties in any order), for DISTINCT and GROUP BY.
+   */
+  static String distinctKey(JsonNode n) {
+    StringBuilder out = new StringBuilder();
+    appendKey(n, out);
+    return out.toString();
+  }
+
+  private static void appendKey(JsonNode n, StringBuilder out) {
+    if (n.isMissingNode()) {
+      out.append('u');
+    } else if (n.isNumber()) {
+      out.append('n').append(n.decimalValue().stripTrailingZeros().toPlainString()).append(';');
+    } else if (n.isArray()) {
+      out.append('[');
+      for (JsonNode e : n) {
+        appendKey(e, out);
+        out.append(',');
+      }
+      out.append(']');
+    } else if (n.isObject()) {
+      java.util.TreeMap<String, JsonNode> sorted = new java.util.TreeMap<>();
+      n.fields().forEachRemaining(e -> sorted.put(e.getKey(), e.getValue()));
+      out.append('{');
+      sorted.forEach(
+          (k, v) -> {
+            out.append(com.fasterxml.jackson.databind.node.TextNode.valueOf(k)).append(':');
+            appendKey(v, out);
+            out.append(',');
+          });
+      out.append('}');
+    } else {
+      out.append(n.toString());
+    }
+  }
 }

@@ -237,7 +237,7 @@ class CosmosEmulatorQueryTest {
             new String[] {"SELECT * FROM c JOIN t IN c.tags", "JOIN"},
             new String[] {"SELECT * FROM c GROUP BY c.status", "SELECT * with GROUP BY"},
             new String[] {"SELECT COUNT(1) FROM c ORDER BY c.id", "aggregate with ORDER BY"},
-            new String[] {"SELECT * FROM c WHERE c.amount + 1 > 2", "'+'"},
+            new String[] {"SELECT * FROM c WHERE c.amount & 1 > 2", "'&'"},
             new String[] {"SELECT * FROM c WHERE c.status LIKE 'P%'", "LIKE"},
             new String[] {"SELEC * FROM c", "SELECT"});
 
