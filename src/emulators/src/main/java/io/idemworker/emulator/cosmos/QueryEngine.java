@@ -221,7 +221,10 @@ final class QueryEngine {
     for (Matched m : matched) {
       Optional<JsonNode> v = project(query, m.doc(), parameters, mapper);
       if (v.isPresent() && (!query.distinct() || seen.add(SqlValues.distinctKey(v.get())))) {
-        rows.add(new Row(v.get(), m.keys(), m.number()));
+        // A DISTINCT row stands for all its equal values, so it is written in the one number form
+        // the service writes (5.0 as 5), whichever of them came first.
+        JsonNode value = query.distinct() ? SqlValues.wholeNumbersAsIntegers(v.get()) : v.get();
+        rows.add(new Row(value, m.keys(), m.number()));
       }
     }
     return window(query, parameters, rows);

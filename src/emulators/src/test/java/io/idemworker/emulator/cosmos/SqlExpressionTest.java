@@ -73,6 +73,9 @@ class SqlExpressionTest {
         "ARRAY_LENGTH(c.tags) = 2",
         "LOWER(c.status) = 'placed' AND UPPER(c.status) = 'PLACED'",
         "LENGTH(c.status) = 6",
+        "c.statusVersion != null",
+        "c.status != 2",
+        "NOT (c.status = 2)",
       })
   void conditionsThatHold_keepTheDocument(String where) {
     assertThat(keeps(where)).as(where).isTrue();
@@ -104,6 +107,8 @@ class SqlExpressionTest {
         "c.status || 1 = 'Placed1'",
         "ARRAY_LENGTH(c.status) = 6",
         "LEFT(c.status, -1) = ''",
+        "c.missing != null",
+        "c.status < 2",
       })
   void undefinedOrFalseConditions_dropTheDocument(String where) {
     assertThat(keeps(where)).as(where).isFalse();
