@@ -106,7 +106,7 @@ final class QueryPlanner {
       info.put("limit", limit);
     }
     if (query.distinct()) {
-      info.put("distinctType", query.orderBy().isEmpty() ? "Unordered" : "Ordered");
+      info.put("distinctType", orderedDistinct(query) ? "Ordered" : "Unordered");
     }
     String rewritten = "";
     if (!query.orderBy().isEmpty()) {
@@ -215,6 +215,28 @@ final class QueryPlanner {
               + "'; set a partition key on the query for other forms.");
     }
     return p.text();
+  }
+
+  /**
+   * Whether equal DISTINCT rows arrive next to each other, so the SDK may de-duplicate them by
+   * comparing each row with the one before ({@code Ordered}, which also lets it resume from a
+   * continuation): the ORDER BY keys are exactly what is selected ({@code SELECT DISTINCT VALUE c.a
+   * … ORDER BY c.a}, or a property list whose expressions are the sort keys). Otherwise {@code
+   * Unordered}: the SDK keeps every row's hash, and refuses to resume such a query.
+   */
+  private static boolean orderedDistinct(SqlQuery query) {
+    if (query.orderBy().isEmpty() || query.selectAll()) {
+      return false;
+    }
+    java.util.Set<String> keys =
+        query.orderBy().stream().map(o -> normalized(o.text())).collect(Collectors.toSet());
+    java.util.Set<String> selected =
+        query.projections().stream().map(p -> normalized(p.text())).collect(Collectors.toSet());
+    return keys.equals(selected);
+  }
+
+  private static String normalized(String text) {
+    return text.replaceAll("\\s+", "");
   }
 
   private static String orderByRewrite(SqlQuery query) {
