@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -83,8 +84,8 @@ final class QueryEngine {
         // JavaScript SDK tries without a plan first and switches on this answer.
         throw CosmosError.badRequest(
             "Cross partition query only supports queries that need no merging by the client"
-                + " without a partition key range: this one uses ORDER BY, TOP, OFFSET/LIMIT,"
-                + " DISTINCT or an aggregate; fetch its query plan and query each range.");
+                + " without a partition key range: this one uses ORDER BY, GROUP BY, TOP,"
+                + " OFFSET/LIMIT, DISTINCT or an aggregate; fetch its query plan and query each range.");
       }
       items = c.items(key -> true);
     }
@@ -112,6 +113,7 @@ final class QueryEngine {
 
   private static boolean needsMerging(SqlQuery query) {
     return !query.orderBy().isEmpty()
+        || !query.groupBy().isEmpty()
         || !query.aggregates().isEmpty()
         || query.distinct()
         || query.top().isPresent()
@@ -206,6 +208,9 @@ final class QueryEngine {
         matched.add(new Matched(doc, keys, d.number()));
       }
     }
+    if (!query.groupBy().isEmpty()) {
+      return window(query, parameters, groups(query, matched, parameters, mapper));
+    }
     if (!query.aggregates().isEmpty()) {
       // The aggregate row is the result set that TOP / OFFSET … LIMIT then apply to (TOP 0 → none).
       return window(query, parameters, aggregate(query, matched, parameters, mapper));
@@ -215,8 +220,11 @@ final class QueryEngine {
     Set<String> seen = new HashSet<>();
     for (Matched m : matched) {
       Optional<JsonNode> v = project(query, m.doc(), parameters, mapper);
-      if (v.isPresent() && (!query.distinct() || seen.add(v.get().toString()))) {
-        rows.add(new Row(v.get(), m.keys(), m.number()));
+      if (v.isPresent() && (!query.distinct() || seen.add(SqlValues.distinctKey(v.get())))) {
+        // A DISTINCT row stands for all its equal values, so it is written in the one number form
+        // the service writes (5.0 as 5), whichever of them came first.
+        JsonNode value = query.distinct() ? SqlValues.wholeNumbersAsIntegers(v.get()) : v.get();
+        rows.add(new Row(value, m.keys(), m.number()));
       }
     }
     return window(query, parameters, rows);
@@ -252,11 +260,43 @@ final class QueryEngine {
     return query.orderBy().get(0).descending() ? -t : t;
   }
 
-  private static List<Row> aggregate(
+  /**
+   * One row per group of {@code matched} with equal GROUP BY values (undefined is a value of its
+   * own), in the order of each group's first document; aggregates are taken over the group, other
+   * expressions on its first document. DISTINCT then drops equal rows.
+   */
+  private static List<Row> groups(
       SqlQuery query,
       List<Matched> matched,
       Map<String, JsonNode> parameters,
       ObjectMapper mapper) {
+    matched.sort((a, b) -> Long.compare(a.number(), b.number()));
+    Map<String, List<Matched>> groups = new LinkedHashMap<>();
+    for (Matched m : matched) {
+      ArrayNode key = mapper.createArrayNode();
+      for (SqlQuery.GroupBy g : query.groupBy()) {
+        JsonNode v = g.key().evaluate(m.doc(), parameters);
+        // Undefined has no JSON form: an empty array stands for it (a value is wrapped in one).
+        key.add(v.isMissingNode() ? mapper.createArrayNode() : mapper.createArrayNode().add(v));
+      }
+      groups.computeIfAbsent(SqlValues.distinctKey(key), k -> new ArrayList<>()).add(m);
+    }
+    List<Row> rows = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (List<Matched> group : groups.values()) {
+      Map<String, JsonNode> bound = bind(query, group, parameters);
+      Matched first = group.get(0);
+      Optional<JsonNode> v = project(query, first.doc(), bound, mapper);
+      if (v.isPresent() && (!query.distinct() || seen.add(SqlValues.distinctKey(v.get())))) {
+        rows.add(new Row(v.get(), List.of(), first.number()));
+      }
+    }
+    return rows;
+  }
+
+  /** {@code parameters} plus the value of each aggregate of {@code query} over {@code matched}. */
+  private static Map<String, JsonNode> bind(
+      SqlQuery query, List<Matched> matched, Map<String, JsonNode> parameters) {
     Map<String, JsonNode> bound = new HashMap<>(parameters);
     for (SqlExpression.Aggregate a : query.aggregates()) {
       List<JsonNode> values = new ArrayList<>();
@@ -268,7 +308,15 @@ final class QueryEngine {
       }
       bound.put(a.slot(), Aggregates.apply(a.function(), values));
     }
-    return project(query, SqlExpression.UNDEFINED, bound, mapper)
+    return bound;
+  }
+
+  private static List<Row> aggregate(
+      SqlQuery query,
+      List<Matched> matched,
+      Map<String, JsonNode> parameters,
+      ObjectMapper mapper) {
+    return project(query, SqlExpression.UNDEFINED, bind(query, matched, parameters), mapper)
         .map(v -> List.of(new Row(v, List.of(), 0)))
         .orElse(List.of());
   }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -38,6 +39,8 @@ import java.util.stream.Collectors;
  */
 final class QueryPlanner {
   static final String ORDER_BY_FILTER = "{documentdb-formattableorderbyquery-filter}";
+  private static final Pattern AGGREGATE_CALL =
+      Pattern.compile("\\b(COUNT|SUM|MIN|MAX|AVG)\\s*\\(", Pattern.CASE_INSENSITIVE);
 
   private QueryPlanner() {}
 
@@ -55,6 +58,10 @@ final class QueryPlanner {
     ObjectNode n = skeleton(query, mapper);
     ObjectNode info = (ObjectNode) n.get("queryInfo");
     SqlQuery.Source src = query.source();
+    if (!query.groupBy().isEmpty()) {
+      groupBy(query, parameters, info);
+      return n;
+    }
     if (!query.aggregates().isEmpty() && isAggregateList(query)) {
       // SELECT MIN(c.a), MAX(c.a) AS top FROM c: the SDK combines, per alias, one partial per range
       // read from {"payload": {"<alias>": {"item": <partial>}, …}}.
@@ -99,7 +106,7 @@ final class QueryPlanner {
       info.put("limit", limit);
     }
     if (query.distinct()) {
-      info.put("distinctType", query.orderBy().isEmpty() ? "Unordered" : "Ordered");
+      info.put("distinctType", orderedDistinct(query) ? "Ordered" : "Unordered");
     }
     String rewritten = "";
     if (!query.orderBy().isEmpty()) {
@@ -118,6 +125,118 @@ final class QueryPlanner {
     }
     info.put("rewrittenQuery", rewritten);
     return n;
+  }
+
+  /**
+   * GROUP BY across partitions, as the Java SDK merges it: {@code groupByExpressions}, the aliases
+   * in SELECT order with their aggregate type ({@code null} for a grouped expression), and a
+   * rewrite returning per range one row per group, {@code [{"item": <group key>}, …] AS
+   * groupByItems, <payload> AS payload}, where the payload holds each aggregate's partial as {@code
+   * {"item": …}} (for {@code SELECT VALUE} the payload is that value). The SDK groups the rows of
+   * all ranges by their items and combines the partials. TOP and OFFSET/LIMIT apply to the merged
+   * groups, so the ranges' queries carry neither.
+   */
+  private static void groupBy(SqlQuery query, Map<String, JsonNode> parameters, ObjectNode info) {
+    if (query.distinct()) {
+      throw CosmosError.badRequest(
+          "Across partitions the idemworker Cosmos DB emulator serves GROUP BY without DISTINCT;"
+              + " set a partition key on the query for DISTINCT with GROUP BY.");
+    }
+    SqlQuery.Source src = query.source();
+    var expressions = info.putArray("groupByExpressions");
+    StringBuilder items = new StringBuilder("[");
+    StringBuilder groupBy = new StringBuilder();
+    for (SqlQuery.GroupBy g : query.groupBy()) {
+      expressions.add(g.text());
+      items
+          .append(items.length() > 1 ? ", " : "")
+          .append("{\"item\": ")
+          .append(g.text())
+          .append('}');
+      groupBy.append(groupBy.length() > 0 ? ", " : "").append(g.text());
+    }
+    items.append(']');
+    var aggregates = info.putArray("aggregates");
+    String payload;
+    if (query.value()) {
+      SqlQuery.Projection p = query.projections().get(0);
+      if (p.expression() instanceof SqlExpression.Aggregate a) {
+        aggregates.add(operator(a.function()));
+        payload = "{\"item\": " + partial(a, argumentText(p.text())) + "}";
+      } else {
+        payload = groupedExpression(p);
+      }
+    } else {
+      ObjectNode types = info.putObject("groupByAliasToAggregateType");
+      var aliases = info.putArray("groupByAliases");
+      StringBuilder list = new StringBuilder("{");
+      for (SqlQuery.Projection p : query.projections()) {
+        aliases.add(p.name());
+        list.append(list.length() > 1 ? ", " : "").append(quote(p.name())).append(": ");
+        if (p.expression() instanceof SqlExpression.Aggregate a) {
+          types.put(p.name(), operator(a.function()));
+          aggregates.add(operator(a.function()));
+          list.append("{\"item\": ").append(partial(a, argumentText(p.text()))).append('}');
+        } else {
+          types.putNull(p.name());
+          list.append(groupedExpression(p));
+        }
+      }
+      payload = list.append('}').toString();
+    }
+    query.top().ifPresent(t -> info.put("top", QueryEngine.count(t, parameters, "TOP")));
+    if (query.limit().isPresent()) {
+      info.put(
+          "offset", query.offset().map(e -> QueryEngine.count(e, parameters, "OFFSET")).orElse(0L));
+      info.put("limit", QueryEngine.count(query.limit().get(), parameters, "LIMIT"));
+    }
+    info.put(
+        "rewrittenQuery",
+        "SELECT "
+            + items
+            + " AS groupByItems, "
+            + payload
+            + " AS payload FROM "
+            + src.from()
+            + src.where().map(w -> " WHERE " + w).orElse("")
+            + " GROUP BY "
+            + groupBy);
+  }
+
+  /**
+   * The text of a projection next to GROUP BY that is not itself an aggregate: it may hold none.
+   */
+  private static String groupedExpression(SqlQuery.Projection p) {
+    if (AGGREGATE_CALL.matcher(p.text()).find()) {
+      throw CosmosError.badRequest(
+          "Across partitions the idemworker Cosmos DB emulator serves GROUP BY with projections"
+              + " that are each an aggregate or free of aggregates, not '"
+              + p.text()
+              + "'; set a partition key on the query for other forms.");
+    }
+    return p.text();
+  }
+
+  /**
+   * Whether equal DISTINCT rows arrive next to each other, so the SDK may de-duplicate them by
+   * comparing each row with the one before ({@code Ordered}, which also lets it resume from a
+   * continuation): the ORDER BY keys are exactly what is selected ({@code SELECT DISTINCT VALUE c.a
+   * … ORDER BY c.a}, or a property list whose expressions are the sort keys). Otherwise {@code
+   * Unordered}: the SDK keeps every row's hash, and refuses to resume such a query.
+   */
+  private static boolean orderedDistinct(SqlQuery query) {
+    if (query.orderBy().isEmpty() || query.selectAll()) {
+      return false;
+    }
+    java.util.Set<String> keys =
+        query.orderBy().stream().map(o -> normalized(o.text())).collect(Collectors.toSet());
+    java.util.Set<String> selected =
+        query.projections().stream().map(p -> normalized(p.text())).collect(Collectors.toSet());
+    return keys.equals(selected);
+  }
+
+  private static String normalized(String text) {
+    return text.replaceAll("\\s+", "");
   }
 
   private static String orderByRewrite(SqlQuery query) {

@@ -12,8 +12,8 @@ import java.util.Objects;
 
 /**
  * A scalar expression of the Cosmos DB SQL dialect, evaluated against one document. Evaluation
- * follows the service's three-valued logic: a missing property, a comparison of different types or
- * a function applied to the wrong type yields <em>undefined</em> (represented by {@link
+ * follows the service's three-valued logic: a missing property, an ordering comparison of different
+ * types or a function applied to the wrong type yields <em>undefined</em> (represented by {@link
  * MissingNode}), and a {@code WHERE} keeps a document only when its condition is exactly {@code
  * true}. Expressions are immutable and safe to evaluate from any number of threads.
  */
@@ -193,6 +193,16 @@ sealed interface SqlExpression {
         values[i] = arguments.get(i).evaluate(document, parameters);
       }
       return function.apply(values);
+    }
+  }
+
+  /** {@code left op right} for the operators of {@link SqlOperators}. */
+  record Binary(SqlOperators operator, SqlExpression left, SqlExpression right)
+      implements SqlExpression {
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      return operator.apply(
+          left.evaluate(document, parameters), () -> right.evaluate(document, parameters));
     }
   }
 

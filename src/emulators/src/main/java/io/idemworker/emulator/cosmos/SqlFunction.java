@@ -2,14 +2,18 @@ package io.idemworker.emulator.cosmos;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.BooleanNode;
+import com.fasterxml.jackson.databind.node.DoubleNode;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.LongNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The built-in functions the emulator's SQL evaluator knows. String functions given a non-string
- * answer undefined, as the service does; {@code ignoreCase} (the optional last argument of the
- * string functions) must be a boolean.
+ * The built-in functions the emulator's SQL evaluator knows. A function given an argument of the
+ * wrong type answers undefined, as the service does; {@code ignoreCase} (the optional last argument
+ * of the string functions) must be a boolean.
  */
 enum SqlFunction {
   IS_DEFINED(1, 1),
@@ -24,7 +28,13 @@ enum SqlFunction {
   STARTSWITH(2, 3),
   ENDSWITH(2, 3),
   CONTAINS(2, 3),
-  ARRAY_CONTAINS(2, 2);
+  ARRAY_CONTAINS(2, 2),
+  ARRAY_LENGTH(1, 1),
+  ABS(1, 1),
+  LEFT(2, 2),
+  LENGTH(1, 1),
+  LOWER(1, 1),
+  UPPER(1, 1);
 
   final int minArguments;
   final int maxArguments;
@@ -54,6 +64,21 @@ enum SqlFunction {
       case IS_OBJECT -> BooleanNode.valueOf(x.isObject());
       case STARTSWITH, ENDSWITH, CONTAINS -> stringTest(args);
       case ARRAY_CONTAINS -> arrayContains(x, args[1]);
+      case ARRAY_LENGTH -> x.isArray() ? IntNode.valueOf(x.size()) : SqlExpression.UNDEFINED;
+      case ABS -> abs(x);
+      case LEFT -> left(x, args[1]);
+      case LENGTH ->
+          x.isTextual()
+              ? IntNode.valueOf(x.textValue().codePointCount(0, x.textValue().length()))
+              : SqlExpression.UNDEFINED;
+      case LOWER ->
+          x.isTextual()
+              ? TextNode.valueOf(x.textValue().toLowerCase(Locale.ROOT))
+              : SqlExpression.UNDEFINED;
+      case UPPER ->
+          x.isTextual()
+              ? TextNode.valueOf(x.textValue().toUpperCase(Locale.ROOT))
+              : SqlExpression.UNDEFINED;
     };
   }
 
@@ -79,6 +104,27 @@ enum SqlFunction {
           default -> text.contains(part);
         };
     return BooleanNode.valueOf(result);
+  }
+
+  private static JsonNode abs(JsonNode x) {
+    if (!x.isNumber()) {
+      return SqlExpression.UNDEFINED;
+    }
+    if (x.isIntegralNumber() && x.canConvertToLong() && x.longValue() != Long.MIN_VALUE) {
+      return LongNode.valueOf(Math.abs(x.longValue()));
+    }
+    return DoubleNode.valueOf(Math.abs(x.doubleValue()));
+  }
+
+  /** The first {@code n} characters (code points) of {@code s}; a negative n is undefined. */
+  private static JsonNode left(JsonNode s, JsonNode n) {
+    if (!s.isTextual() || !n.isIntegralNumber() || n.longValue() < 0) {
+      return SqlExpression.UNDEFINED;
+    }
+    String text = s.textValue();
+    int count = text.codePointCount(0, text.length());
+    int take = (int) Math.min(n.longValue(), count);
+    return TextNode.valueOf(text.substring(0, text.offsetByCodePoints(0, take)));
   }
 
   private static JsonNode arrayContains(JsonNode array, JsonNode value) {

@@ -17,8 +17,8 @@ import java.util.Set;
 /**
  * Parses the subset of the Cosmos DB SQL dialect the emulator serves: patch filter predicates
  * ({@code FROM c WHERE …}) and single-container queries ({@code SELECT [TOP n] [VALUE] … FROM c
- * [WHERE …] [ORDER BY …] [OFFSET m LIMIT n]}). Anything outside the subset is refused with a 400
- * whose message names the construct. Stateless and thread-safe.
+ * [WHERE …] [GROUP BY …] [ORDER BY …] [OFFSET m LIMIT n]}). Anything outside the subset is refused
+ * with a 400 whose message names the construct. Stateless and thread-safe.
  */
 final class SqlParser {
   private static final Set<String> UNSUPPORTED_KEYWORDS =
@@ -90,8 +90,14 @@ final class SqlParser {
       where = Optional.of(expression());
       whereText = Optional.of(text.substring(whereStart, previousEnd()));
     }
-    if (peekKeyword("GROUP")) {
-      throw unsupported("GROUP BY");
+    List<SqlQuery.GroupBy> groupBy = new ArrayList<>();
+    if (acceptKeyword("GROUP")) {
+      expectKeyword("BY");
+      do {
+        int keyStart = peekToken().start();
+        SqlExpression key = expression();
+        groupBy.add(new SqlQuery.GroupBy(key, text.substring(keyStart, previousEnd())));
+      } while (accept(Kind.SYMBOL, ","));
     }
     List<SqlQuery.OrderBy> orderBy = new ArrayList<>();
     if (acceptKeyword("ORDER")) {
@@ -124,7 +130,7 @@ final class SqlParser {
       limit = Optional.of(countOperand("LIMIT"));
     }
     if (peekKeyword("GROUP")) {
-      throw unsupported("GROUP BY");
+      throw CosmosError.badRequest("Syntax error: GROUP BY goes before ORDER BY and OFFSET.");
     }
     expectEnd();
     if (!star) {
@@ -138,6 +144,9 @@ final class SqlParser {
     if (!aggregates.isEmpty() && !orderBy.isEmpty()) {
       throw unsupported("an aggregate with ORDER BY");
     }
+    if (!groupBy.isEmpty() && (star || !orderBy.isEmpty())) {
+      throw unsupported(star ? "SELECT * with GROUP BY" : "GROUP BY with ORDER BY");
+    }
     SqlQuery.Source source =
         new SqlQuery.Source(text, from, whereText, text.substring(0, offsetStart));
     return new SqlQuery(
@@ -148,6 +157,7 @@ final class SqlParser {
         star,
         projections,
         where,
+        groupBy,
         orderBy,
         offset,
         limit,
@@ -260,7 +270,7 @@ final class SqlParser {
   }
 
   private SqlExpression comparison() {
-    SqlExpression left = primary();
+    SqlExpression left = operand();
     Token t = peekToken();
     if (t.kind() == Kind.SYMBOL) {
       SqlExpression.Comparison.Operator op =
@@ -275,9 +285,9 @@ final class SqlParser {
           };
       if (op != null) {
         pos++;
-        return new SqlExpression.Comparison(op, left, primary());
+        return new SqlExpression.Comparison(op, left, operand());
       }
-      if (Set.of("+", "-", "*", "/", "%", "||", "??", "?", "&", "|", "^").contains(t.text())) {
+      if (Set.of("?", "&", "|", "^").contains(t.text())) {
         throw unsupported("the operator '" + t.text() + "'");
       }
     }
@@ -298,18 +308,43 @@ final class SqlParser {
     }
     if (t.kind() == Kind.KEYWORD && t.text().equals("BETWEEN")) {
       pos++;
-      SqlExpression low = primary();
+      SqlExpression low = operand();
       if (!acceptKeyword("AND")) {
         throw syntaxError(peekToken());
       }
       SqlExpression between =
           new SqlExpression.And(
               new SqlExpression.Comparison(SqlExpression.Comparison.Operator.GE, left, low),
-              new SqlExpression.Comparison(SqlExpression.Comparison.Operator.LE, left, primary()));
+              new SqlExpression.Comparison(SqlExpression.Comparison.Operator.LE, left, operand()));
       return negated ? new SqlExpression.Not(between) : between;
     }
-    if (t.kind() == Kind.KEYWORD && UNSUPPORTED_KEYWORDS.contains(t.text())) {
+    if (t.kind() == Kind.KEYWORD
+        && UNSUPPORTED_KEYWORDS.contains(t.text())
+        && !t.text().equals("GROUP")) {
       throw unsupported(t.text());
+    }
+    return left;
+  }
+
+  /**
+   * An operand of a comparison: {@code ??} binds loosest, then {@code ||}, {@code + -}, {@code * /
+   * %}.
+   */
+  private SqlExpression operand() {
+    return binary(0);
+  }
+
+  private static final List<Set<String>> BINARY_LEVELS =
+      List.of(Set.of("??"), Set.of("||"), Set.of("+", "-"), Set.of("*", "/", "%"));
+
+  private SqlExpression binary(int level) {
+    if (level == BINARY_LEVELS.size()) {
+      return primary();
+    }
+    SqlExpression left = binary(level + 1);
+    while (peek(Kind.SYMBOL) && BINARY_LEVELS.get(level).contains(peekToken().text())) {
+      SqlOperators op = SqlOperators.of(next().text());
+      left = new SqlExpression.Binary(op, left, binary(level + 1));
     }
     return left;
   }

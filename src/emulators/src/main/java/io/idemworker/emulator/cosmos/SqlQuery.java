@@ -9,8 +9,8 @@ import java.util.Optional;
  * projections} lists the selected expressions ({@code value} = {@code SELECT VALUE}, exactly one).
  * {@code top}, {@code offset} and {@code limit} are integer literals or parameters. {@code
  * aggregates} lists the aggregate calls of the SELECT clause in order (a query with any returns one
- * row). {@code source} keeps the texts of the clauses, from which {@link QueryPlanner} writes the
- * queries an SDK sends to each partition key range.
+ * row, or one per group with {@code groupBy}). {@code source} keeps the texts of the clauses, from
+ * which {@link QueryPlanner} writes the queries an SDK sends to each partition key range.
  */
 record SqlQuery(
     String alias,
@@ -20,6 +20,7 @@ record SqlQuery(
     boolean selectAll,
     List<Projection> projections,
     Optional<SqlExpression> where,
+    List<GroupBy> groupBy,
     List<OrderBy> orderBy,
     Optional<SqlExpression> offset,
     Optional<SqlExpression> limit,
@@ -28,6 +29,7 @@ record SqlQuery(
   SqlQuery {
     Objects.requireNonNull(alias, "alias");
     projections = List.copyOf(projections);
+    groupBy = List.copyOf(groupBy);
     orderBy = List.copyOf(orderBy);
     aggregates = List.copyOf(aggregates);
     if (selectAll == !projections.isEmpty()) {
@@ -40,6 +42,13 @@ record SqlQuery(
 
   /** One selected expression, the property name it is written under, and its text. */
   record Projection(SqlExpression expression, String name, String text) {}
+
+  /**
+   * One {@code GROUP BY} expression and its text. A query with any returns one row per distinct
+   * combination of their values (undefined counts as a value), its aggregates taken over that
+   * group.
+   */
+  record GroupBy(SqlExpression key, String text) {}
 
   /** One sort key (a property path), its direction, and its text. */
   record OrderBy(SqlExpression key, boolean descending, String text) {}

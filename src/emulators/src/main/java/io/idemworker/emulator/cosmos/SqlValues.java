@@ -8,10 +8,11 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * Comparison rules of the Cosmos DB SQL dialect over JSON values. Equality is defined for two
- * values of the same JSON type (numbers by value, so {@code 5 = 5.0}; arrays and objects deeply);
- * ordering ({@code < <= > >=}) for two numbers or two strings (ordinal). Anything else, undefined
- * included, is not comparable and yields an empty answer, which the caller turns into undefined.
+ * Comparison rules of the Cosmos DB SQL dialect over JSON values. Equality holds for two values of
+ * the same JSON type that are equal (numbers by value, so {@code 5 = 5.0}; arrays and objects
+ * deeply) and is false for two defined values of different types; ordering ({@code < <= > >=}) is
+ * defined for two numbers or two strings (ordinal). Anything else, undefined included, is not
+ * comparable and yields an empty answer, which the caller turns into undefined.
  */
 final class SqlValues {
   /**
@@ -24,10 +25,13 @@ final class SqlValues {
 
   static Optional<Boolean> equal(JsonNode a, JsonNode b) {
     int ta = typeRank(a);
-    if (ta == 0 || ta != typeRank(b)) {
+    int tb = typeRank(b);
+    if (ta == 0 || tb == 0) {
       return Optional.empty();
     }
-    return Optional.of(deepEqual(a, b));
+    // Two defined values of different types are unequal (so `c.n != null` keeps numbers), as
+    // Microsoft's own SDK query tests expect of the service; its published table says undefined.
+    return Optional.of(ta == tb && deepEqual(a, b));
   }
 
   static OptionalInt compare(JsonNode a, JsonNode b) {
@@ -116,5 +120,70 @@ final class SqlValues {
       return true;
     }
     return a.equals(b);
+  }
+
+  /**
+   * A key equal for two values exactly when {@link #equal} holds (numbers by value, so {@code 5}
+   * and {@code 5.0} share one; object properties in any order), for DISTINCT and GROUP BY.
+   */
+  static String distinctKey(JsonNode n) {
+    StringBuilder out = new StringBuilder();
+    appendKey(n, out);
+    return out.toString();
+  }
+
+  private static void appendKey(JsonNode n, StringBuilder out) {
+    if (n.isMissingNode()) {
+      out.append('u');
+    } else if (n.isNumber()) {
+      out.append('n').append(n.decimalValue().stripTrailingZeros().toPlainString()).append(';');
+    } else if (n.isArray()) {
+      out.append('[');
+      for (JsonNode e : n) {
+        appendKey(e, out);
+        out.append(',');
+      }
+      out.append(']');
+    } else if (n.isObject()) {
+      java.util.TreeMap<String, JsonNode> sorted = new java.util.TreeMap<>();
+      n.fields().forEachRemaining(e -> sorted.put(e.getKey(), e.getValue()));
+      out.append('{');
+      sorted.forEach(
+          (k, v) -> {
+            out.append(com.fasterxml.jackson.databind.node.TextNode.valueOf(k)).append(':');
+            appendKey(v, out);
+            out.append(',');
+          });
+      out.append('}');
+    } else {
+      out.append(n.toString());
+    }
+  }
+
+  /**
+   * {@code n} with every whole number in long range written as an integer ({@code 5.0} as {@code
+   * 5}), recursively; other values as they are. The service keeps numbers as doubles and writes
+   * whole ones without a fraction.
+   */
+  static JsonNode wholeNumbersAsIntegers(JsonNode n) {
+    if (n.isFloatingPointNumber()) {
+      double d = n.doubleValue();
+      return d == Math.rint(d) && Math.abs(d) < 9.0e15
+          ? com.fasterxml.jackson.databind.node.LongNode.valueOf((long) d)
+          : n;
+    }
+    if (n.isArray()) {
+      com.fasterxml.jackson.databind.node.ArrayNode out =
+          com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+      n.forEach(e -> out.add(wholeNumbersAsIntegers(e)));
+      return out;
+    }
+    if (n.isObject()) {
+      com.fasterxml.jackson.databind.node.ObjectNode out =
+          com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+      n.fields().forEachRemaining(e -> out.set(e.getKey(), wholeNumbersAsIntegers(e.getValue())));
+      return out;
+    }
+    return n;
   }
 }

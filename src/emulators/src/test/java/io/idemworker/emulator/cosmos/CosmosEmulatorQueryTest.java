@@ -235,9 +235,9 @@ class CosmosEmulatorQueryTest {
         List.of(
             new String[] {"SELECT * FROM c WHERE COUNT(1) > 1", "SELECT clause only"},
             new String[] {"SELECT * FROM c JOIN t IN c.tags", "JOIN"},
-            new String[] {"SELECT c.status FROM c GROUP BY c.status", "GROUP BY"},
+            new String[] {"SELECT * FROM c GROUP BY c.status", "SELECT * with GROUP BY"},
             new String[] {"SELECT COUNT(1) FROM c ORDER BY c.id", "aggregate with ORDER BY"},
-            new String[] {"SELECT * FROM c WHERE c.amount + 1 > 2", "'+'"},
+            new String[] {"SELECT * FROM c WHERE c.amount & 1 > 2", "'&'"},
             new String[] {"SELECT * FROM c WHERE c.status LIKE 'P%'", "LIKE"},
             new String[] {"SELEC * FROM c", "SELECT"});
 
