@@ -80,8 +80,10 @@ class DemoCommandTest {
     assertThat(output).containsPattern("stale status change \\(.*\\)\\s+2\\.00 round trips");
     assertThat(output).containsPattern("new payment \\(.*\\)\\s+2\\.00 round trips");
     // A copy that finds the record done reads it once (2 round trips); a concurrent copy finds the
-    // other's lease, waits it out within its delivery and claims and reads again (4).
-    assertThat(output).containsPattern("duplicate payment \\(.*\\)\\s+[24]\\.00 round trips");
+    // other's lease, waits it out within its delivery and claims and reads again (4): the row is
+    // their mean.
+    assertThat(output)
+        .containsPattern("duplicate payment \\(.*\\)\\s+([23]\\.\\d\\d|4\\.00) round trips");
     assertThat(output).containsPattern("payment takeover \\(.*\\)\\s+4\\.00 round trips");
   }
 
