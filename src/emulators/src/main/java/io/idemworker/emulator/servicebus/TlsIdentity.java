@@ -1,44 +1,24 @@
 package io.idemworker.emulator.servicebus;
 
+import io.idemworker.emulator.SelfSignedTls;
 import java.io.IOException;
 import java.io.InputStream;
-import java.math.BigInteger;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.KeyPair;
-import java.security.KeyPairGenerator;
 import java.security.KeyStore;
-import java.security.SecureRandom;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
-import java.security.spec.ECGenParameterSpec;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collections;
-import java.util.Date;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
-import org.bouncycastle.asn1.x500.X500Name;
-import org.bouncycastle.asn1.x509.BasicConstraints;
-import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
-import org.bouncycastle.asn1.x509.Extension;
-import org.bouncycastle.asn1.x509.GeneralName;
-import org.bouncycastle.asn1.x509.GeneralNames;
-import org.bouncycastle.asn1.x509.KeyPurposeId;
-import org.bouncycastle.asn1.x509.KeyUsage;
-import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
-import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
-import org.bouncycastle.operator.OperatorCreationException;
-import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
  * The certificate the TLS AMQP port presents and the server {@link SSLContext} that presents it:
@@ -63,41 +43,19 @@ final class TlsIdentity {
    * @param now start of validity (a day earlier, against clock skew); valid ten years
    */
   static TlsIdentity generate(String host, Instant now) {
-    try {
-      KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
-      generator.initialize(new ECGenParameterSpec("secp256r1"));
-      KeyPair pair = generator.generateKeyPair();
-      X500Name name = new X500Name("CN=localhost, O=idemworker Service Bus emulator");
-      JcaX509v3CertificateBuilder builder =
-          new JcaX509v3CertificateBuilder(
-              name,
-              new BigInteger(64, new SecureRandom()),
-              Date.from(now.minus(Duration.ofDays(1))),
-              Date.from(now.plus(Duration.ofDays(3650))),
-              name,
-              pair.getPublic());
-      builder.addExtension(
-          Extension.subjectAlternativeName, false, new GeneralNames(alternativeNames(host)));
-      builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
-      builder.addExtension(
-          Extension.keyUsage,
-          true,
-          new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyAgreement));
-      builder.addExtension(
-          Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
-      X509Certificate cert =
-          new JcaX509CertificateConverter()
-              .getCertificate(
-                  builder.build(
-                      new JcaContentSignerBuilder("SHA256withECDSA").build(pair.getPrivate())));
-      KeyStore keyStore = KeyStore.getInstance("PKCS12");
-      keyStore.load(null, null);
-      keyStore.setKeyEntry(
-          "emulator", pair.getPrivate(), GENERATED_PASSWORD, new X509Certificate[] {cert});
-      return new TlsIdentity(cert, serverContext(keyStore, GENERATED_PASSWORD));
-    } catch (GeneralSecurityException | IOException | OperatorCreationException e) {
-      throw new IllegalStateException("cannot make the Service Bus emulator's TLS certificate", e);
+    Set<String> ips = new LinkedHashSet<>(List.of("127.0.0.1", "::1"));
+    Set<String> dns = new LinkedHashSet<>(List.of("localhost"));
+    if (isIpLiteral(host)) {
+      if (!host.equals("0.0.0.0") && !host.equals("::")) {
+        ips.add(host);
+      }
+    } else {
+      dns.add(host);
     }
+    SelfSignedTls.Identity made =
+        SelfSignedTls.generate(
+            "idemworker Service Bus emulator", List.copyOf(dns), List.copyOf(ips), now);
+    return new TlsIdentity(made.certificate(), made.serverContext());
   }
 
   /**
@@ -113,7 +71,7 @@ final class TlsIdentity {
       for (String alias : Collections.list(keyStore.aliases())) {
         if (keyStore.isKeyEntry(alias)
             && keyStore.getCertificate(alias) instanceof X509Certificate cert) {
-          return new TlsIdentity(cert, serverContext(keyStore, password));
+          return new TlsIdentity(cert, SelfSignedTls.serverContext(keyStore, password));
         }
       }
       throw new IllegalArgumentException("TLS key store " + pkcs12 + " holds no private key entry");
@@ -121,31 +79,6 @@ final class TlsIdentity {
       throw new IllegalArgumentException(
           "TLS key store " + pkcs12 + " cannot be read as PKCS12 with the given password: " + e, e);
     }
-  }
-
-  private static SSLContext serverContext(KeyStore keyStore, char[] password)
-      throws GeneralSecurityException {
-    KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-    kmf.init(keyStore, password);
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(kmf.getKeyManagers(), null, null);
-    return context;
-  }
-
-  private static GeneralName[] alternativeNames(String host) {
-    Set<String> ips = new LinkedHashSet<>(List.of("127.0.0.1", "::1"));
-    Set<String> dns = new LinkedHashSet<>(List.of("localhost"));
-    if (isIpLiteral(host)) {
-      if (!host.equals("0.0.0.0") && !host.equals("::")) {
-        ips.add(host);
-      }
-    } else {
-      dns.add(host);
-    }
-    List<GeneralName> names = new ArrayList<>();
-    dns.forEach(d -> names.add(new GeneralName(GeneralName.dNSName, d)));
-    ips.forEach(i -> names.add(new GeneralName(GeneralName.iPAddress, i)));
-    return names.toArray(GeneralName[]::new);
   }
 
   private static boolean isIpLiteral(String host) {
