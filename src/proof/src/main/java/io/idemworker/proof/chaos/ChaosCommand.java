@@ -152,6 +152,9 @@ public final class ChaosCommand implements Callable<Integer> {
   /** For the tests: runs between the drain and the audit, on the stores the audit reads. */
   Consumer<AuditedStores> tamper = stores -> {};
 
+  /** For the tests: the same with {@code --sessions}, on the orders container. */
+  Consumer<com.azure.cosmos.CosmosContainer> sessionsTamper = container -> {};
+
   private final PrintStream out;
   private final PrintStream err;
 
@@ -206,7 +209,7 @@ public final class ChaosCommand implements Callable<Integer> {
           logDir != null
               ? Files.createDirectories(logDir)
               : Files.createTempDirectory("idemworker-chaos-sessions-");
-      return new ChaosSessions(json ? err : out, out, json)
+      return new ChaosSessions(json ? err : out, out, json, sessionsTamper)
           .run(messages, workers, kills, seed, timeout, sessionLogs);
     }
     serviceBusConnectionString =

@@ -30,6 +30,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -54,11 +55,19 @@ final class ChaosSessions {
   private final PrintStream log;
   private final PrintStream out;
   private final boolean json;
+  private final Consumer<CosmosContainer> tamper;
 
-  ChaosSessions(PrintStream log, PrintStream out, boolean json) {
+  /**
+   * @param log progress
+   * @param out the report
+   * @param json the report as JSON
+   * @param tamper for the tests: runs after the drain, before the audit, on the orders container
+   */
+  ChaosSessions(PrintStream log, PrintStream out, boolean json, Consumer<CosmosContainer> tamper) {
     this.log = log;
     this.out = out;
     this.json = json;
+    this.tamper = tamper;
   }
 
   int run(int messages, int workers, int kills, long seed, Duration timeout, Path logs)
@@ -92,6 +101,19 @@ final class ChaosSessions {
       first.add(sequence);
       late.add(again);
     }
+    long early =
+        first.stream()
+            .filter(
+                sequence -> {
+                  List<String> statuses =
+                      sequence.stream()
+                          .filter(m -> m.subject.equals(OrderMessageTypes.ORDER_STATUS_CHANGED))
+                          .map(Send::messageId)
+                          .distinct()
+                          .toList();
+                  return !statuses.equals(statuses.stream().sorted().toList());
+                })
+            .count();
     List<Send> plan = interleave(first, random);
     List<Send> plan2 = interleave(late, random);
     int total = plan.size() + plan2.size();
@@ -149,31 +171,38 @@ final class ChaosSessions {
         for (int w = 0; w < workers; w++) {
           fleet.start("worker-" + (w + 1), env);
         }
-        int every = kills == 0 ? Integer.MAX_VALUE : Math.max(1, total / (kills + 1));
+        // Half the kills while the first copies are sent, half while they are worked off (at
+        // points of the queue's progress), so that kills land in the middle of sessions too.
+        int whileSending = kills / 2;
+        int every = whileSending == 0 ? Integer.MAX_VALUE : Math.max(1, plan.size() / whileSending);
         int sent = 0;
-        for (List<Send> phase : List.of(plan, plan2)) {
-          if (phase == plan2) {
-            brokerClock.advance(ChaosCommand.WINDOW.plusSeconds(1));
+        for (Send send : plan) {
+          sendWithRetry(sender, send);
+          sent++;
+          if (sent % every == 0 && killed < whileSending) {
+            killed = kill(fleet, serviceBus, brokerClock, killed, workers, kills);
+            log.printf("    at %d/%d sent%n", sent, total);
           }
-          for (Send send : phase) {
-            sendWithRetry(sender, send);
-            sent++;
-            if (sent % every == 0 && killed < kills) {
-              int index = killed % workers;
-              fleet.kill(index, false);
-              killed++;
-              // The killed process's session and message locks end when LockDuration passes.
-              brokerClock.advance(LOCK.plusSeconds(1));
-              serviceBus.evaluateExpiries();
-              log.printf(
-                  "  %d/%d sent; SIGKILL worker-%d (%d of %d)%n",
-                  sent, total, index + 1, killed, kills);
-            }
+        }
+        int backlog = Math.max(1, serviceBus.messageCount(QUEUE));
+        int rest = kills - killed;
+        for (int k = 1; k <= rest; k++) {
+          int threshold = backlog * (rest + 1 - k) / (rest + 1);
+          Instant until = started.plus(timeout);
+          while (serviceBus.messageCount(QUEUE) > threshold && Instant.now().isBefore(until)) {
+            Thread.sleep(100); // polling an external count; nothing to wait on
           }
+          killed = kill(fleet, serviceBus, brokerClock, killed, workers, kills);
+          log.printf("    at %d of %d messages left%n", serviceBus.messageCount(QUEUE), backlog);
+        }
+        brokerClock.advance(ChaosCommand.WINDOW.plusSeconds(1));
+        for (Send send : plan2) {
+          sendWithRetry(sender, send);
         }
         log.println("  all sent; draining");
         drained = drain(serviceBus, started.plus(timeout));
       }
+      tamper.accept(container);
       Audit audit = audit(container, orders, serviceBus.messageCount(QUEUE + "/$deadletterqueue"));
       long deferrals = countInLogs(logs, "deferred until version");
       long givenUp = countInLogs(logs, "gap given up");
@@ -195,6 +224,7 @@ final class ChaosSessions {
         report.put("lost", audit.lost);
         report.put("doubled", audit.doubled);
         report.put("deadLettered", audit.deadLettered);
+        report.put("ordersWithAVersionSentEarly", early);
         report.put("deferrals", deferrals);
         report.put("gapsGivenUp", givenUp);
         report.put("seconds", took.toSeconds());
@@ -203,7 +233,8 @@ final class ChaosSessions {
         out.printf(
             "chaos --sessions: %s%n  orders %d, messages %d, SIGKILLs %d, drained %s, %ds%n"
                 + "  lost %d, doubled %d, dead-lettered %d, gaps given up %d; versions deferred"
-                + " for a predecessor %d times%n",
+                + " for a predecessor %d times (orders with a version sent before its"
+                + " predecessor: %d)%n",
             ok ? "OK" : "VIOLATED",
             orderCount,
             total,
@@ -214,7 +245,8 @@ final class ChaosSessions {
             audit.doubled,
             audit.deadLettered,
             givenUp,
-            deferrals);
+            deferrals,
+            early);
         audit.examples.forEach(e -> out.println("  " + e));
         if (!ok) {
           out.printf(
@@ -224,6 +256,24 @@ final class ChaosSessions {
       }
       return ok ? 0 : 1;
     }
+  }
+
+  /** SIGKILLs the next worker, restarts it, and lets its locks end; returns the kills so far. */
+  private int kill(
+      WorkerFleet fleet,
+      ServiceBusEmulator serviceBus,
+      AdjustableClock brokerClock,
+      int killed,
+      int workers,
+      int kills)
+      throws InterruptedException {
+    int index = killed % workers;
+    fleet.kill(index, false);
+    // The killed process's session and message locks end when LockDuration passes.
+    brokerClock.advance(LOCK.plusSeconds(1));
+    serviceBus.evaluateExpiries();
+    log.printf("  SIGKILL worker-%d (%d of %d)%n", index + 1, killed + 1, kills);
+    return killed + 1;
   }
 
   /** In order per order, shuffled across orders: each next message is a random order's next. */
