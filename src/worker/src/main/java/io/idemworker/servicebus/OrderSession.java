@@ -410,11 +410,30 @@ final class OrderSession {
     try {
       return Optional.ofNullable(receiver.receiveDeferredMessage(sequenceNumber));
     } catch (ServiceBusException e) {
-      if (e.getReason() == ServiceBusFailureReason.MESSAGE_NOT_FOUND) {
+      if (e.getReason() == ServiceBusFailureReason.MESSAGE_NOT_FOUND || nothingReceived(e)) {
         return Optional.empty();
       }
       throw e;
+    } catch (java.util.NoSuchElementException e) {
+      return Optional.empty();
     }
+  }
+
+  /**
+   * The SDK (7.17) answers a sequence number the broker no longer holds (the management reply "not
+   * found") with an empty result, and its single-message call then fails with a {@code
+   * ServiceBusException} around a {@link java.util.NoSuchElementException} ("Flux#last() didn't
+   * observe any onNext signal"), not with {@code MESSAGE_NOT_FOUND}. Taken for an error, it ended
+   * the session at once on every accept, for ever: found by {@code chaos --sessions}.
+   */
+  private static boolean nothingReceived(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.util.NoSuchElementException
+          || String.valueOf(t.getMessage()).contains("didn't observe any onNext signal")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Writes the state when it differs from what was last written. */

@@ -94,7 +94,7 @@ public final class ParkedOrders implements AutoCloseable {
    */
   public Optional<Parking> look(String orderId) {
     try (ServiceBusReceiverClient session = accept(orderId)) {
-      return parking(orderId, SessionState.read(session.getSessionState()));
+      return parking(orderId, SessionState.read(stateOf(orderId, session)));
     }
   }
 
@@ -144,7 +144,7 @@ public final class ParkedOrders implements AutoCloseable {
   public List<Moved> discard(String orderId) {
     List<Moved> dropped = new ArrayList<>();
     try (ServiceBusReceiverClient session = accept(orderId)) {
-      SessionState state = SessionState.read(session.getSessionState());
+      SessionState state = SessionState.read(stateOf(orderId, session));
       if (state.parked().isEmpty()) {
         return dropped;
       }
@@ -164,6 +164,22 @@ public final class ParkedOrders implements AutoCloseable {
   @Override
   public void close() {
     sessions.close();
+  }
+
+  /**
+   * The session's state; a session lock lost between the accept and this read (a worker took the
+   * session over) is {@link SessionBusy}, to be repeated, as a session a worker holds is.
+   */
+  private static byte[] stateOf(String orderId, ServiceBusReceiverClient session) {
+    try {
+      return session.getSessionState();
+    } catch (com.azure.messaging.servicebus.ServiceBusException e) {
+      if (e.getReason()
+          == com.azure.messaging.servicebus.ServiceBusFailureReason.SESSION_LOCK_LOST) {
+        throw new SessionBusy(orderId, e);
+      }
+      throw e;
+    }
   }
 
   private ServiceBusReceiverClient accept(String orderId) {

@@ -136,11 +136,15 @@ class SessionParkingTest {
   }
 
   private void send(IncomingMessage message) {
+    send(message, orderId);
+  }
+
+  private void send(IncomingMessage message, String sessionId) {
     ServiceBusMessage out = new ServiceBusMessage(message.body());
     out.setMessageId(message.messageId().orElseThrow());
     out.setSubject(message.subject().orElseThrow());
     out.setContentType("application/json");
-    out.setSessionId(orderId);
+    out.setSessionId(sessionId);
     sender.sendMessage(out);
   }
 
@@ -197,6 +201,93 @@ class SessionParkingTest {
     assertThat(order().get("creditedUnits").asLong()).isEqualTo(35_000);
     assertThat(events.releasedCount()).isEqualTo(1);
     assertThat(observer.finished()).filteredOn(is(Outcome.Processed.class)).hasSize(6);
+  }
+
+  /**
+   * The issue's proof through the real SDK: several orders' messages shuffled across orders but in
+   * order per session, a version missing and arriving late, duplicates, and a poison message in the
+   * middle of one order's sequence. Every other order ends at its highest version with its credit
+   * once while the poisoned order stays parked; after {@code dlq release} it completes in order.
+   */
+  @Test
+  void shuffledOrders_lateVersionsAndDuplicates_onlyThePoisonedOrderParks_untilReleased()
+      throws Exception {
+    startWorker(SessionSettings.defaults());
+    List<String> others = new ArrayList<>();
+    List<java.util.ArrayDeque<IncomingMessage>> sequences = new ArrayList<>();
+    List<String> sessions = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      String other = orderId + "-" + i;
+      others.add(other);
+      sessions.add(other);
+      sequences.add(
+          new java.util.ArrayDeque<>(
+              List.of(
+                  Orders.typed("OrderPlaced", other, Orders.body(other, "cust-7"), 0),
+                  Orders.status(other, "Confirmed", 1),
+                  Orders.status(other, "Shipped", 3),
+                  Orders.credit(other, "cr-" + other, "2", "EUR"),
+                  Orders.status(other, "Packed", 2),
+                  Orders.credit(other, "cr-" + other, "2", "EUR"),
+                  Orders.status(other, "Shipped", 3))));
+    }
+    sessions.add(orderId);
+    sequences.add(
+        new java.util.ArrayDeque<>(
+            List.of(
+                Orders.typed("OrderPlaced", orderId, Orders.body(orderId, "cust-42"), 0),
+                Orders.status(orderId, "Confirmed", 1),
+                Orders.credit(orderId, poison, "1.5", "EUR"),
+                Orders.status(orderId, "Shipped", 3),
+                Orders.credit(orderId, "cr-good-" + orderId, "2", "EUR"),
+                Orders.status(orderId, "Packed", 2))));
+    java.util.Random random = new java.util.Random(29);
+    while (!sequences.isEmpty()) {
+      int i = random.nextInt(sequences.size());
+      IncomingMessage next = sequences.get(i).poll();
+      send(next, sessions.get(i));
+      if (sequences.get(i).isEmpty()) {
+        sequences.remove(i);
+        sessions.remove(i);
+      }
+    }
+
+    awaitParked(3);
+    observer.await(
+        others.size(),
+        f -> f.message().messageId().orElse("").endsWith(":status:3") && f.settled(),
+        WAIT);
+    for (String other : others) {
+      ObjectNode done =
+          container.readItem(other, new PartitionKey(other), ObjectNode.class).getItem();
+      assertThat(done.get("statusVersion").asLong()).as(other).isEqualTo(3);
+      assertThat(done.get("creditCount").asLong()).as(other).isEqualTo(1);
+      assertThat(done.get("creditedUnits").asLong()).as(other).isEqualTo(20_000);
+    }
+    assertThat(order().get("statusVersion").asLong()).isEqualTo(1);
+    assertThat(lookWhenFree().behind()).hasSize(3);
+
+    releaseWhenFree();
+
+    observer.await(
+        1,
+        f ->
+            f.message().messageId().orElse("").equals(OrderMessageTypes.statusMessageId(orderId, 3))
+                && f.outcome() instanceof Outcome.Processed,
+        WAIT);
+    assertThat(order().get("statusVersion").asLong()).isEqualTo(3);
+    assertThat(order().get("status").asText()).isEqualTo("Shipped");
+    assertThat(order().get("creditedUnits").asLong()).isEqualTo(35_000);
+    // In order: version 2 applied (not refused as stale), so it ran before version 3.
+    assertThat(observer.finished())
+        .filteredOn(
+            f ->
+                f.message()
+                    .messageId()
+                    .orElse("")
+                    .equals(OrderMessageTypes.statusMessageId(orderId, 2)))
+        .extracting(f -> f.outcome().getClass().getSimpleName())
+        .contains("Processed");
   }
 
   @Test

@@ -73,6 +73,16 @@ public final class ChaosCommand implements Callable<Integer> {
   boolean json;
 
   @Option(
+      names = "--sessions",
+      description =
+          "Session mode: the workers run with SERVICEBUS_SESSIONS=true on a queue that requires"
+              + " sessions; each order's status versions and credit are sent shuffled (in order per"
+              + " session, across orders at random), with duplicates and SIGKILLs; the audit checks"
+              + " every order at its highest version with its credit once. Emulators only; no"
+              + " poison, payments, HTTP intake or relay (see docs/chaos.md).")
+  boolean sessions;
+
+  @Option(
       names = "--timeout",
       defaultValue = "PT30M",
       description = "Bound on the whole run (ISO 8601; default ${DEFAULT-VALUE}).")
@@ -142,6 +152,9 @@ public final class ChaosCommand implements Callable<Integer> {
   /** For the tests: runs between the drain and the audit, on the stores the audit reads. */
   Consumer<AuditedStores> tamper = stores -> {};
 
+  /** For the tests: the same with {@code --sessions}, on the orders container. */
+  Consumer<com.azure.cosmos.CosmosContainer> sessionsTamper = container -> {};
+
   private final PrintStream out;
   private final PrintStream err;
 
@@ -186,6 +199,18 @@ public final class ChaosCommand implements Callable<Integer> {
       err.println(
           "idemworker chaos: --messages must be 200-1000000, --workers 1-8, --kills 0-1000, --timeout positive");
       return 2;
+    }
+    if (sessions) {
+      if (serviceBusConnectionString != null || cosmosEndpoint != null) {
+        err.println("idemworker chaos: --sessions runs on the in-process emulators only");
+        return 2;
+      }
+      Path sessionLogs =
+          logDir != null
+              ? Files.createDirectories(logDir)
+              : Files.createTempDirectory("idemworker-chaos-sessions-");
+      return new ChaosSessions(json ? err : out, out, json, sessionsTamper)
+          .run(messages, workers, kills, seed, timeout, sessionLogs);
     }
     serviceBusConnectionString =
         ChaosEndpoints.secret(
