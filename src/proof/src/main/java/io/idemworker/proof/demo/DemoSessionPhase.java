@@ -43,6 +43,9 @@ import java.util.concurrent.TimeUnit;
  * record. Used once, from the demo's thread.
  */
 final class DemoSessionPhase {
+  /** How often an operator command meets a busy session before the demo gives up. */
+  private static final int BUSY_ATTEMPTS = 20;
+
   static final String QUEUE = "orders-sessions";
 
   private final PrintStream out;
@@ -123,8 +126,8 @@ final class DemoSessionPhase {
     Optional<ParkedOrders.Parking> parking;
     List<ParkedOrders.Moved> discarded;
     try (ParkedOrders operator = new ParkedOrders(connection, QUEUE)) {
-      parking = operator.look(parked);
-      discarded = operator.discard(parked);
+      parking = whenFree(() -> operator.look(parked));
+      discarded = whenFree(() -> operator.discard(parked));
     }
     ObjectNode order =
         container.readItem(ordered, new PartitionKey(ordered), ObjectNode.class).getItem();
@@ -190,5 +193,24 @@ final class DemoSessionPhase {
     message.setSubject(subject);
     message.setContentType("application/json");
     return SessionIds.stamp(message, orderId);
+  }
+
+  /**
+   * Runs an operator command as an operator would: a {@link ParkedOrders.SessionBusy} (the session
+   * still held, or its lock lost between accept and read) is repeated after a short back-off, at
+   * most {@value #BUSY_ATTEMPTS} times.
+   */
+  private static <T> T whenFree(java.util.function.Supplier<T> command)
+      throws InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return command.get();
+      } catch (ParkedOrders.SessionBusy e) {
+        if (attempt == BUSY_ATTEMPTS) {
+          throw e;
+        }
+        TimeUnit.MILLISECONDS.sleep(250);
+      }
+    }
   }
 }
