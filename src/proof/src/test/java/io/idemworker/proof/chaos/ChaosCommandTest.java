@@ -40,7 +40,7 @@ class ChaosCommandTest {
         new CommandLine(command)
             .execute(
                 "--messages",
-                "1300",
+                "2500",
                 "--workers",
                 "2",
                 "--kills",
@@ -68,7 +68,7 @@ class ChaosCommandTest {
     assertThat(report.path("kills").path("restarts").asInt()).isEqualTo(4);
     report.path("faults").forEach(count -> assertThat(count.asInt()).isPositive());
     assertThat(report.path("faults").size()).isEqualTo(FaultPlan.Kind.values().length - 2);
-    assertThat(report.path("messagesSent").asLong()).isBetween(1000L, 1700L);
+    assertThat(report.path("messagesSent").asLong()).isBetween(2000L, 3100L);
     report
         .path("messagesByDuplicateSource")
         .fields()
