@@ -1,13 +1,10 @@
 package io.idemworker.proof.chaos;
 
-import com.azure.core.util.BinaryData;
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.CosmosException;
 import com.azure.cosmos.models.PartitionKey;
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
-import com.azure.messaging.servicebus.ServiceBusMessage;
-import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.cosmos.CosmosContainers;
@@ -17,7 +14,8 @@ import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.proof.emulators.AdjustableClock;
 import io.idemworker.proof.emulators.LocalClients;
-import io.idemworker.servicebus.SessionIds;
+import io.idemworker.servicebus.Outgoing;
+import io.idemworker.servicebus.ProducerKit;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -138,12 +136,14 @@ final class ChaosSessions {
                 .start();
         CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start();
         CosmosClient cosmosClient = LocalClients.cosmos(cosmos);
-        ServiceBusSenderClient sender =
-            new ServiceBusClientBuilder()
-                .connectionString(serviceBus.connectionString())
-                .sender()
-                .queueName(QUEUE)
-                .buildClient()) {
+        ProducerKit sender =
+            new ProducerKit(
+                new ServiceBusClientBuilder()
+                    .connectionString(serviceBus.connectionString())
+                    .sender()
+                    .queueName(QUEUE)
+                    .buildClient(),
+                5)) {
       CosmosContainer container =
           CosmosContainers.ensureExists(cosmosClient, ChaosCommand.DATABASE, QUEUE);
       Map<String, String> env =
@@ -177,7 +177,7 @@ final class ChaosSessions {
         int every = whileSending == 0 ? Integer.MAX_VALUE : Math.max(1, plan.size() / whileSending);
         int sent = 0;
         for (Send send : plan) {
-          sendWithRetry(sender, send);
+          send(sender, send);
           sent++;
           if (sent % every == 0 && killed < whileSending) {
             killed = kill(fleet, serviceBus, brokerClock, killed, workers, kills);
@@ -197,7 +197,7 @@ final class ChaosSessions {
         }
         brokerClock.advance(ChaosCommand.WINDOW.plusSeconds(1));
         for (Send send : plan2) {
-          sendWithRetry(sender, send);
+          send(sender, send);
         }
         log.println("  all sent; draining");
         drained = drain(serviceBus, started.plus(timeout));
@@ -292,24 +292,10 @@ final class ChaosSessions {
     return out;
   }
 
-  private static void sendWithRetry(ServiceBusSenderClient sender, Send send)
-      throws InterruptedException {
-    ServiceBusMessage message = new ServiceBusMessage(BinaryData.fromString(send.body));
-    message.setMessageId(send.messageId);
-    message.setSubject(send.subject);
-    message.setContentType("application/json");
-    SessionIds.stamp(message, send.orderId);
-    for (int attempt = 1; ; attempt++) {
-      try {
-        sender.sendMessage(message);
-        return;
-      } catch (RuntimeException e) {
-        if (attempt == 5) {
-          throw e;
-        }
-        Thread.sleep(200L * attempt); // back-off between re-sends, same MessageId
-      }
-    }
+  /** One send through the producer kit: a transient failure is sent again under the same id. */
+  private static void send(ProducerKit sender, Send send) {
+    sender.send(
+        Outgoing.businessKey(send.messageId, send.subject, send.body).withSessionId(send.orderId));
   }
 
   /** Until the queue holds nothing (active, locked or deferred) three times in a row. */
