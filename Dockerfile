@@ -36,9 +36,12 @@ CMD ["emulators", "--only", "payments"]
 # The worker's class-data archive: a training run of the worker jar, at the paths the worker's image
 # uses, against the emulators (the proof jar, in this stage only) lists the classes it loads; the JVM
 # then maps them into /app/idemworker.jsa. A replica maps those classes at start instead of loading
-# and verifying them: its first message settles seconds sooner (docs/benchmarks.md, bench cold).
-# The archive only fits this JVM and these jars (same size and modification time, which COPY keeps);
-# a JVM that finds it does not fit starts without it, as it would with no archive at all.
+# and verifying them: its first message settles seconds sooner (docs/cold-start.md, bench cold).
+# The step first removes the signature files from the signed jars in /app/lib (the Azure SDK's): an
+# archive leaves out every class of a signed jar, which were the SDKs' classes every message runs
+# through. The archive only fits this JVM and these jars (same size and modification time), so the
+# runtime stage copies /app/lib from this stage, not from the build; a JVM that finds the archive
+# does not fit starts without it, as it would with no archive at all.
 FROM eclipse-temurin:17-jre AS class-data
 WORKDIR /app
 COPY --from=build /src/src/worker/target/lib/ /app/lib/
@@ -57,8 +60,9 @@ RUN groupadd --system --gid 10001 idemworker \
     && useradd --system --uid 10001 --gid idemworker --no-create-home --shell /usr/sbin/nologin idemworker
 WORKDIR /app
 # The jar's manifest puts lib/*.jar on the class path, relative to the jar.
-COPY --from=build --chown=root:root /src/src/worker/target/lib/ /app/lib/
-COPY --from=build --chown=root:root /src/src/worker/target/idemworker-worker.jar /app/idemworker.jar
+# lib/ as the class-data stage left it (unsigned), so that the archive fits it.
+COPY --from=class-data --chown=root:root /app/lib/ /app/lib/
+COPY --from=class-data --chown=root:root /app/idemworker.jar /app/idemworker.jar
 COPY --from=class-data --chown=root:root /app/idemworker.jsa /app/idemworker.jsa
 USER 10001:10001
 ENV HEALTH_PORT=8080

@@ -387,10 +387,15 @@ final class LocalChecks {
       problems.add("the JVM is not sized from the container's memory (MaxRAMPercentage)");
     }
     String worker = lastStage(text);
-    if (!worker.contains("src/worker/target/idemworker-worker.jar")
-        || !worker.contains("src/worker/target/lib/")) {
+    String classData = stage(text, "class-data");
+    // The worker's jar and lib/ come from the worker module, through the class-data stage.
+    if (!classData.contains("src/worker/target/idemworker-worker.jar")
+        || !classData.contains("src/worker/target/lib/")
+        || !worker.contains("COPY --from=class-data --chown=root:root /app/idemworker.jar")
+        || !worker.contains("COPY --from=class-data --chown=root:root /app/lib/ /app/lib/")) {
       problems.add(
-          "the worker's image (the last stage) does not copy the worker module's jar and lib/");
+          "the worker's image (the last stage) does not copy the worker module's jar and lib/"
+              + " (through the class-data stage)");
     }
     if (worker.contains("src/proof/") || worker.contains("src/emulators/")) {
       problems.add("the worker's image (the last stage) copies proof or emulator files");
@@ -430,6 +435,12 @@ final class LocalChecks {
     }
     if (!worker.contains("COPY --from=class-data --chown=root:root /app/idemworker.jsa")) {
       problems.add("the worker's image does not copy the class-data archive");
+    }
+    // The archive step unsigns the jars it trains on; the archive fits those jars only.
+    if (worker.contains("src/worker/target/lib/")) {
+      problems.add(
+          "the worker's image copies lib/ from the build, not the unsigned lib/ the class-data"
+              + " archive was made for");
     }
     if (!worker.contains(
         "\"-XX:SharedArchiveFile=/app/idemworker.jsa\", \"-jar\", \"/app/idemworker.jar\"]")) {
@@ -479,6 +490,16 @@ final class LocalChecks {
       }
     }
     return kept;
+  }
+
+  /** One stage of a Dockerfile, from its FROM line to the next; empty when there is none. */
+  private static String stage(String dockerfile, String name) {
+    int from = dockerfile.indexOf(" AS " + name + "\n");
+    if (from < 0) {
+      return "";
+    }
+    int next = dockerfile.indexOf("\nFROM ", from);
+    return next < 0 ? dockerfile.substring(from) : dockerfile.substring(from, next);
   }
 
   private static String lastStage(String dockerfile) {

@@ -50,6 +50,16 @@ class LocalSetupTest {
             "COPY --from=class-data --chown=root:root /app/idemworker.jsa /app/idemworker.jsa\n",
             "");
 
+    String signedLibs =
+        replaceOnce(
+            dockerfile,
+            "COPY --from=class-data --chown=root:root /app/lib/ /app/lib/\n",
+            "COPY --from=build --chown=root:root /src/src/worker/target/lib/ /app/lib/\n");
+
+    assertThat(LocalChecks.classDataArchive(signedLibs))
+        .containsExactly(
+            "the worker's image copies lib/ from the build, not the unsigned lib/ the class-data"
+                + " archive was made for");
     assertThat(LocalChecks.classDataArchive(notMapped))
         .containsExactly("the worker's ENTRYPOINT does not map the class-data archive");
     assertThat(LocalChecks.classDataArchive(notCopied))

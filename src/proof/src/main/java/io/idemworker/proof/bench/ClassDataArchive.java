@@ -14,10 +14,12 @@ import java.util.concurrent.TimeUnit;
  * them into an archive for exactly that class path. A JVM started with {@code
  * -XX:SharedArchiveFile} maps the classes instead of loading, verifying and linking them.
  *
- * <p>The static dump, not {@code -XX:ArchiveClassesAtExit}, and without the list's lambda proxies
- * ({@code @lambda-proxy} lines): both crashed this machine's JDK 17.0.15 in {@code
- * SystemDictionaryShared::adjust_lambda_proxy_class_dictionary}. Lambdas are then spun at run time
- * as without an archive; every class is still mapped.
+ * <p>The static dump, not {@code -XX:ArchiveClassesAtExit}. The list's lambda proxies ({@code
+ * @lambda-proxy} lines) go into the archive too, so a replica does not spin its lambdas' classes at
+ * run time. With the Azure SDK's jars signed (their classes left out of the archive, see {@link
+ * ImageLayout}) the dump of those lines crashed JDK 17.0.15 in {@code
+ * SystemDictionaryShared::adjust_lambda_proxy_class_dictionary}; with them unsigned it does not. A
+ * dump that fails with them is tried once more without them, and the answer says which it was.
  */
 final class ClassDataArchive {
   private ClassDataArchive() {}
@@ -29,15 +31,36 @@ final class ClassDataArchive {
    * @param jar the jar the archive is for, started with {@code -jar}
    * @param classList the training run's class list
    * @param archive where the archive goes
+   * @return whether the archive holds the list's lambda proxies (false: it was dumped again without
+   *     them after the first dump failed)
    * @throws IOException when the dump fails, or a JVM started with {@code -Xshare:on} and the
    *     archive does not start; the message holds the end of its output
    */
-  static void dump(List<String> jvmOptions, Path jar, Path classList, Path archive)
+  static boolean dump(List<String> jvmOptions, Path jar, Path classList, Path archive)
+      throws IOException, InterruptedException {
+    try {
+      dumpList(jvmOptions, jar, Files.readAllLines(classList, StandardCharsets.UTF_8), archive);
+      return true;
+    } catch (IOException withLambdas) {
+      List<String> withoutLambdas;
+      try (var lines = Files.lines(classList, StandardCharsets.UTF_8)) {
+        withoutLambdas = lines.filter(line -> !line.startsWith("@lambda-proxy")).toList();
+      }
+      try {
+        dumpList(jvmOptions, jar, withoutLambdas, archive);
+      } catch (IOException without) {
+        without.addSuppressed(withLambdas);
+        throw without;
+      }
+      return false;
+    }
+  }
+
+  private static void dumpList(List<String> jvmOptions, Path jar, List<String> lines, Path archive)
       throws IOException, InterruptedException {
     Path classes = Files.createTempFile("idemworker-cds-", ".classlist");
-    try (var lines = Files.lines(classList, StandardCharsets.UTF_8)) {
-      Files.write(classes, lines.filter(line -> !line.startsWith("@lambda-proxy")).toList());
-    }
+    Files.write(classes, lines);
+    Files.deleteIfExists(archive);
     List<String> command = new ArrayList<>();
     command.add(BenchSupport.javaExecutable());
     command.addAll(jvmOptions);
@@ -48,7 +71,11 @@ final class ClassDataArchive {
             "-XX:SharedArchiveFile=" + archive,
             "-jar",
             jar.toString()));
-    run(command, "the class-data dump");
+    try {
+      run(command, "the class-data dump");
+    } finally {
+      Files.deleteIfExists(classes);
+    }
     if (!Files.isRegularFile(archive) || Files.size(archive) == 0) {
       throw new IOException("the class-data dump wrote no archive at " + archive);
     }

@@ -47,11 +47,12 @@ import picocli.CommandLine.Option;
     description = {
       "Measures how fast a fresh 'run' process gets going: time to its first settled message and its rate over the first and fifth thousand messages, per variant, interleaved.",
       "",
-      "Variants: NAME=OPTIONS, where OPTIONS are extra JVM options separated by spaces; '@cds' stands for the class-data archive this command trains first (as the image build does) for --worker-jar, 'env:NAME=VALUE' sets a variable of the child, and 'jar:PATH' runs another build's worker jar (side by side with the previous build)."
+      "Variants: NAME=OPTIONS, where OPTIONS are extra JVM options separated by spaces; '@cds' stands for the class-data archive this command trains first (as the image build does) for the variant's jar, 'env:NAME=VALUE' sets a variable of the child, 'jar:PATH' runs another build's worker jar (side by side with the previous build), and 'signed-jars' keeps the dependencies' jar signatures, which the image build removes."
     })
 final class ColdStartBench implements Callable<Integer> {
   private static final String DATABASE = "idemworker-cold";
   private static final int[] MARKS = {1, 1_000, 4_000, 5_000};
+  private static final String SIGNED = "signed-jars";
 
   @Option(
       names = "--orders",
@@ -99,7 +100,8 @@ final class ColdStartBench implements Callable<Integer> {
   @Option(
       names = "--write-archive",
       description =
-          "Only train and write the class-data archive to this file, then exit (the image build's"
+          "Only remove the signatures of the jars in the worker jar's lib/ (in place), train and"
+              + " write the class-data archive to this file, then exit (the image build's"
               + " step; nothing is measured).")
   Path writeArchive;
 
@@ -173,30 +175,31 @@ final class ColdStartBench implements Callable<Integer> {
       serviceBus.createTopic(
           TopicSettings.defaults(EventTopic.NAME).withRequiresDuplicateDetection(true));
       Runs fixture = new Runs(serviceBus, cosmos, scenario, imageOptions);
-      Path archive = null;
-      if (writeArchive != null || variants.values().stream().anyMatch(v -> v.contains("@cds"))) {
-        archive =
-            writeArchive != null
-                ? writeArchive.toAbsolutePath()
-                : Files.createTempFile("idemworker-cold-", ".jsa");
-        Path classList = Files.createTempFile("idemworker-cold-", ".classlist");
-        ColdRun training =
-            fixture.run(
-                "training", List.of("-XX:DumpLoadedClassList=" + classList), trainingOrders);
-        ClassDataArchive.dump(imageOptions, workerJar, classList, archive);
-        out.printf(
-            Locale.ROOT,
-            "  class-data archive: a training run of %.1f s loaded %d classes; archive %s (%d"
-                + " MiB)%n",
-            training.lastMark() / 1e9,
-            Files.readAllLines(classList).size(),
-            archive,
-            Files.size(archive) / (1024 * 1024));
-        if (writeArchive != null) {
-          return 0;
+      if (writeArchive != null) {
+        // The image build's step: the image's own lib/, unsigned in place, then its archive.
+        int unsigned = ImageLayout.unsign(workerJar.toAbsolutePath().getParent().resolve("lib"));
+        out.printf(Locale.ROOT, "  signatures removed from %d jars in lib/%n", unsigned);
+        train(fixture, workerJar, writeArchive.toAbsolutePath());
+        return 0;
+      }
+      // Each variant runs from a copy of the image's /app: the jars unsigned as the image build
+      // leaves them, or signed ('signed-jars'); '@cds' maps an archive trained for that copy.
+      Map<String, Layout> layouts = new LinkedHashMap<>();
+      for (String options : variants.values()) {
+        String key = layoutKey(options);
+        if (!layouts.containsKey(key)) {
+          Path dir = Files.createTempDirectory("idemworker-cold-app-");
+          Path jar = ImageLayout.copy(jarOf(options), dir, !options.contains(SIGNED));
+          layouts.put(key, new Layout(jar, dir.resolve("idemworker.jsa")));
         }
-      } else {
-        fixture.run("emulator warm-up", List.of(), trainingOrders);
+        Layout layout = layouts.get(key);
+        if (options.contains("@cds") && !layout.trained) {
+          train(fixture, layout.jar, layout.archive);
+          layout.trained = true;
+        }
+      }
+      if (layouts.values().stream().noneMatch(layout -> layout.trained)) {
+        fixture.run("emulator warm-up", workerJar, List.of(), trainingOrders);
       }
       out.printf(
           Locale.ROOT,
@@ -210,7 +213,10 @@ final class ColdStartBench implements Callable<Integer> {
           "load avg");
       for (int r = 1; r <= runs; r++) {
         for (Map.Entry<String, String> variant : variants.entrySet()) {
-          ColdRun run = fixture.run(variant.getKey(), expand(variant.getValue(), archive), orders);
+          Layout layout = layouts.get(layoutKey(variant.getValue()));
+          ColdRun run =
+              fixture.run(
+                  variant.getKey(), layout.jar, expand(variant.getValue(), layout.archive), orders);
           results.get(variant.getKey()).add(run);
           out.printf(
               Locale.ROOT,
@@ -255,10 +261,56 @@ final class ColdStartBench implements Callable<Integer> {
     return problems.isEmpty() ? 0 : 1;
   }
 
+  private void train(Runs fixture, Path jar, Path archive)
+      throws IOException, InterruptedException {
+    Path classList = Files.createTempFile("idemworker-cold-", ".classlist");
+    ColdRun training =
+        fixture.run(
+            "training", jar, List.of("-XX:DumpLoadedClassList=" + classList), trainingOrders);
+    boolean lambdas = ClassDataArchive.dump(fixture.imageOptions, jar, classList, archive);
+    out.printf(
+        Locale.ROOT,
+        "  class-data archive for %s: a training run of %.1f s loaded %d classes; archive %s (%d"
+            + " MiB, %s)%n",
+        jar,
+        training.lastMark() / 1e9,
+        Files.readAllLines(classList).size(),
+        archive,
+        Files.size(archive) / (1024 * 1024),
+        lambdas ? "with its lambda proxies" : "WITHOUT lambda proxies: their dump failed");
+    Files.deleteIfExists(classList);
+  }
+
+  /** The jar a variant runs: its {@code jar:PATH}, or {@code --worker-jar}. */
+  private Path jarOf(String options) {
+    for (String option : options.trim().split("\\s+")) {
+      if (option.startsWith("jar:")) {
+        return Path.of(option.substring(4));
+      }
+    }
+    return workerJar;
+  }
+
+  private String layoutKey(String options) {
+    return jarOf(options).toAbsolutePath() + (options.contains(SIGNED) ? " signed" : "");
+  }
+
+  /** A copy of the image's {@code /app}: its worker jar and the archive trained for it. */
+  private static final class Layout {
+    final Path jar;
+    final Path archive;
+    boolean trained;
+
+    Layout(Path jar, Path archive) {
+      this.jar = jar;
+      this.archive = archive;
+    }
+  }
+
   private static List<String> expand(String options, Path archive) {
     List<String> expanded = new ArrayList<>();
     for (String option : options.trim().split("\\s+")) {
-      if (option.isEmpty()) {
+      if (option.isEmpty() || option.equals(SIGNED) || option.startsWith("jar:")) {
         continue;
       }
       expanded.add(option.equals("@cds") ? "-XX:SharedArchiveFile=" + archive : option);
@@ -307,7 +359,7 @@ final class ColdStartBench implements Callable<Integer> {
     private final ServiceBusEmulator serviceBus;
     private final CosmosEmulator cosmos;
     private final DemoScenario scenario;
-    private final List<String> imageOptions;
+    final List<String> imageOptions;
     private final List<String> queues = new ArrayList<>();
     private int next;
 
@@ -322,7 +374,7 @@ final class ColdStartBench implements Callable<Integer> {
       this.imageOptions = imageOptions;
     }
 
-    ColdRun run(String label, List<String> options, int count)
+    ColdRun run(String label, Path jar, List<String> options, int count)
         throws IOException, InterruptedException {
       int index = queues.size();
       String queue = "orders-" + index;
@@ -346,11 +398,8 @@ final class ColdStartBench implements Callable<Integer> {
               "-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true",
               "-DCOSMOS.DISABLE_IMDS_ACCESS=true"));
       Map<String, String> env = new LinkedHashMap<>();
-      Path jar = workerJar;
       for (String option : options) {
-        if (option.startsWith("jar:")) {
-          jar = Path.of(option.substring(4));
-        } else if (option.startsWith("env:")) {
+        if (option.startsWith("env:")) {
           String[] pair = option.substring(4).split("=", 2);
           env.put(pair[0], pair.length > 1 ? pair[1] : "");
         } else {

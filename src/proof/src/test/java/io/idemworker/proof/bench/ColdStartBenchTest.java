@@ -9,7 +9,9 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
@@ -22,8 +24,13 @@ class ColdStartBenchTest {
   private static final Path WORKER_JAR = Path.of("src/worker/target/idemworker-worker.jar");
 
   @Test
-  void writeArchive_trainsOnTheWorkerJarAndWritesAnArchiveTheJvmMaps(@TempDir Path dir) {
+  @Timeout(value = 300, unit = TimeUnit.SECONDS) // a training run and a dump of ~9,000 classes
+  void writeArchive_unsignsTheLibsTrainsAndWritesAnArchiveTheJvmMaps(@TempDir Path dir)
+      throws IOException {
     assertThat(WORKER_JAR).as("the worker jar (mvn package builds it)").isRegularFile();
+    // The step unsigns the jars beside the worker jar in place, as in the image's /app: a copy.
+    Path app = Files.createDirectories(dir.resolve("app"));
+    Path jar = ImageLayout.copy(WORKER_JAR, app, false);
     Path archive = dir.resolve("worker.jsa");
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
@@ -32,6 +39,8 @@ class ColdStartBenchTest {
             .execute(
                 "--write-archive",
                 archive.toString(),
+                "--worker-jar",
+                jar.toString(),
                 "--training-orders",
                 "100",
                 "--timeout",
@@ -41,8 +50,15 @@ class ColdStartBenchTest {
     assertThat(exit).as(output).isZero();
     assertThat(archive).isRegularFile();
     assertThat(output)
+        .containsPattern("signatures removed from [1-9]\\d* jars in lib/")
         .containsPattern("a training run of \\d+\\.\\d s loaded \\d{4,} classes")
+        .contains("with its lambda proxies")
         .doesNotContain("PROBLEM");
+    try (var libs = Files.list(app.resolve("lib"))) {
+      for (Path lib : libs.toList()) {
+        assertThat(ImageLayout.isSigned(lib)).as(lib.toString()).isFalse();
+      }
+    }
   }
 
   @Test
