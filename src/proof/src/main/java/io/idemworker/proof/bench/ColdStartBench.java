@@ -203,13 +203,15 @@ final class ColdStartBench implements Callable<Integer> {
       }
       out.printf(
           Locale.ROOT,
-          "%-12s %4s %10s %11s %11s %11s %9s%n",
+          "%-12s %4s %10s %11s %11s %11s %9s %9s %9s%n",
           "variant",
           "run",
           "first (s)",
           "1st k msg/s",
           "5th k msg/s",
           "last k msg/s",
+          "1st k cpu",
+          "last cpu",
           "load avg");
       for (int r = 1; r <= runs; r++) {
         for (Map.Entry<String, String> variant : variants.entrySet()) {
@@ -220,13 +222,15 @@ final class ColdStartBench implements Callable<Integer> {
           results.get(variant.getKey()).add(run);
           out.printf(
               Locale.ROOT,
-              "%-12s %4d %10.2f %11.0f %11.0f %11.0f %9s%n",
+              "%-12s %4d %10.2f %11.0f %11.0f %11.0f %6.2f ms %6.2f ms %9s%n",
               variant.getKey(),
               r,
               run.firstSettled(),
               run.rate(1),
               run.rate(5),
               run.lastThousandRate(),
+              run.firstThousandCpuMs(),
+              run.lastThousandCpuMs(),
               BenchSupport.loadAverage());
         }
       }
@@ -244,7 +248,8 @@ final class ColdStartBench implements Callable<Integer> {
             out.printf(
                 Locale.ROOT,
                 "  %-12s first settled %.2f s; first 1,000 at %.0f msg/s, fifth at %.0f,"
-                    + " last at %.0f (first/last %.2f)%n",
+                    + " last at %.0f (first/last %.2f); CPU a message %.2f ms over the first"
+                    + " 1,000, %.2f ms over the last%n",
                 name,
                 median(list.stream().mapToDouble(ColdRun::firstSettled).toArray()),
                 median(list.stream().mapToDouble(run -> run.rate(1)).toArray()),
@@ -253,7 +258,9 @@ final class ColdStartBench implements Callable<Integer> {
                 median(
                     list.stream()
                         .mapToDouble(run -> run.rate(1) / run.lastThousandRate())
-                        .toArray()));
+                        .toArray()),
+                median(list.stream().mapToDouble(ColdRun::firstThousandCpuMs).toArray()),
+                median(list.stream().mapToDouble(ColdRun::lastThousandCpuMs).toArray()));
           }
         });
     out.printf(Locale.ROOT, "  load average %s at the end%n", BenchSupport.loadAverage());
@@ -326,14 +333,19 @@ final class ColdStartBench implements Callable<Integer> {
   }
 
   /**
-   * When one child settled its messages, in nanoseconds from the process start.
+   * When one child settled its messages, in nanoseconds from the process start, and the CPU time it
+   * had used by then.
    *
    * @param marks nanoseconds at which the 1st, 1,000th, 4,000th and 5,000th message had settled
+   * @param cpu the child's CPU nanoseconds at each of {@code marks}
    * @param total messages the child settled
    * @param end nanoseconds at which the last one settled
    * @param lastThousandStart nanoseconds at which {@code total - 1000} had settled
+   * @param lastThousandCpu the child's CPU nanoseconds at {@code end} minus those at {@code
+   *     lastThousandStart}
    */
-  record ColdRun(long[] marks, int total, long end, long lastThousandStart) {
+  record ColdRun(
+      long[] marks, long[] cpu, int total, long end, long lastThousandStart, long lastThousandCpu) {
     double firstSettled() {
       return marks[0] / 1e9;
     }
@@ -347,6 +359,16 @@ final class ColdStartBench implements Callable<Integer> {
 
     double lastThousandRate() {
       return 1_000 / ((end - lastThousandStart) / 1e9);
+    }
+
+    /** The child's CPU milliseconds a message over the first thousand. */
+    double firstThousandCpuMs() {
+      return (cpu[1] - cpu[0]) / 1e6 / 999;
+    }
+
+    /** The child's CPU milliseconds a message over the last thousand. */
+    double lastThousandCpuMs() {
+      return lastThousandCpu / 1e6 / 1_000;
     }
 
     long lastMark() {
@@ -429,20 +451,30 @@ final class ColdStartBench implements Callable<Integer> {
         String label, String queue, int count, Process child, long start, Path log)
         throws IOException, InterruptedException {
       long[] marks = new long[MARKS.length];
+      long[] cpu = new long[MARKS.length];
       int mark = 0;
       long lastThousandStart = 0;
+      long lastThousandCpuStart = 0;
       long deadline = start + timeout.toNanos();
       while (true) {
         int settled = count - serviceBus.unsettledCount(queue);
         long now = System.nanoTime();
         while (mark < MARKS.length && settled >= MARKS[mark]) {
+          cpu[mark] = cpuOf(child);
           marks[mark++] = now - start;
         }
         if (lastThousandStart == 0 && settled >= count - 1_000) {
+          lastThousandCpuStart = cpuOf(child);
           lastThousandStart = now - start;
         }
         if (settled == count) {
-          return new ColdRun(marks, settled, now - start, lastThousandStart);
+          return new ColdRun(
+              marks,
+              cpu,
+              settled,
+              now - start,
+              lastThousandStart,
+              cpuOf(child) - lastThousandCpuStart);
         }
         if (now > deadline || !child.isAlive()) {
           throw new IOException(
@@ -457,6 +489,14 @@ final class ColdStartBench implements Callable<Integer> {
                   + log);
         }
         child.waitFor(2, TimeUnit.MILLISECONDS);
+      }
+    }
+
+    private long cpuOf(Process child) {
+      try {
+        return BenchSupport.processCpuNanos(child.pid());
+      } catch (IOException e) {
+        return 0; // the child has just exited: the run fails on that anyway
       }
     }
 

@@ -2,6 +2,7 @@ package io.idemworker.proof.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.offset;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -122,5 +123,26 @@ class ColdStartBenchTest {
   void median_ofOddAndEvenCounts() {
     assertThat(ColdStartBench.median(new double[] {3, 1, 2})).isEqualTo(2);
     assertThat(ColdStartBench.median(new double[] {4, 1, 2, 3})).isEqualTo(2.5);
+  }
+
+  @Test
+  void aRunsFigures_comeFromItsMarksAndCpuSamples() {
+    // 1st, 1,000th, 4,000th, 5,000th message at 2 s, 4 s, 9 s, 9.5 s; CPU 1 s, 6 s, 12 s, 13 s.
+    long s = 1_000_000_000L;
+    ColdStartBench.ColdRun run =
+        new ColdStartBench.ColdRun(
+            new long[] {2 * s, 4 * s, 9 * s, 9 * s + s / 2},
+            new long[] {s, 6 * s, 12 * s, 13 * s},
+            6_000,
+            12 * s,
+            11 * s,
+            s / 2);
+
+    assertThat(run.firstSettled()).isEqualTo(2.0);
+    assertThat(run.rate(1)).isEqualTo(499.5);
+    assertThat(run.rate(5)).isEqualTo(2_000.0);
+    assertThat(run.lastThousandRate()).isEqualTo(1_000.0);
+    assertThat(run.firstThousandCpuMs()).isCloseTo(5.005, offset(1e-3));
+    assertThat(run.lastThousandCpuMs()).isEqualTo(0.5);
   }
 }
