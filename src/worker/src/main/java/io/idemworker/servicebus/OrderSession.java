@@ -175,7 +175,7 @@ final class OrderSession {
       return;
     }
     DeliveryObserver.Observation observation = parts.observer().start(message);
-    Outcome outcome = parts.consumer().handle(message, Deliveries.origin(received), lock);
+    Outcome outcome = run(message, received);
     if (lockLost(received, outcome)) {
       observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), false);
       return;
@@ -309,7 +309,7 @@ final class OrderSession {
       return true;
     }
     DeliveryObserver.Observation observation = parts.observer().start(message);
-    Outcome outcome = parts.consumer().handle(message, Deliveries.origin(received), lock);
+    Outcome outcome = run(message, received);
     if (lockLost(received, outcome)) {
       observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), false);
       return false;
@@ -331,6 +331,25 @@ final class OrderSession {
       parts.events().appliedAfterWaiting(sessionId, waiting.version());
     }
     return settled;
+  }
+
+  /**
+   * Runs the flow under the session's lock. A copy that meets another attempt's live lease waits it
+   * out while the lock is renewed, and runs the flow again in the same delivery (at most {@link
+   * ServiceBusWorker#MAX_REHANDLES} times), as the plain worker does, so contested copies do not
+   * spend their delivery count.
+   */
+  private Outcome run(IncomingMessage message, ServiceBusReceivedMessage received) {
+    Outcome outcome = parts.consumer().handle(message, Deliveries.origin(received), lock);
+    for (int again = 0; again < ServiceBusWorker.MAX_REHANDLES; again++) {
+      Optional<Duration> wait = ServiceBusWorker.leaseMeeting(outcome);
+      if (wait.isEmpty() || !lock.renewedPast(parts.clock().instant().plus(wait.get()))) {
+        break;
+      }
+      parts.sleep(wait.get());
+      outcome = parts.consumer().handle(message, Deliveries.origin(received), lock);
+    }
+    return outcome;
   }
 
   /**

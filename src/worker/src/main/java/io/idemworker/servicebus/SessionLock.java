@@ -190,6 +190,17 @@ final class SessionLock implements DeliveryLock, AutoCloseable {
     return gone || (known != null && !clock.instant().isBefore(known));
   }
 
+  /**
+   * Whether this lock is renewed past {@code instant}: it is not lost, and renewals go on until
+   * then ({@code WORKER_MAX_LOCK_RENEWAL}). A wait that ends before then keeps the lock.
+   *
+   * @param instant by the worker's clock
+   * @return true when the lock is renewed past it
+   */
+  boolean renewedPast(Instant instant) {
+    return renews && !lost() && !isClosed() && renewalsEnd.isAfter(instant);
+  }
+
   /** Stops renewing: the session is released. The lock answers gone from now on. */
   @Override
   public void close() {

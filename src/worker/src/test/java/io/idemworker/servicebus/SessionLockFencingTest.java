@@ -57,6 +57,9 @@ class SessionLockFencingTest {
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(1);
   private static final String QUEUE = "orders-by-session";
 
+  /** A session queue whose lock outlasts any pause a loaded machine makes: for the lease test. */
+  private static final String LONG_LOCK_QUEUE = "orders-by-session-long-lock";
+
   private final CosmosContainer container = Emulators.orders();
   private final RecordingObserver observer = new RecordingObserver();
   private final SessionEvents events = new SessionEvents();
@@ -75,6 +78,11 @@ class SessionLockFencingTest {
                     .withRequiresSession(true)
                     .withMaxDeliveryCount(10)
                     .withLockDuration(LOCK))
+            .queue(
+                QueueSettings.defaults(LONG_LOCK_QUEUE)
+                    .withRequiresSession(true)
+                    .withMaxDeliveryCount(10)
+                    .withLockDuration(Duration.ofSeconds(60)))
             .start();
     provider = PaymentProviderEmulator.builder().port(0).start();
     sender =
@@ -96,6 +104,10 @@ class SessionLockFencingTest {
   }
 
   private void startWorker(EffectStore store) {
+    startWorker(QUEUE, store, Duration.ofSeconds(30));
+  }
+
+  private void startWorker(String queue, EffectStore store, Duration leaseCeiling) {
     MessageDecoder decoder =
         OrderMessageTypes.decoder(
             true,
@@ -103,13 +115,13 @@ class SessionLockFencingTest {
             Optional.of(
                 new OrderMessageTypes.Payments(
                     new HttpPaymentProvider(provider.baseUrl(), provider.apiKey(), CALL_TIMEOUT),
-                    Duration.ofSeconds(30),
+                    leaseCeiling,
                     CALL_TIMEOUT)));
     CosmosEffectStore cosmos = new CosmosEffectStore(container, (o, s, c, l) -> {});
     worker =
         new SessionWorker(
             new ServiceBusConnection.ConnectionString(serviceBus.connectionString()),
-            ProcessorSettings.defaults(QUEUE)
+            ProcessorSettings.defaults(queue)
                 .withMaxRetryBackoff(Duration.ofMillis(50))
                 .withProbeInterval(Duration.ofMillis(200)),
             SessionSettings.defaults().withMaxConcurrentSessions(1),
@@ -216,6 +228,52 @@ class SessionLockFencingTest {
     assertThat(record.path("status").asText()).isEqualTo("Completed");
     assertThat(record.path("attempt").asLong()).isGreaterThanOrEqualTo(2);
     assertThat(events.locksLostCount()).isEqualTo(1);
+  }
+
+  @Test
+  void leaseHeldElsewhere_isWaitedOutAndHandledAgainInTheSameSessionDelivery() {
+    // given an order whose payment request another attempt claimed, and left with 4 s of lease
+    String orderId = placedOrder();
+    String requestId = "pr-" + orderId;
+    CosmosEffectStore cosmos = new CosmosEffectStore(container, (o, s, c, l) -> {});
+    Duration ceiling = Duration.ofSeconds(4);
+    Outcome stalled =
+        new IdempotentConsumer(
+                KeyStrategies.messageId(),
+                OrderMessageTypes.decoder(
+                    true,
+                    new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
+                    Optional.of(
+                        new OrderMessageTypes.Payments(
+                            (key, order, amount, currency) -> {
+                              throw new IllegalStateException("this attempt dies in its call");
+                            },
+                            ceiling,
+                            CALL_TIMEOUT))),
+                cosmos,
+                Clock.systemUTC(),
+                256 * 1024,
+                10)
+            .handle(Orders.payment(orderId, requestId, "10.00", "EUR"));
+    assertThat(stalled).isInstanceOf(Outcome.Retry.class);
+
+    // when the same request arrives in the order's session
+    startWorker(LONG_LOCK_QUEUE, cosmos, ceiling);
+    try (ServiceBusSenderClient longLock =
+        new ServiceBusClientBuilder()
+            .connectionString(serviceBus.connectionString())
+            .sender()
+            .queueName(LONG_LOCK_QUEUE)
+            .buildClient()) {
+      longLock.sendMessage(inSession(Orders.payment(orderId, requestId, "10.00", "EUR"), orderId));
+    }
+
+    // then its one delivery waits the lease out under the renewed session lock, takes over and
+    // captures: no delivery is spent
+    Finished done = observer.await(1, is(Outcome.Processed.class), WAIT).get(0);
+    assertThat(done.message().deliveryCount()).isZero();
+    assertThat(observer.finished()).hasSize(1);
+    assertThat(provider.stats().requests()).isEqualTo(1);
   }
 
   private String placedOrder() {

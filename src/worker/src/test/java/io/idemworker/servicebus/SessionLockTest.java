@@ -224,6 +224,20 @@ class SessionLockTest {
   }
 
   @Test
+  void renewedPast_holdsWhileRenewalsGoOn_andNotOnceLost() {
+    SessionLock lock = lock(Duration.ofSeconds(30));
+    lock.start();
+    scheduler.runDue();
+
+    assertThat(lock.renewedPast(T0.plusSeconds(29))).isTrue();
+    assertThat(lock.renewedPast(T0.plusSeconds(31))).as("past the maximum renewal").isFalse();
+    assertThat(lock(Duration.ZERO).renewedPast(T0)).as("no renewals at all").isFalse();
+
+    clock.advance(LOCK);
+    assertThat(lock.renewedPast(clock.instant())).as("its end passed").isFalse();
+  }
+
+  @Test
   void closedLock_isGone_andItsRenewalIsCancelled() {
     SessionLock lock = started();
 
