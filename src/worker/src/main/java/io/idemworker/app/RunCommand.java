@@ -283,6 +283,7 @@ final class RunCommand implements Callable<Integer> {
               container,
               telemetry.storeListener(),
               telemetry.observer(new OutcomeLog()),
+              telemetry.sessionMetrics(),
               credential,
               Clock.systemUTC()));
     }

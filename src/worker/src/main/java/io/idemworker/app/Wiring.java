@@ -31,6 +31,7 @@ import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
 import io.idemworker.servicebus.SessionEvents;
+import io.idemworker.servicebus.SessionListener;
 import io.idemworker.servicebus.SessionWorker;
 import java.net.URI;
 import java.time.Clock;
@@ -171,12 +172,15 @@ public final class Wiring {
   /**
    * The worker {@code run} starts: the {@link SessionWorker} when {@code SERVICEBUS_SESSIONS} is
    * true, else the plain {@link ServiceBusWorker}.
+   *
+   * @param sessionListener hears session mode's events (its metrics); unused by the plain worker
    */
   static MessageWorker messageWorker(
       WorkerConfig config,
       CosmosContainer container,
       StoreCallListener storeListener,
       DeliveryObserver observer,
+      SessionListener sessionListener,
       Supplier<TokenCredential> credential,
       Clock clock) {
     if (config.sessions().isEmpty()) {
@@ -193,7 +197,7 @@ public final class Wiring {
         store,
         store,
         observer,
-        new SessionEvents(),
+        new SessionEvents(sessionListener),
         clock);
   }
 

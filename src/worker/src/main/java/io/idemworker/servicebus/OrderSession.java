@@ -38,6 +38,12 @@ import org.slf4j.LoggerFactory;
  * again when the order's next message arrives; {@link SessionSettings#gapTimeout()} is then
  * measured from the deferral, so such a gap is given up at once.
  *
+ * <p><b>Fenced by the session lock.</b> Every message, active or waiting, runs through the flow
+ * with the session's {@link SessionLock}. A message whose lock is gone ends as {@link
+ * Outcome.RetryCause#LOCK_LOST}: it settles nothing, the session state is not written any more (the
+ * service would refuse both), and {@link #lost()} tells the session thread to release the session;
+ * the messages come back to the session's next holder.
+ *
  * <p>Not thread-safe: one session thread owns it while it holds the session.
  */
 final class OrderSession {
@@ -52,14 +58,31 @@ final class OrderSession {
 
   private final String sessionId;
   private final ServiceBusReceiverClient receiver;
+  private final SessionLock lock;
   private final SessionWorker.Parts parts;
   private SessionState state = SessionState.EMPTY;
   private String written = "";
+  private boolean lost;
 
-  OrderSession(String sessionId, ServiceBusReceiverClient receiver, SessionWorker.Parts parts) {
+  OrderSession(
+      String sessionId,
+      ServiceBusReceiverClient receiver,
+      SessionLock lock,
+      SessionWorker.Parts parts) {
     this.sessionId = sessionId;
     this.receiver = receiver;
+    this.lock = lock;
     this.parts = parts;
+  }
+
+  /**
+   * Whether the session's lock is gone: a message ended as {@code LOCK_LOST}, a renewal was
+   * refused, or the lock's end passed. Nothing more can be done as the session's holder.
+   *
+   * @return true once lost
+   */
+  boolean lost() {
+    return lost || lock.lost();
   }
 
   String sessionId() {
@@ -114,6 +137,7 @@ final class OrderSession {
   /** Handles one active message of this session, then applies the waiting ones it made ready. */
   void handle(ServiceBusReceivedMessage received) {
     long start = System.nanoTime();
+    lock.observe(received.getLockedUntil());
     IncomingMessage message;
     try {
       message = Deliveries.toIncoming(received);
@@ -151,7 +175,11 @@ final class OrderSession {
       return;
     }
     DeliveryObserver.Observation observation = parts.observer().start(message);
-    Outcome outcome = parts.consumer().handle(message, Deliveries.origin(received));
+    Outcome outcome = run(message, received);
+    if (lockLost(received, outcome)) {
+      observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), false);
+      return;
+    }
     if (outcome instanceof Outcome.DeadLettered deadLettered) {
       markParked(received, deadLettered.reason());
     } else if (appliedOrSettledForGood(outcome) && parked.isPresent()) {
@@ -166,6 +194,11 @@ final class OrderSession {
       // The message that fills a gap (or ends a parking) is settled after the ones it released:
       // until then it keeps the session active, so a crash in between brings it back at once.
       drain(false);
+    }
+    if (lost) {
+      // A waiting message it released found the lock gone: this one cannot be settled either.
+      observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), false);
+      return;
     }
     boolean settled = settle(received, outcome);
     observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
@@ -262,6 +295,7 @@ final class OrderSession {
     }
     ServiceBusReceivedMessage received = found.get();
     long start = System.nanoTime();
+    lock.observe(received.getLockedUntil());
     IncomingMessage message;
     try {
       message = Deliveries.toIncoming(received);
@@ -275,7 +309,11 @@ final class OrderSession {
       return true;
     }
     DeliveryObserver.Observation observation = parts.observer().start(message);
-    Outcome outcome = parts.consumer().handle(message, Deliveries.origin(received));
+    Outcome outcome = run(message, received);
+    if (lockLost(received, outcome)) {
+      observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), false);
+      return false;
+    }
     if (!appliedOrSettledForGood(outcome)) {
       boolean settled = settle(received, outcome);
       observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
@@ -293,6 +331,45 @@ final class OrderSession {
       parts.events().appliedAfterWaiting(sessionId, waiting.version());
     }
     return settled;
+  }
+
+  /**
+   * Runs the flow under the session's lock. A copy that meets another attempt's live lease waits it
+   * out while the lock is renewed, and runs the flow again in the same delivery (at most {@link
+   * ServiceBusWorker#MAX_REHANDLES} times), as the plain worker does, so contested copies do not
+   * spend their delivery count.
+   */
+  private Outcome run(IncomingMessage message, ServiceBusReceivedMessage received) {
+    Outcome outcome = parts.consumer().handle(message, Deliveries.origin(received), lock);
+    for (int again = 0; again < ServiceBusWorker.MAX_REHANDLES; again++) {
+      Optional<Duration> wait = ServiceBusWorker.leaseMeeting(outcome);
+      if (wait.isEmpty() || !lock.renewedPast(parts.clock().instant().plus(wait.get()))) {
+        break;
+      }
+      parts.sleep(wait.get());
+      outcome = parts.consumer().handle(message, Deliveries.origin(received), lock);
+    }
+    return outcome;
+  }
+
+  /**
+   * Whether the flow stopped because the session lock is gone; if so, the session is lost from now
+   * on (the broker would refuse any settlement or state write; the message comes back to the
+   * session's next holder).
+   */
+  private boolean lockLost(ServiceBusReceivedMessage received, Outcome outcome) {
+    if (outcome instanceof Outcome.Retry retry && retry.cause() == Outcome.RetryCause.LOCK_LOST) {
+      lost = true;
+      parts
+          .events()
+          .lockLost(
+              sessionId,
+              messageIdOf(received),
+              retry.knownKey().map(io.idemworker.core.IdempotencyKey::value).orElse("unknown"),
+              received.getDeliveryCount());
+      return true;
+    }
+    return false;
   }
 
   private static String messageIdOf(ServiceBusReceivedMessage received) {
@@ -438,6 +515,9 @@ final class OrderSession {
 
   /** Writes the state when it differs from what was last written. */
   private void writeState() {
+    if (lost) {
+      return;
+    }
     byte[] bytes = state.write();
     String text = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
     if (!text.equals(written)) {
@@ -481,6 +561,9 @@ final class OrderSession {
       case MISCONFIGURATION -> parts.lifecycle().misconfigured(retry.description());
       case NOT_YET -> parts.lifecycle().storeAnswered();
       case TRANSIENT -> parts.lifecycle().transientFailure(retry.description());
+      case LOCK_LOST -> {
+        return null; // settled nothing: handled before the settlement
+      }
     }
     parts.sleep(
         Deliveries.backoff(

@@ -250,7 +250,8 @@ public final class ServiceBusWorker implements MessageWorker {
     observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
   }
 
-  private static Optional<Duration> leaseMeeting(Outcome outcome) {
+  /** The wait a flow asked for when it met another attempt's live lease; empty otherwise. */
+  static Optional<Duration> leaseMeeting(Outcome outcome) {
     return outcome instanceof Outcome.Retry retry && retry.cause() == Outcome.RetryCause.NOT_YET
         ? retry.retryAfter()
         : Optional.empty();

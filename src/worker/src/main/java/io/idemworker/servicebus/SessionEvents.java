@@ -1,32 +1,62 @@
 package io.idemworker.servicebus;
 
+import io.idemworker.servicebus.SessionListener.Event;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What session mode does beyond the flow's outcomes, logged and counted: messages deferred while a
- * version is missing, gaps given up, and messages applied after waiting. Logs carry the session
- * (order) id and versions, never payloads. Thread-safe; tests in this package extend it to wait for
- * an event.
+ * What session mode does beyond the flow's outcomes, logged, counted in process and passed to a
+ * {@link SessionListener} (the worker's OpenTelemetry counters): messages deferred while a version
+ * is missing, gaps given up, messages applied after waiting, parked and released orders, and
+ * messages stopped by a lost session lock. Logs carry the session (order) id and versions, never
+ * payloads. Thread-safe; tests in this package extend it to wait for an event.
  */
 public class SessionEvents {
   private static final Logger LOG = LoggerFactory.getLogger(SessionWorker.class);
+
+  private final SessionListener listener;
 
   private final AtomicLong deferred = new AtomicLong();
   private final AtomicLong parked = new AtomicLong();
   private final AtomicLong released = new AtomicLong();
   private final AtomicLong gapsGivenUp = new AtomicLong();
   private final AtomicLong appliedAfterWaiting = new AtomicLong();
+  private final AtomicLong locksLost = new AtomicLong();
+
+  /** Events counted in process only. */
+  public SessionEvents() {
+    this(SessionListener.none());
+  }
+
+  /**
+   * Events counted in process and passed on.
+   *
+   * @param listener hears every event, after it is logged and counted
+   */
+  public SessionEvents(SessionListener listener) {
+    this.listener = Objects.requireNonNull(listener, "listener");
+  }
+
+  private void tell(Event event) {
+    try {
+      listener.happened(event);
+    } catch (RuntimeException e) {
+      LOG.debug("session listener failed on {}: {}", event, e.toString());
+    }
+  }
 
   void deferred(String sessionId, long version, long applied) {
     deferred.incrementAndGet();
+    tell(Event.DEFERRED);
     LOG.info(
         "order {}: version {} deferred until version {} applies", sessionId, version, applied + 1);
   }
 
   void gapGivenUp(String sessionId, long missing, int waiting, String why) {
     gapsGivenUp.incrementAndGet();
+    tell(Event.GAP_GIVEN_UP);
     LOG.warn(
         "order {}: gap given up, version {} never came ({}); {} waiting message(s) apply as"
             + " outside session mode",
@@ -38,11 +68,13 @@ public class SessionEvents {
 
   void appliedAfterWaiting(String sessionId, long version) {
     appliedAfterWaiting.incrementAndGet();
+    tell(Event.APPLIED_AFTER_WAITING);
     LOG.debug("order {}: version {} applied after waiting", sessionId, version);
   }
 
   void parked(String sessionId, String messageId, String reason) {
     parked.incrementAndGet();
+    tell(Event.PARKED);
     LOG.warn(
         "order {}: parked behind message {} dead-lettered as {}; later messages wait for"
             + " 'dlq release' or 'dlq discard'",
@@ -52,11 +84,13 @@ public class SessionEvents {
   }
 
   void parkedBehind(String sessionId, String messageId) {
+    tell(Event.PARKED_BEHIND);
     LOG.info("order {}: message {} parked", sessionId, messageId);
   }
 
   void released(String sessionId, int messages) {
     released.incrementAndGet();
+    tell(Event.RELEASED);
     LOG.info("order {}: released; {} parked message(s) apply in their order", sessionId, messages);
   }
 
@@ -70,11 +104,34 @@ public class SessionEvents {
   }
 
   void parkingExpired(String sessionId, int messages) {
+    tell(Event.PARKING_EXPIRED);
     LOG.warn(
         "order {}: parked longer than WORKER_PARK_MAX_AGE; {} parked message(s) dead-lettered as"
             + " ParkingBoundExceeded",
         sessionId,
         messages);
+  }
+
+  void lockLost(String sessionId, String messageId, String key, long deliveryCount) {
+    locksLost.incrementAndGet();
+    tell(Event.LOCK_LOST);
+    LOG.warn(
+        "order {}: message {} (key {}, delivery count {}): session lock lost before the handler"
+            + " finished; it stopped before its next write or call, settles nothing, and the"
+            + " session is released",
+        sessionId,
+        messageId,
+        key,
+        deliveryCount);
+  }
+
+  /**
+   * Messages stopped because their session's lock was gone ({@code LOCK_LOST}).
+   *
+   * @return the count since start
+   */
+  public long locksLostCount() {
+    return locksLost.get();
   }
 
   /**

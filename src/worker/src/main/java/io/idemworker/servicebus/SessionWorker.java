@@ -1,6 +1,8 @@
 package io.idemworker.servicebus;
 
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
+import com.azure.messaging.servicebus.ServiceBusException;
+import com.azure.messaging.servicebus.ServiceBusFailureReason;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSessionReceiverClient;
@@ -12,11 +14,14 @@ import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.ReadinessProbe;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,8 +37,15 @@ import org.slf4j.LoggerFactory;
  * defer and dead-letter, but neither the session state nor receiving a deferred message, and both
  * are what waiting for a missing version needs. So each session thread accepts the next available
  * session with a {@link ServiceBusSessionReceiverClient} and works through the receiver bound to
- * that session, which renews the session lock ({@link ProcessorSettings#maxLockRenewal()}) and
- * makes every session call as the lock holder, as the service requires.
+ * that session, which makes every session call as the lock holder, as the service requires.
+ *
+ * <p><b>Fenced by the session lock.</b> The worker renews each session's lock itself ({@link
+ * SessionLock}, up to {@link ProcessorSettings#maxLockRenewal()} after acceptance, as the SDK
+ * would; the SDK's own renewal is off because it shows neither the end it reached nor a refusal),
+ * so it knows the lock's end. The flow asks that lock before every store write and before a
+ * provider call, as on the plain path; a message whose session lock is gone ends as {@link
+ * io.idemworker.core.Outcome.RetryCause#LOCK_LOST}, settles nothing, and the session is released:
+ * its messages come back to whoever accepts it next.
  *
  * <p>Pausing and draining are the plain worker's ({@link WorkerLifecycle}): a paused worker
  * releases its sessions and accepts none until the store's probe passes.
@@ -70,6 +82,7 @@ public final class SessionWorker implements MessageWorker {
   private final ProcessorSettings settings;
   private final SessionSettings sessionSettings;
   private final ServiceBusSessionReceiverClient sessions;
+  private final ScheduledExecutorService renewals;
   private final WorkerLifecycle lifecycle;
   private final Parts parts;
   private final SessionEvents events;
@@ -118,8 +131,22 @@ public final class SessionWorker implements MessageWorker {
         builder
             .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
             .disableAutoComplete()
-            .maxAutoLockRenewDuration(settings.maxLockRenewal())
+            // SessionLock renews, so that the lock's end is known (see the class comment).
+            .maxAutoLockRenewDuration(Duration.ZERO)
             .buildClient();
+    AtomicInteger renewalThreads = new AtomicInteger();
+    ScheduledThreadPoolExecutor renewalPool =
+        new ScheduledThreadPoolExecutor(
+            sessionSettings.maxConcurrentSessions(),
+            runnable -> {
+              Thread thread =
+                  new Thread(
+                      runnable, "idemworker-session-lock-" + renewalThreads.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
+    renewalPool.setRemoveOnCancelPolicy(true);
+    this.renewals = renewalPool;
     ScheduledExecutorService supervisor =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> {
@@ -222,13 +249,17 @@ public final class SessionWorker implements MessageWorker {
       running = List.copyOf(threads);
     }
     sessions.close();
-    for (Thread thread : running) {
-      try {
-        thread.join(Duration.ofSeconds(10).toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
+    try {
+      for (Thread thread : running) {
+        try {
+          thread.join(Duration.ofSeconds(10).toMillis());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
       }
+    } finally {
+      renewals.shutdownNow();
     }
   }
 
@@ -268,9 +299,18 @@ public final class SessionWorker implements MessageWorker {
         parts.sleep(ACCEPT_RETRY.dividedBy(10));
         continue;
       }
+      SessionLock lock =
+          new SessionLock(
+              receiver.getSessionId(),
+              () -> renew(receiver),
+              settings.maxLockRenewal(),
+              parts.clock(),
+              renewals,
+              parts.sleeper());
       try {
+        lock.start();
         if (accepting()) {
-          serve(new OrderSession(receiver.getSessionId(), receiver, parts), receiver);
+          serve(new OrderSession(receiver.getSessionId(), receiver, lock, parts), receiver);
         }
       } catch (RuntimeException e) {
         LOG.info(
@@ -278,18 +318,40 @@ public final class SessionWorker implements MessageWorker {
             receiver.getSessionId(),
             e.toString());
       } finally {
+        lock.close();
         receiver.close();
       }
     }
   }
 
+  /**
+   * One renewal of the session lock; a refusal (the lock is lost) as {@link SessionLock.Refused}.
+   */
+  private static OffsetDateTime renew(ServiceBusReceiverClient receiver) {
+    try {
+      return receiver.renewSessionLock();
+    } catch (RuntimeException e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof ServiceBusException sb
+            && sb.getReason() == ServiceBusFailureReason.SESSION_LOCK_LOST) {
+          throw new SessionLock.Refused(sb.getReason().toString());
+        }
+      }
+      throw e;
+    }
+  }
+
   private void serve(OrderSession session, ServiceBusReceiverClient receiver) {
     session.open();
-    while (accepting()) {
+    while (accepting() && !session.lost()) {
       boolean any = false;
       for (ServiceBusReceivedMessage message : receiver.receiveMessages(1, session.nextWait())) {
         any = true;
         lifecycle.onDelivery(() -> session.handle(message), () -> receiver.abandon(message));
+      }
+      if (session.lost()) {
+        // Nothing more can be done as this session's holder: release it for the next one.
+        return;
       }
       if (!any && !session.keepWhenIdle()) {
         return;

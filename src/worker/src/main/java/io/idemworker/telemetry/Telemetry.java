@@ -60,6 +60,9 @@ import org.slf4j.LoggerFactory;
  *       operation}.
  * </ul>
  *
+ * <p>The outbox relay's instruments are {@link RelayMetrics}; session mode's, {@link
+ * SessionMetrics}.
+ *
  * <p>Each delivery gets one CONSUMER span that continues the producer's trace from the message's
  * {@code traceparent}/{@code tracestate} application properties, or from {@code Diagnostic-Id}
  * (which Service Bus SDKs fill with a traceparent value), and starts a new trace without either.
@@ -297,6 +300,15 @@ public final class Telemetry implements AutoCloseable {
    */
   public RelayMetrics relayMetrics() {
     return new RelayMetrics(meter);
+  }
+
+  /**
+   * Session mode's instruments, on this telemetry's meter.
+   *
+   * @return the listener to give {@link io.idemworker.servicebus.SessionEvents}
+   */
+  public SessionMetrics sessionMetrics() {
+    return new SessionMetrics(meter);
   }
 
   /**

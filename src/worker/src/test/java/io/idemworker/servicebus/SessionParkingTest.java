@@ -253,10 +253,17 @@ class SessionParkingTest {
     }
 
     awaitParked(3);
-    observer.await(
-        others.size(),
-        f -> f.message().messageId().orElse("").endsWith(":status:3") && f.settled(),
-        WAIT);
+    for (String other : others) {
+      // One wait per order: each sends version 3 twice, so a count over all orders could be met
+      // by one order's two copies while another's has not applied yet.
+      observer.await(
+          1,
+          f ->
+              f.message().messageId().orElse("").equals(OrderMessageTypes.statusMessageId(other, 3))
+                  && f.outcome() instanceof Outcome.Processed
+                  && f.settled(),
+          WAIT);
+    }
     for (String other : others) {
       ObjectNode done =
           container.readItem(other, new PartitionKey(other), ObjectNode.class).getItem();

@@ -129,6 +129,29 @@ final class EntitySessions {
     return s.lockedUntil;
   }
 
+  /** Whether some receiver holds the lock of session {@code sessionId}, unexpired. */
+  boolean locked(String sessionId) {
+    if (table == null || sessionId == null) {
+      return false;
+    }
+    if (releaseExpired(store.clock().instant())) {
+      store.signal();
+    }
+    return table.find(sessionId).map(s -> s.owner != null).orElse(false);
+  }
+
+  /**
+   * Ends a session's lock now, as the service does when it refuses a renewal of a lock it has lost
+   * (fault injection): its messages still locked come back (delivery count + 1), its receiver's
+   * link is detached on its next look, and the session may be accepted again at once.
+   *
+   * @throws SessionLockLostException when the session's lock is not held
+   */
+  void lose(String sessionId) {
+    end(held(sessionId, store.clock().instant()));
+    store.signal();
+  }
+
   /**
    * The session state last set, empty when none.
    *

@@ -568,6 +568,16 @@ final class EntityStore implements MessageSink {
     return sessions.renew(sessionId);
   }
 
+  /** See {@link EntitySessions#locked}. */
+  synchronized boolean sessionLocked(String sessionId) {
+    return sessions.locked(sessionId);
+  }
+
+  /** See {@link EntitySessions#lose}. */
+  synchronized void loseSession(String sessionId) {
+    sessions.lose(sessionId);
+  }
+
   /** See {@link EntitySessions#state}. */
   synchronized Optional<byte[]> sessionState(String sessionId) {
     return sessions.state(sessionId);

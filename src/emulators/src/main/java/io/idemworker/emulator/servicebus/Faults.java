@@ -18,6 +18,8 @@ public final class Faults {
   private volatile Delay deliveryDelay = Delay.NONE;
   private final Map<String, AtomicInteger> renewalsToRefuse = new ConcurrentHashMap<>();
   private final AtomicInteger refusedRenewals = new AtomicInteger();
+  private final Map<String, AtomicInteger> sessionRenewalsToRefuse = new ConcurrentHashMap<>();
+  private final AtomicInteger refusedSessionRenewals = new AtomicInteger();
 
   Faults(ServiceBusEmulator emulator) {
     this.emulator = emulator;
@@ -110,7 +112,8 @@ public final class Faults {
    * and the lock ends at once, so the message returns to the queue or subscription with its
    * delivery count incremented (or is dead-lettered {@code MaxDeliveryCountExceeded} at the limit),
    * and settling it answers {@code message-lock-lost}. A renewal request for several locks is
-   * refused as a whole and counts once. Session lock renewals are not affected.
+   * refused as a whole and counts once. Session lock renewals are not affected ({@link
+   * #refuseSessionLockRenewals}).
    *
    * @param entity queue name or subscription path {@code topic/Subscriptions/name},
    *     case-insensitive
@@ -136,23 +139,69 @@ public final class Faults {
   }
 
   /**
+   * Refuses the next {@code count} session lock renewals on a session-aware entity, as the service
+   * answers a renewal of a session lock it has already lost: {@code
+   * com.microsoft:session-lock-lost} (status 410), and the session's lock ends at once: its
+   * messages still locked return (delivery count + 1, or dead-lettered {@code
+   * MaxDeliveryCountExceeded} at the limit), its receiver's link is detached with {@code
+   * session-lock-lost}, settling through that receiver answers {@code session-lock-lost}, and the
+   * session may be accepted again at once. Only a renewal of a session that some receiver holds
+   * uses up a refusal (one that is not held answers {@code session-lock-lost} anyway). Message lock
+   * renewals are not affected ({@link #refuseLockRenewals}).
+   *
+   * @param entity queue name or subscription path {@code topic/Subscriptions/name},
+   *     case-insensitive
+   * @param count how many renewals to refuse, at least 1; added to any still pending
+   * @throws IllegalArgumentException when no such queue or subscription exists, or count is below 1
+   */
+  public void refuseSessionLockRenewals(String entity, int count) {
+    if (count < 1) {
+      throw new IllegalArgumentException("count must be at least 1 but was " + count);
+    }
+    String path = emulator.broker().requireQueueOrSubscription(entity);
+    sessionRenewalsToRefuse.computeIfAbsent(path, p -> new AtomicInteger()).addAndGet(count);
+  }
+
+  /**
+   * How many session lock renewals {@link #refuseSessionLockRenewals} has refused since the
+   * emulator started or {@link #clear()} last ran.
+   *
+   * @return the count
+   */
+  public int refusedSessionLockRenewals() {
+    return refusedSessionRenewals.get();
+  }
+
+  /**
    * Removes every fault that is still in effect (the disposition and delivery delays, renewals
-   * still to refuse) and resets the count of refused renewals.
+   * still to refuse) and resets the counts of refused renewals.
    */
   public void clear() {
     dispositionDelay = Delay.NONE;
     deliveryDelay = Delay.NONE;
     renewalsToRefuse.clear();
     refusedRenewals.set(0);
+    sessionRenewalsToRefuse.clear();
+    refusedSessionRenewals.set(0);
   }
 
   /** Whether to refuse this renewal on {@code entityPath}; uses up one refusal when so. */
   boolean refuseRenewal(String entityPath) {
-    AtomicInteger left = renewalsToRefuse.get(Broker.normalise(entityPath));
+    return useUp(renewalsToRefuse, refusedRenewals, entityPath);
+  }
+
+  /** Whether to refuse this session renewal on {@code entityPath}; uses up one when so. */
+  boolean refuseSessionRenewal(String entityPath) {
+    return useUp(sessionRenewalsToRefuse, refusedSessionRenewals, entityPath);
+  }
+
+  private static boolean useUp(
+      Map<String, AtomicInteger> toRefuse, AtomicInteger refused, String entityPath) {
+    AtomicInteger left = toRefuse.get(Broker.normalise(entityPath));
     if (left == null || left.getAndUpdate(n -> Math.max(0, n - 1)) <= 0) {
       return false;
     }
-    refusedRenewals.incrementAndGet();
+    refused.incrementAndGet();
     return true;
   }
 

@@ -68,9 +68,21 @@ final class ManagementNode {
     return answer;
   }
 
+  /**
+   * Which renewals to refuse ({@link Faults#refuseLockRenewals}, {@link
+   * Faults#refuseSessionLockRenewals}); each predicate is asked with the entity's path and uses up
+   * one refusal when it answers true.
+   *
+   * @param lock message lock renewals
+   * @param sessionLock session lock renewals
+   */
+  record Refusals(Predicate<String> lock, Predicate<String> sessionLock) {
+    static final Refusals NONE = new Refusals(path -> false, path -> false);
+  }
+
   /** Answers a management request for one entity. */
   static Message handle(EntityStore store, Message request) {
-    return handle(store, request, null, path -> false);
+    return handle(store, request, null, Refusals.NONE);
   }
 
   /**
@@ -79,20 +91,16 @@ final class ManagementNode {
    * schedules now and cancels at rollback; other operations ignore the transaction.
    *
    * @param txn enlists work in the request's transaction; null outside one
-   * @param refuseRenewal whether to refuse a lock renewal on the entity at this path ({@link
-   *     Faults#refuseLockRenewals}); using up one refusal when it answers true
+   * @param refusals which renewals to refuse (fault injection)
    */
   static Message handle(
-      EntityStore store,
-      Message request,
-      Consumer<Transactions.Work> txn,
-      Predicate<String> refuseRenewal) {
+      EntityStore store, Message request, Consumer<Transactions.Work> txn, Refusals refusals) {
     Map<String, Object> props = applicationProperties(request);
     String op = String.valueOf(props.get("operation"));
     Map<?, ?> body = bodyMap(request);
     try {
       return switch (op) {
-        case "com.microsoft:renew-lock" -> renewLock(store, body, refuseRenewal);
+        case "com.microsoft:renew-lock" -> renewLock(store, body, refusals.lock());
         case "com.microsoft:update-disposition" ->
             txn == null ? updateDisposition(store, body) : updateDisposition(store, body, txn);
         case "com.microsoft:peek-message" -> peek(store, body);
@@ -100,11 +108,7 @@ final class ManagementNode {
         case "com.microsoft:cancel-scheduled-message" -> cancel(store, body);
         case "com.microsoft:receive-by-sequence-number" -> receiveDeferred(store, body);
         case "com.microsoft:renew-session-lock" ->
-            status(
-                200,
-                "OK",
-                Map.of("expiration", Date.from(store.renewSession(sessionId(body)))),
-                null);
+            renewSessionLock(store, sessionId(body), refusals.sessionLock());
         case "com.microsoft:get-session-state" -> getSessionState(store, body);
         case "com.microsoft:set-session-state" -> setSessionState(store, body);
         default -> {
@@ -175,6 +179,17 @@ final class ManagementNode {
       expirations[i] = Date.from(until.get());
     }
     return status(200, "OK", Map.of("expirations", expirations), null);
+  }
+
+  private static Message renewSessionLock(
+      EntityStore store, String sessionId, Predicate<String> refuseRenewal) {
+    if (store.sessionLocked(sessionId) && refuseRenewal.test(store.path())) {
+      store.loseSession(sessionId);
+      LOG.info("{}: renewal of session {} refused (fault injected)", store.path(), sessionId);
+      throw new SessionLockLostException(
+          "The session lock has expired on the session '" + sessionId + "', or is not held.");
+    }
+    return status(200, "OK", Map.of("expiration", Date.from(store.renewSession(sessionId))), null);
   }
 
   private static Message updateDisposition(EntityStore store, Map<?, ?> body) {

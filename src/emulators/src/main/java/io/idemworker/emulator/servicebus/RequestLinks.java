@@ -158,7 +158,12 @@ final class RequestLinks {
           switch (link.node) {
             case CBS -> ManagementNode.cbs(request);
             case MANAGEMENT ->
-                ManagementNode.handle(link.store, request, txn, faults::refuseRenewal);
+                ManagementNode.handle(
+                    link.store,
+                    request,
+                    txn,
+                    new ManagementNode.Refusals(
+                        faults::refuseRenewal, faults::refuseSessionRenewal));
             case TOPIC_MANAGEMENT -> ManagementNode.handleTopic(link.topic, request, txn);
           };
     }
