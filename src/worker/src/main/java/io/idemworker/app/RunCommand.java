@@ -170,13 +170,14 @@ final class RunCommand implements Callable<Integer> {
                         config.queueName(),
                         config.retention(),
                         Duration.ofSeconds(10)));
-    // Whether the queue requires sessions as SERVICEBUS_SESSIONS says: asked while Cosmos DB
-    // starts. Session mode waits for the answer; the plain worker does not (its first message
-    // must not wait for a probe that can only time out) and exits 2 if the answer comes back no.
+    // Whether the queue, or a consumer role's subscription, requires sessions as
+    // SERVICEBUS_SESSIONS says: asked while Cosmos DB starts. Session mode waits for the answer;
+    // the plain worker does not (its first message must not wait for a probe that can only time
+    // out) and exits 2 if the answer comes back no.
     CompletableFuture<SessionRequirementCheck.Result> sessionsChecked =
-        !runWorker || config.consumerRole().isPresent()
+        !runWorker
             ? CompletableFuture.completedFuture(
-                new SessionRequirementCheck.NotChecked("not the orders worker"))
+                new SessionRequirementCheck.NotChecked("no worker runs"))
             : CompletableFuture.supplyAsync(
                 () ->
                     SessionRequirementCheck.check(

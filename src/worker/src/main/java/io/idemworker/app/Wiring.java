@@ -31,6 +31,7 @@ import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
 import io.idemworker.servicebus.SessionEvents;
+import io.idemworker.servicebus.SessionOwners;
 import io.idemworker.servicebus.SessionWorker;
 import java.net.URI;
 import java.time.Clock;
@@ -169,8 +170,9 @@ public final class Wiring {
   }
 
   /**
-   * The worker {@code run} starts: the {@link SessionWorker} when {@code SERVICEBUS_SESSIONS} is
-   * true, else the plain {@link ServiceBusWorker}.
+   * The worker {@code run} starts: when {@code SERVICEBUS_SESSIONS} is true, the {@link
+   * SessionWorker} for the orders role and the plain {@link ServiceBusWorker} in session mode for a
+   * topic consumer; else the plain {@link ServiceBusWorker}.
    */
   static MessageWorker messageWorker(
       WorkerConfig config,
@@ -184,6 +186,17 @@ public final class Wiring {
     }
     CosmosEffectStore store =
         new CosmosEffectStore(container, storeListener, partitionKeyPath(config));
+    if (config.consumerRole().isPresent()) {
+      // A topic consumer needs neither session state nor deferral: the SDK's session processor.
+      return ServiceBusWorker.withSessions(
+          serviceBus(config, credential),
+          processorSettings(config),
+          SessionOwners.of(config.sessions().get(), CustomerConsumers::sessionOf),
+          consumer(config, store, clock),
+          store,
+          observer,
+          clock);
+    }
     return new SessionWorker(
         serviceBus(config, credential),
         processorSettings(config),
