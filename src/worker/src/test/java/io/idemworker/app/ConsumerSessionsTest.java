@@ -161,14 +161,7 @@ class ConsumerSessionsTest {
 
   @Test
   void consumersInSessionMode_applyEveryEventOnce_inEachOrdersOrder_throughDuplicates() {
-    // given both consumers in session mode, 4 sessions at once each
-    RecordingObserver loyalty = new RecordingObserver();
-    RecordingObserver stats = new RecordingObserver();
-    PerOrder loyaltyOrders = new PerOrder();
-    PerOrder statsOrders = new PerOrder();
-    startConsumer(Role.LOYALTY, DeliveryObserver.all(loyalty, loyaltyOrders));
-    startConsumer(Role.CUSTOMER_STATS, DeliveryObserver.all(stats, statsOrders));
-    // and 12 orders of 3 events each, the second sent again after the third: per order in order,
+    // given 12 orders of 3 events each, the second sent again after the third: per order in order,
     // shuffled across orders
     Map<String, List<Copy>> perOrder = new LinkedHashMap<>();
     for (int o = 0; o < 12; o++) {
@@ -183,8 +176,17 @@ class ConsumerSessionsTest {
     List<Copy> shuffled = interleave(perOrder, new Random(29));
     int events = 12 * 3;
 
-    // when they are published, as the relay publishes them (SessionId = orderId)
+    // published as the relay publishes them (SessionId = orderId); all of them first, so that a
+    // session is not released for being idle while its next event is still being sent
     publish(shuffled);
+
+    // when both consumers run in session mode, 4 sessions at once each
+    RecordingObserver loyalty = new RecordingObserver();
+    RecordingObserver stats = new RecordingObserver();
+    PerOrder loyaltyOrders = new PerOrder();
+    PerOrder statsOrders = new PerOrder();
+    startConsumer(Role.LOYALTY, DeliveryObserver.all(loyalty, loyaltyOrders));
+    startConsumer(Role.CUSTOMER_STATS, DeliveryObserver.all(stats, statsOrders));
 
     // then each consumer applies every event once and takes each late copy as a duplicate
     for (RecordingObserver observer : List.of(loyalty, stats)) {
