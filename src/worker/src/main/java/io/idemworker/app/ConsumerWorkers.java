@@ -11,10 +11,10 @@ import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.servicebus.ProcessorSessions;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
-import io.idemworker.servicebus.SessionOwners;
 import io.idemworker.servicebus.SessionSettings;
 import java.time.Clock;
 import java.time.Duration;
@@ -131,7 +131,7 @@ public final class ConsumerWorkers {
         role,
         connection,
         settings,
-        Optional.of(SessionOwners.of(sessions, CustomerConsumers::sessionOf)),
+        Optional.of(ProcessorSessions.of(sessions, CustomerConsumers::sessionOf)),
         customers,
         markerTtl,
         maxDeliveryCount,
@@ -144,7 +144,7 @@ public final class ConsumerWorkers {
       CustomerConsumers.Role role,
       ServiceBusConnection connection,
       ProcessorSettings settings,
-      Optional<SessionOwners> sessions,
+      Optional<ProcessorSessions> sessions,
       CosmosContainer customers,
       Optional<Duration> markerTtl,
       int maxDeliveryCount,

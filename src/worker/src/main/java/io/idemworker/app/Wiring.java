@@ -27,11 +27,11 @@ import io.idemworker.relay.OutboxRelay;
 import io.idemworker.relay.RelayListener;
 import io.idemworker.relay.RelaySettings;
 import io.idemworker.servicebus.MessageWorker;
+import io.idemworker.servicebus.ProcessorSessions;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
 import io.idemworker.servicebus.SessionEvents;
-import io.idemworker.servicebus.SessionOwners;
 import io.idemworker.servicebus.SessionWorker;
 import java.net.URI;
 import java.time.Clock;
@@ -191,7 +191,7 @@ public final class Wiring {
       return ServiceBusWorker.withSessions(
           serviceBus(config, credential),
           processorSettings(config),
-          SessionOwners.of(config.sessions().get(), CustomerConsumers::sessionOf),
+          ProcessorSessions.of(config.sessions().get(), CustomerConsumers::sessionOf),
           consumer(config, store, clock),
           store,
           observer,

@@ -47,6 +47,10 @@ import org.slf4j.LoggerFactory;
  * and left to the broker: the redelivery takes the duplicate path. A delivery that cannot even be
  * read is dead-lettered as {@code UnreadableBody} instead of looping.
  *
+ * <p><b>Session mode</b> ({@link #withSessions}): the SDK's session processor instead, one message
+ * at a time per session, for consumers that need neither session state nor deferral (the topic
+ * consumers); a delivery in the wrong session is dead-lettered before the flow runs.
+ *
  * <p>Thread-safe; {@link #shutdown} and {@link #close} are idempotent.
  */
 public final class ServiceBusWorker implements MessageWorker {
@@ -68,7 +72,7 @@ public final class ServiceBusWorker implements MessageWorker {
   // Errors the processor reported from its receive link or connection: each one means the client
   // that took the deliveries in flight is gone, so their locks are renewed no more (ProcessorLock).
   private final AtomicLong linkLosses = new AtomicLong();
-  private final Optional<SessionOwners> sessions;
+  private final Optional<ProcessorSessions> sessions;
 
   /**
    * Builds the worker; nothing connects until {@link #start}.
@@ -132,11 +136,11 @@ public final class ServiceBusWorker implements MessageWorker {
 
   /**
    * The worker in session mode: the SDK's session processor on an entity that requires sessions, up
-   * to {@link SessionOwners#maxConcurrentSessions()} sessions at once and one message at a time in
-   * each (the settings' concurrent calls and prefetch do not apply). Every delivery still goes
+   * to {@link ProcessorSessions#maxConcurrentSessions()} sessions at once and one message at a time
+   * in each (the settings' concurrent calls and prefetch do not apply). Every delivery still goes
    * through the flow, so idempotency is unchanged: sessions order messages, they do not deduplicate
    * them. A delivery whose {@code SessionId} is not the owner its body names is dead-lettered as
-   * {@link SessionOwners#SESSION_ID_MISMATCH} before the flow runs.
+   * {@link ProcessorSessions#SESSION_ID_MISMATCH} before the flow runs.
    *
    * <p>The flow runs without the lock fence here: the processor renews the session lock, which the
    * delivery does not show ({@code getLockedUntil} is not moved by a session renewal), so the fence
@@ -156,7 +160,7 @@ public final class ServiceBusWorker implements MessageWorker {
   public static ServiceBusWorker withSessions(
       ServiceBusConnection connection,
       ProcessorSettings settings,
-      SessionOwners sessions,
+      ProcessorSessions sessions,
       IdempotentConsumer consumer,
       ReadinessProbe probe,
       DeliveryObserver observer,
@@ -181,7 +185,7 @@ public final class ServiceBusWorker implements MessageWorker {
   private ServiceBusWorker(
       ServiceBusConnection connection,
       ProcessorSettings settings,
-      Optional<SessionOwners> sessions,
+      Optional<ProcessorSessions> sessions,
       IdempotentConsumer consumer,
       ReadinessProbe probe,
       DeliveryObserver observer,
@@ -242,7 +246,7 @@ public final class ServiceBusWorker implements MessageWorker {
   }
 
   private ServiceBusProcessorClient sessionProcessor(
-      ServiceBusConnection connection, ProcessorSettings settings, SessionOwners sessions) {
+      ServiceBusConnection connection, ProcessorSettings settings, ProcessorSessions sessions) {
     ServiceBusClientBuilder.ServiceBusSessionProcessorClientBuilder builder =
         connection.builder().sessionProcessor();
     if (settings.source() instanceof ProcessorSettings.Subscription subscription) {
@@ -346,7 +350,7 @@ public final class ServiceBusWorker implements MessageWorker {
             new Outcome.DeadLettered(
                 Optional.empty(),
                 Optional.empty(),
-                SessionOwners.SESSION_ID_MISMATCH,
+                ProcessorSessions.SESSION_ID_MISMATCH,
                 "SessionId must equal the order id of the body (orderId): in session mode an"
                     + " event is taken in its order's session only, and the relay sets SessionId"
                     + " = orderId on every event it publishes");

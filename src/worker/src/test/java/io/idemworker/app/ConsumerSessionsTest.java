@@ -22,11 +22,11 @@ import io.idemworker.emulator.servicebus.CorrelationFilter;
 import io.idemworker.emulator.servicebus.SubscriptionRule;
 import io.idemworker.emulator.servicebus.SubscriptionSettings;
 import io.idemworker.emulator.servicebus.TopicSettings;
+import io.idemworker.servicebus.ProcessorSessions;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ProducerStamps;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
-import io.idemworker.servicebus.SessionOwners;
 import io.idemworker.servicebus.SessionSettings;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.RecordingObserver;
@@ -248,7 +248,7 @@ class ConsumerSessionsTest {
                 .await(1, RecordingObserver.is(Outcome.DeadLettered.class), WAIT)
                 .get(0)
                 .outcome();
-    assertThat(misplaced.reason()).isEqualTo(SessionOwners.SESSION_ID_MISMATCH);
+    assertThat(misplaced.reason()).isEqualTo(ProcessorSessions.SESSION_ID_MISMATCH);
     loyalty.await(1, RecordingObserver.is(Outcome.Processed.class), WAIT);
     ServiceBusReceivedMessage letter = deadLetters("loyalty").get(0);
     assertThat(letter.getMessageId()).isEqualTo("evt-misplaced");

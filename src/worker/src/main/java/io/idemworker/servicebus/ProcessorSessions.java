@@ -21,7 +21,7 @@ import java.util.function.Function;
  *     the body tells; a message whose {@code SessionId} differs is dead-lettered as {@link
  *     #SESSION_ID_MISMATCH}. Must not throw; stateless.
  */
-public record SessionOwners(
+public record ProcessorSessions(
     int maxConcurrentSessions,
     Duration idleTimeout,
     Function<IncomingMessage, Optional<String>> owner) {
@@ -31,7 +31,7 @@ public record SessionOwners(
       OrderSession.SESSION_ID_MISMATCH;
 
   /** Checks every value. */
-  public SessionOwners {
+  public ProcessorSessions {
     if (maxConcurrentSessions < 1 || maxConcurrentSessions > 1000) {
       throw new IllegalArgumentException(
           "WORKER_MAX_CONCURRENT_SESSIONS must be 1-1000, was " + maxConcurrentSessions);
@@ -51,9 +51,9 @@ public record SessionOwners(
    * @param owner the id a message's {@code SessionId} must equal
    * @return the session mode
    */
-  public static SessionOwners of(
+  public static ProcessorSessions of(
       SessionSettings settings, Function<IncomingMessage, Optional<String>> owner) {
-    return new SessionOwners(
+    return new ProcessorSessions(
         settings.maxConcurrentSessions(), settings.sessionIdleTimeout(), owner);
   }
 
