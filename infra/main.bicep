@@ -77,7 +77,7 @@ param serviceBusMessagingUnits int = 1
 @description('Premium only: namespace partitions, fixed when the namespace is created.')
 param serviceBusPremiumPartitions int = 1
 
-@description('Session mode: create the orders queue with requiresSession (fixed at creation) and run the worker with SERVICEBUS_SESSIONS=true; producers then set SessionId = orderId (docs/sessions.md).')
+@description('Session mode: create the orders queue and the consumers\' topic subscriptions with requiresSession (fixed at creation) and run the worker and the consumers with SERVICEBUS_SESSIONS=true; producers then set SessionId = orderId, as the relay always does (docs/sessions.md).')
 param serviceBusSessions bool = false
 
 // The three secrets are generated here, not by azd: newGuid() gives 122 random bits on every
@@ -379,6 +379,7 @@ module loyaltyApp 'modules/consumer-app.bicep' = {
     serviceBusFullyQualifiedNamespace: serviceBus.outputs.fullyQualifiedNamespace
     topicName: serviceBus.outputs.topicName
     subscriptionName: serviceBus.outputs.loyaltySubscriptionName
+    subscriptionRequiresSession: serviceBus.outputs.subscriptionRequiresSession
     subscriptionLockDuration: serviceBus.outputs.subscriptionLockDuration
     subscriptionMaxDeliveryCount: serviceBus.outputs.subscriptionMaxDeliveryCount
     subscriptionMessageTimeToLive: serviceBus.outputs.subscriptionMessageTimeToLive
@@ -410,6 +411,7 @@ module customerStatsApp 'modules/consumer-app.bicep' = {
     serviceBusFullyQualifiedNamespace: serviceBus.outputs.fullyQualifiedNamespace
     topicName: serviceBus.outputs.topicName
     subscriptionName: serviceBus.outputs.customerStatsSubscriptionName
+    subscriptionRequiresSession: serviceBus.outputs.subscriptionRequiresSession
     subscriptionLockDuration: serviceBus.outputs.subscriptionLockDuration
     subscriptionMaxDeliveryCount: serviceBus.outputs.subscriptionMaxDeliveryCount
     subscriptionMessageTimeToLive: serviceBus.outputs.subscriptionMessageTimeToLive

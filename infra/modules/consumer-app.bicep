@@ -40,6 +40,9 @@ param subscriptionMaxDeliveryCount int
 @description('Default time-to-live of the subscription\'s events (ISO 8601), as SERVICEBUS_MESSAGE_TTL.')
 param subscriptionMessageTimeToLive string
 
+@description('Whether the subscription requires sessions, as SERVICEBUS_SESSIONS: from the Service Bus module\'s output, so the consumer runs in session mode exactly when its subscription was created with requiresSession.')
+param subscriptionRequiresSession bool
+
 param cosmosEndpoint string
 param cosmosDatabaseName string
 
@@ -56,7 +59,7 @@ param minReplicas int = 0
 param maxReplicas int = 10
 
 @minValue(1)
-@description('Active events in the subscription per replica before KEDA adds one.')
+@description('Active events in the subscription per replica before KEDA adds one; in session mode maxConcurrentSessions is the target instead.')
 param messagesPerReplica int = 20
 
 param cpu string = '0.5'
@@ -72,6 +75,11 @@ param healthPort int = 8080
 param cosmosConnectionMode string = 'gateway'
 
 param maxConcurrentCalls int = 16
+
+@minValue(1)
+@maxValue(1000)
+@description('Session mode: orders (sessions) one replica holds at once, each one event at a time, as WORKER_MAX_CONCURRENT_SESSIONS.')
+param maxConcurrentSessions int = 8
 param prefetchCount int = 0
 param maxLockRenewal string = 'PT5M'
 
@@ -89,6 +97,13 @@ param terminationGracePeriodSeconds int = 60
 var placeholderImage = 'mcr.microsoft.com/k8se/quickstart:latest'
 var usePlaceholder = empty(imageName) || imageName == placeholderImage
 var image = usePlaceholder ? placeholderImage : imageName
+
+// KEDA's target of active events per replica. In session mode a replica takes at most
+// maxConcurrentSessions orders at once, one event at a time each, and an order has about one event
+// in the subscription (its OrderAccepted): a replica is busy with maxConcurrentSessions of them, so
+// that is the backlog per replica. A larger target (messagesPerReplica, 20 by default) would leave
+// the backlog queued behind 8 sessions; a smaller one would add replicas with session slots unused.
+var activeMessagesPerReplica = subscriptionRequiresSession ? maxConcurrentSessions : messagesPerReplica
 
 resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: applicationInsightsName
@@ -226,6 +241,14 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
               value: string(maxConcurrentCalls)
             }
             {
+              name: 'SERVICEBUS_SESSIONS'
+              value: string(subscriptionRequiresSession)
+            }
+            {
+              name: 'WORKER_MAX_CONCURRENT_SESSIONS'
+              value: string(maxConcurrentSessions)
+            }
+            {
               name: 'WORKER_PREFETCH_COUNT'
               value: string(prefetchCount)
             }
@@ -278,7 +301,7 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
                 topicName: topicName
                 subscriptionName: subscriptionName
                 namespace: serviceBusNamespaceName
-                messageCount: string(messagesPerReplica)
+                messageCount: string(activeMessagesPerReplica)
               }
               identity: scalerIdentityId
             }

@@ -60,7 +60,7 @@ param lockDuration string = 'PT1M'
 @description('Deliveries before Service Bus dead-letters a message.')
 param maxDeliveryCount int = 10
 
-@description('Session mode: the queue requires sessions (SessionId = orderId), so one order\'s messages are handled in order and the worker runs with SERVICEBUS_SESSIONS=true. Fixed when the queue is created.')
+@description('Session mode: the queue and the consumers\' subscriptions require sessions (SessionId = orderId), so one order\'s messages and events are handled in order, and the worker and the consumers run with SERVICEBUS_SESSIONS=true. Fixed when the queue and subscriptions are created.')
 param requiresSession bool = false
 
 @description('How long Service Bus remembers a MessageId to drop a re-sent duplicate (20 s to 7 days).')
@@ -161,10 +161,10 @@ var subscriptionProperties = {
   defaultMessageTimeToLive: topicMessageTimeToLive
   deadLetteringOnMessageExpiration: true
   deadLetteringOnFilterEvaluationExceptions: true
-  // The relay sets SessionId = orderId on every event, but the topic consumers have no session mode
-  // yet (WORKER_ROLE loyalty or customer-stats refuses SERVICEBUS_SESSIONS): their subscriptions
-  // stay without sessions whatever the queue does.
-  requiresSession: false
+  // Session mode covers the consumers too: the relay sets SessionId = orderId on every event, and
+  // each consumer app runs with SERVICEBUS_SESSIONS from the output subscriptionRequiresSession.
+  // Can only be set when the subscription is created.
+  requiresSession: requiresSession
 }
 
 resource loyalty 'Microsoft.ServiceBus/namespaces/topics/subscriptions@2024-01-01' = {
@@ -338,4 +338,7 @@ output customerStatsSubscriptionName string = customerStats.name
 // The subscriptions' settings, passed to the consumer apps as their SERVICEBUS_* variables.
 output subscriptionLockDuration string = subscriptionLockDuration
 output subscriptionMaxDeliveryCount int = subscriptionMaxDeliveryCount
+// Whether the consumers' subscriptions require sessions, passed to the consumer apps as
+// SERVICEBUS_SESSIONS: the value the subscriptions were created with, not a copy of it.
+output subscriptionRequiresSession bool = subscriptionProperties.requiresSession
 output subscriptionMessageTimeToLive string = topicMessageTimeToLive

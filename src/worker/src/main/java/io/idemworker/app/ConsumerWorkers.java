@@ -11,9 +11,11 @@ import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.servicebus.ProcessorSessions;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
+import io.idemworker.servicebus.SessionSettings;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -80,6 +82,75 @@ public final class ConsumerWorkers {
       StoreCallListener storeListener,
       DeliveryObserver observer,
       Clock clock) {
+    return build(
+        role,
+        connection,
+        settings,
+        Optional.empty(),
+        customers,
+        markerTtl,
+        maxDeliveryCount,
+        storeListener,
+        observer,
+        clock);
+  }
+
+  /**
+   * As {@link #worker}, in session mode ({@code SERVICEBUS_SESSIONS=true}): the subscription must
+   * require sessions; each event is taken in its order's session ({@code SessionId} = orderId, as
+   * the relay publishes), up to {@link SessionSettings#maxConcurrentSessions()} orders at once and
+   * one event at a time in each, and an event in another order's session is dead-lettered as {@code
+   * SessionIdMismatch}. Idempotency is unchanged.
+   *
+   * @param role the consumer
+   * @param connection the Service Bus namespace
+   * @param settings the processor settings (their concurrent calls and prefetch do not apply); the
+   *     source must be a {@link ProcessorSettings.Subscription}
+   * @param sessions sessions at once and their idle timeout (the gap and parking settings do not
+   *     apply: a consumer keeps no session state)
+   * @param customers the container partitioned by {@code /customerId}
+   * @param markerTtl how long markers live (empty = forever)
+   * @param maxDeliveryCount the subscription's MaxDeliveryCount
+   * @param storeListener told about every Cosmos DB round trip
+   * @param observer told about every delivery and its outcome
+   * @param clock stamps acceptance times
+   * @return the worker
+   */
+  public static ServiceBusWorker sessionWorker(
+      CustomerConsumers.Role role,
+      ServiceBusConnection connection,
+      ProcessorSettings settings,
+      SessionSettings sessions,
+      CosmosContainer customers,
+      Optional<Duration> markerTtl,
+      int maxDeliveryCount,
+      StoreCallListener storeListener,
+      DeliveryObserver observer,
+      Clock clock) {
+    return build(
+        role,
+        connection,
+        settings,
+        Optional.of(ProcessorSessions.of(sessions, CustomerConsumers::sessionOf)),
+        customers,
+        markerTtl,
+        maxDeliveryCount,
+        storeListener,
+        observer,
+        clock);
+  }
+
+  private static ServiceBusWorker build(
+      CustomerConsumers.Role role,
+      ServiceBusConnection connection,
+      ProcessorSettings settings,
+      Optional<ProcessorSessions> sessions,
+      CosmosContainer customers,
+      Optional<Duration> markerTtl,
+      int maxDeliveryCount,
+      StoreCallListener storeListener,
+      DeliveryObserver observer,
+      Clock clock) {
     if (!(settings.source() instanceof ProcessorSettings.Subscription)) {
       throw new IllegalArgumentException(
           "a " + role.roleName() + " consumer reads a topic subscription, not a queue");
@@ -94,6 +165,9 @@ public final class ConsumerWorkers {
             clock,
             MAX_BODY_BYTES,
             maxDeliveryCount);
-    return new ServiceBusWorker(connection, settings, consumer, store, observer, clock);
+    return sessions.isPresent()
+        ? ServiceBusWorker.withSessions(
+            connection, settings, sessions.get(), consumer, store, observer, clock)
+        : new ServiceBusWorker(connection, settings, consumer, store, observer, clock);
   }
 }

@@ -42,7 +42,12 @@ import picocli.CommandLine.Command;
 final class RunCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
   private static final Duration STARTUP_RETRY = Duration.ofSeconds(5);
-  private static final Duration SESSION_PROBE = Duration.ofSeconds(3);
+  // The first probe of a new JVM also pays for the client's class loading and connection: 3 s
+  // missed the refusal of a consumer's subscription on a loaded 2-core machine, and the worker then
+  // started against an entity that refuses it. Session mode waits for the answer, but while the
+  // Cosmos DB client starts, so the bound costs start-up time only where it exceeds that start
+  // (on an idle session entity, where the probe finds no session to accept).
+  private static final Duration SESSION_PROBE = Duration.ofSeconds(10);
 
   private final Map<String, String> env;
 
@@ -170,13 +175,14 @@ final class RunCommand implements Callable<Integer> {
                         config.queueName(),
                         config.retention(),
                         Duration.ofSeconds(10)));
-    // Whether the queue requires sessions as SERVICEBUS_SESSIONS says: asked while Cosmos DB
-    // starts. Session mode waits for the answer; the plain worker does not (its first message
-    // must not wait for a probe that can only time out) and exits 2 if the answer comes back no.
+    // Whether the queue, or a consumer role's subscription, requires sessions as
+    // SERVICEBUS_SESSIONS says: asked while Cosmos DB starts. Session mode waits for the answer;
+    // the plain worker does not (its first message must not wait for a probe that can only time
+    // out) and exits 2 if the answer comes back no.
     CompletableFuture<SessionRequirementCheck.Result> sessionsChecked =
-        !runWorker || config.consumerRole().isPresent()
+        !runWorker
             ? CompletableFuture.completedFuture(
-                new SessionRequirementCheck.NotChecked("not the orders worker"))
+                new SessionRequirementCheck.NotChecked("no worker runs"))
             : CompletableFuture.supplyAsync(
                 () ->
                     SessionRequirementCheck.check(

@@ -27,6 +27,7 @@ import io.idemworker.relay.OutboxRelay;
 import io.idemworker.relay.RelayListener;
 import io.idemworker.relay.RelaySettings;
 import io.idemworker.servicebus.MessageWorker;
+import io.idemworker.servicebus.ProcessorSessions;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.ServiceBusWorker;
@@ -170,8 +171,9 @@ public final class Wiring {
   }
 
   /**
-   * The worker {@code run} starts: the {@link SessionWorker} when {@code SERVICEBUS_SESSIONS} is
-   * true, else the plain {@link ServiceBusWorker}.
+   * The worker {@code run} starts: when {@code SERVICEBUS_SESSIONS} is true, the {@link
+   * SessionWorker} for the orders role and the plain {@link ServiceBusWorker} in session mode for a
+   * topic consumer; else the plain {@link ServiceBusWorker}.
    *
    * @param sessionListener hears session mode's events (its metrics); unused by the plain worker
    */
@@ -188,6 +190,17 @@ public final class Wiring {
     }
     CosmosEffectStore store =
         new CosmosEffectStore(container, storeListener, partitionKeyPath(config));
+    if (config.consumerRole().isPresent()) {
+      // A topic consumer needs neither session state nor deferral: the SDK's session processor.
+      return ServiceBusWorker.withSessions(
+          serviceBus(config, credential),
+          processorSettings(config),
+          ProcessorSessions.of(config.sessions().get(), CustomerConsumers::sessionOf),
+          consumer(config, store, clock),
+          store,
+          observer,
+          clock);
+    }
     return new SessionWorker(
         serviceBus(config, credential),
         processorSettings(config),

@@ -50,7 +50,8 @@ import java.util.regex.Pattern;
  * @param relay the outbox relay's {@code RELAY_*} settings
  * @param sessions {@code SERVICEBUS_SESSIONS} and the session mode's settings ({@code
  *     WORKER_MAX_CONCURRENT_SESSIONS}, {@code WORKER_GAP_TIMEOUT}, {@code
- *     WORKER_PARK_MAX_MESSAGES}, {@code WORKER_PARK_MAX_AGE}); empty when session mode is off
+ *     WORKER_PARK_MAX_MESSAGES}, {@code WORKER_PARK_MAX_AGE}; a consumer role uses only the first);
+ *     empty when session mode is off
  */
 record WorkerConfig(
     Optional<String> serviceBusConnectionString,
@@ -223,7 +224,8 @@ record WorkerConfig(
           new Variable(
               "SERVICEBUS_SESSIONS",
               "false",
-              "true | false; true needs a queue that requires sessions and WORKER_ROLE orders"),
+              "true | false; true needs the queue (WORKER_ROLE orders) or the subscription (a consumer"
+                  + " role) to require sessions"),
           new Variable("WORKER_MAX_CONCURRENT_SESSIONS", "8", "an integer from 1 to 1000"),
           new Variable("WORKER_GAP_TIMEOUT", "PT5M", "an ISO 8601 duration from PT0S to P7D"),
           new Variable("WORKER_PARK_MAX_MESSAGES", "100", "an integer from 1 to 1000"),
@@ -331,7 +333,7 @@ record WorkerConfig(
                 r.duration("RELAY_LEASE_DURATION", Duration.ofSeconds(5), Duration.ofMinutes(10)),
                 r.duration("RELAY_POLL_INTERVAL", Duration.ofMillis(100), Duration.ofMinutes(1)),
                 r.integer("RELAY_BATCH_SIZE", 1, 1000)),
-            sessions(r, role));
+            sessions(r));
     if (r.problems.isEmpty()) {
       RelayConfig relay = config.relay();
       if (relay.pollInterval().compareTo(relay.leaseDuration().dividedBy(3)) > 0) {
@@ -434,8 +436,7 @@ record WorkerConfig(
   }
 
   /** Session mode's settings, read (and checked) whether or not it is on. */
-  private static Optional<SessionSettings> sessions(
-      EnvironmentReader r, Optional<CustomerConsumers.Role> role) {
+  private static Optional<SessionSettings> sessions(EnvironmentReader r) {
     boolean on = r.choice("SERVICEBUS_SESSIONS", "true", "false").equals("true");
     int sessions = r.integer("WORKER_MAX_CONCURRENT_SESSIONS", 1, 1000);
     Duration gap = r.duration("WORKER_GAP_TIMEOUT", Duration.ZERO, Duration.ofDays(7));
@@ -444,12 +445,8 @@ record WorkerConfig(
     if (!on) {
       return Optional.empty();
     }
-    if (role.isPresent()) {
-      r.problems.add(
-          "SERVICEBUS_SESSIONS, WORKER_ROLE: session mode is for WORKER_ROLE orders (its sessions"
-              + " are orders); a consumer role runs without it");
-      return Optional.empty();
-    }
+    // A consumer role takes only the sessions at once: it keeps no session state, so nothing waits
+    // for a gap or is parked (docs/sessions.md), and those variables are checked but unused.
     return Optional.of(
         new SessionSettings(
             sessions, SessionSettings.defaults().sessionIdleTimeout(), gap, waiting, age));

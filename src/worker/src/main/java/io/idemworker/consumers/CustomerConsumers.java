@@ -1,5 +1,6 @@
 package io.idemworker.consumers;
 
+import io.idemworker.core.IncomingMessage;
 import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.SubjectRouter;
 import io.idemworker.orders.InboxMarkers;
@@ -71,6 +72,22 @@ public final class CustomerConsumers {
     public static String names() {
       return Stream.of(values()).map(Role::roleName).collect(Collectors.joining(" | "));
     }
+  }
+
+  /**
+   * The session an event belongs in when the consumers run with sessions ({@code
+   * SERVICEBUS_SESSIONS=true}): its order, as the relay publishes every event with {@code
+   * SessionId} = orderId. A consumer holds one order's session at a time and takes its events one
+   * by one, in the order they were published.
+   *
+   * @param message the event
+   * @return the body's {@code orderId}, when the body is a valid {@code OrderAccepted} (an invalid
+   *     one is the decoder's to dead-letter, with the field it breaks)
+   */
+  public static Optional<String> sessionOf(IncomingMessage message) {
+    return EventReader.read(message.body()) instanceof EventReader.Read read
+        ? Optional.of(read.event().orderId())
+        : Optional.empty();
   }
 
   /**

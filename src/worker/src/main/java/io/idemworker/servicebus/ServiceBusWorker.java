@@ -47,6 +47,10 @@ import org.slf4j.LoggerFactory;
  * and left to the broker: the redelivery takes the duplicate path. A delivery that cannot even be
  * read is dead-lettered as {@code UnreadableBody} instead of looping.
  *
+ * <p><b>Session mode</b> ({@link #withSessions}): the SDK's session processor instead, one message
+ * at a time per session, for consumers that need neither session state nor deferral (the topic
+ * consumers); a delivery in the wrong session is dead-lettered before the flow runs.
+ *
  * <p>Thread-safe; {@link #shutdown} and {@link #close} are idempotent.
  */
 public final class ServiceBusWorker implements MessageWorker {
@@ -68,6 +72,7 @@ public final class ServiceBusWorker implements MessageWorker {
   // Errors the processor reported from its receive link or connection: each one means the client
   // that took the deliveries in flight is gone, so their locks are renewed no more (ProcessorLock).
   private final AtomicLong linkLosses = new AtomicLong();
+  private final Optional<ProcessorSessions> sessions;
 
   /**
    * Builds the worker; nothing connects until {@link #start}.
@@ -117,28 +122,86 @@ public final class ServiceBusWorker implements MessageWorker {
       Clock clock,
       ScheduledExecutorService supervisor,
       Sleeper sleeper) {
+    this(
+        connection,
+        settings,
+        Optional.empty(),
+        consumer,
+        probe,
+        observer,
+        clock,
+        supervisor,
+        sleeper);
+  }
+
+  /**
+   * The worker in session mode: the SDK's session processor on an entity that requires sessions, up
+   * to {@link ProcessorSessions#maxConcurrentSessions()} sessions at once and one message at a time
+   * in each (the settings' concurrent calls and prefetch do not apply). Every delivery still goes
+   * through the flow, so idempotency is unchanged: sessions order messages, they do not deduplicate
+   * them. A delivery whose {@code SessionId} is not the owner its body names is dead-lettered as
+   * {@link ProcessorSessions#SESSION_ID_MISMATCH} before the flow runs.
+   *
+   * <p>The flow runs without the lock fence here: the processor renews the session lock, which the
+   * delivery does not show ({@code getLockedUntil} is not moved by a session renewal), so the fence
+   * could not tell a renewed lock from a lost one. While the session lock holds, no other receiver
+   * gets the session's messages; when it is lost, the flow's idempotency keeps the redelivered copy
+   * from applying twice, as in {@link SessionWorker}.
+   *
+   * @param connection the namespace
+   * @param settings the source, lock renewal and back-off
+   * @param sessions sessions at once, idle timeout and the owner rule
+   * @param consumer the flow
+   * @param probe tells a paused worker when it may resume
+   * @param observer metrics, logs and traces
+   * @param clock for lock arithmetic
+   * @return the worker; nothing connects until {@link #start}
+   */
+  public static ServiceBusWorker withSessions(
+      ServiceBusConnection connection,
+      ProcessorSettings settings,
+      ProcessorSessions sessions,
+      IdempotentConsumer consumer,
+      ReadinessProbe probe,
+      DeliveryObserver observer,
+      Clock clock) {
+    return new ServiceBusWorker(
+        connection,
+        settings,
+        Optional.of(sessions),
+        consumer,
+        probe,
+        observer,
+        clock,
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "idemworker-supervisor");
+              thread.setDaemon(true);
+              return thread;
+            }),
+        wait -> Thread.sleep(wait.toMillis()));
+  }
+
+  private ServiceBusWorker(
+      ServiceBusConnection connection,
+      ProcessorSettings settings,
+      Optional<ProcessorSessions> sessions,
+      IdempotentConsumer consumer,
+      ReadinessProbe probe,
+      DeliveryObserver observer,
+      Clock clock,
+      ScheduledExecutorService supervisor,
+      Sleeper sleeper) {
+    this.sessions = Objects.requireNonNull(sessions, "sessions");
     this.settings = Objects.requireNonNull(settings, "settings");
     this.consumer = Objects.requireNonNull(consumer, "consumer");
     this.observer = Objects.requireNonNull(observer, "observer");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
-    ServiceBusClientBuilder.ServiceBusProcessorClientBuilder builder =
-        connection.builder().processor();
-    if (settings.source() instanceof ProcessorSettings.Subscription subscription) {
-      builder.topicName(subscription.topic()).subscriptionName(subscription.subscription());
-    } else {
-      builder.queueName(((ProcessorSettings.Queue) settings.source()).name());
-    }
     this.processor =
-        builder
-            .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
-            .disableAutoComplete()
-            .maxConcurrentCalls(settings.maxConcurrentCalls())
-            .prefetchCount(settings.prefetchCount())
-            .maxAutoLockRenewDuration(settings.maxLockRenewal())
-            .processMessage(context -> lifecycle().onDelivery(context, this::handle))
-            .processError(this::onError)
-            .buildProcessorClient();
+        sessions.isPresent()
+            ? sessionProcessor(connection, settings, sessions.get())
+            : processor(connection, settings);
     this.lifecycle =
         new WorkerLifecycle(
             settings,
@@ -160,6 +223,52 @@ public final class ServiceBusWorker implements MessageWorker {
                 processor.close();
               }
             });
+  }
+
+  private ServiceBusProcessorClient processor(
+      ServiceBusConnection connection, ProcessorSettings settings) {
+    ServiceBusClientBuilder.ServiceBusProcessorClientBuilder builder =
+        connection.builder().processor();
+    if (settings.source() instanceof ProcessorSettings.Subscription subscription) {
+      builder.topicName(subscription.topic()).subscriptionName(subscription.subscription());
+    } else {
+      builder.queueName(((ProcessorSettings.Queue) settings.source()).name());
+    }
+    return builder
+        .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
+        .disableAutoComplete()
+        .maxConcurrentCalls(settings.maxConcurrentCalls())
+        .prefetchCount(settings.prefetchCount())
+        .maxAutoLockRenewDuration(settings.maxLockRenewal())
+        .processMessage(context -> lifecycle().onDelivery(context, this::handle))
+        .processError(this::onError)
+        .buildProcessorClient();
+  }
+
+  private ServiceBusProcessorClient sessionProcessor(
+      ServiceBusConnection connection, ProcessorSettings settings, ProcessorSessions sessions) {
+    ServiceBusClientBuilder.ServiceBusSessionProcessorClientBuilder builder =
+        connection.builder().sessionProcessor();
+    if (settings.source() instanceof ProcessorSettings.Subscription subscription) {
+      builder.topicName(subscription.topic()).subscriptionName(subscription.subscription());
+    } else {
+      builder.queueName(((ProcessorSettings.Queue) settings.source()).name());
+    }
+    return builder
+        .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
+        .disableAutoComplete()
+        .maxConcurrentSessions(sessions.maxConcurrentSessions())
+        // One call per session keeps a session's messages in order.
+        .maxConcurrentCalls(1)
+        // No prefetch: a prefetched message of a session that is released when idle would come
+        // back with its delivery count raised, and an idle timeout of a fraction of a second
+        // releases sessions often.
+        .prefetchCount(0)
+        .sessionIdleTimeout(sessions.idleTimeout())
+        .maxAutoLockRenewDuration(settings.maxLockRenewal())
+        .processMessage(context -> lifecycle().onDelivery(context, this::handle))
+        .processError(this::onError)
+        .buildProcessorClient();
   }
 
   /** The processor calls back only after {@link #start}, when the lifecycle exists. */
@@ -186,7 +295,14 @@ public final class ServiceBusWorker implements MessageWorker {
    */
   public void start() {
     lifecycle.start();
-    LOG.info("worker started on {}", settings.source().describe());
+    if (sessions.isPresent()) {
+      LOG.info(
+          "worker started in session mode on {}, {} sessions at once",
+          settings.source().describe(),
+          sessions.get().maxConcurrentSessions());
+    } else {
+      LOG.info("worker started on {}", settings.source().describe());
+    }
   }
 
   /**
@@ -228,9 +344,24 @@ public final class ServiceBusWorker implements MessageWorker {
       return;
     }
     DeliveryObserver.Observation observation = observer.start(message);
+    if (sessions.isPresent()) {
+      if (sessions.get().misplaced(message, received.getSessionId()).isPresent()) {
+        Outcome outcome =
+            new Outcome.DeadLettered(
+                Optional.empty(),
+                Optional.empty(),
+                ProcessorSessions.SESSION_ID_MISMATCH,
+                "SessionId must equal the order id of the body (orderId): in session mode an"
+                    + " event is taken in its order's session only, and the relay sets SessionId"
+                    + " = orderId on every event it publishes");
+        boolean settled = settle(context, received, outcome);
+        observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
+        return;
+      }
+    }
     ProcessorLock lock =
         new ProcessorLock(
-            received::getLockedUntil,
+            sessions.isPresent() ? () -> null : received::getLockedUntil,
             clock.instant().plus(settings.maxLockRenewal()),
             linkLosses::get,
             clock,

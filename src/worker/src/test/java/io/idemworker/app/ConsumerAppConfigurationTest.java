@@ -37,6 +37,18 @@ class ConsumerAppConfigurationTest {
     assertThat(config.payments()).isEmpty();
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"loyalty", "customer-stats"})
+  void consumerAppEnvironment_followsServiceBusSessions(String role) {
+    WorkerConfig plain = WorkerConfig.fromEnvironment(ConsumerAppEnv.of(role, false));
+    WorkerConfig sessions = WorkerConfig.fromEnvironment(ConsumerAppEnv.of(role, true));
+
+    assertThat(plain.sessions()).isEmpty();
+    assertThat(sessions.sessions()).isPresent();
+    assertThat(sessions.sessions().get().maxConcurrentSessions()).isEqualTo(8);
+    assertThat(sessions.consumerRole()).map(CustomerConsumers.Role::roleName).contains(role);
+  }
+
   @Test
   void consumerAppEnvironmentWithTheQueueToo_isRefused() {
     Map<String, String> env = new HashMap<>(ConsumerAppEnv.of("loyalty"));

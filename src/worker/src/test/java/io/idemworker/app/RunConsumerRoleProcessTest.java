@@ -116,6 +116,27 @@ class RunConsumerRoleProcessTest {
         .contains("/customerId");
   }
 
+  @Test
+  void consumerRoleInSessionMode_onASubscriptionWithoutSessions_exitsTwoNamingIt()
+      throws Exception {
+    // given SERVICEBUS_SESSIONS=true for a consumer whose subscription has no sessions
+    String topic = newTopic();
+    Map<String, String> env = env(topic, "it-" + UUID.randomUUID().toString().substring(0, 8));
+    env.put("SERVICEBUS_SESSIONS", "true");
+
+    process = command(env).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+
+    // then start-up stops with exit code 2, naming the variable and the subscription
+    assertThat(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).isEqualTo(2);
+    assertThat(output)
+        .contains(
+            "SERVICEBUS_SESSIONS is true, but subscription "
+                + topic
+                + "/customer-stats does not require sessions");
+  }
+
   private ObjectNode awaitDocument(
       CosmosContainer container, String partition, String id, long orderCount)
       throws InterruptedException {

@@ -51,14 +51,30 @@ class SessionConfigTest {
   }
 
   @Test
-  void sessionModeForAConsumerRole_isRefusedNamingBothVariables() {
+  void sessionModeForAConsumerRole_takesItsSessionsAtOnce() {
     Map<String, String> env = minimal();
     env.put("SERVICEBUS_SESSIONS", "true");
     env.put("WORKER_ROLE", "loyalty");
     env.put("SERVICEBUS_TOPIC_NAME", "order-events");
     env.put("SERVICEBUS_SUBSCRIPTION_NAME", "loyalty");
+    env.put("WORKER_MAX_CONCURRENT_SESSIONS", "24");
+
+    WorkerConfig config = WorkerConfig.fromEnvironment(env);
+
+    assertThat(config.consumerRole()).isPresent();
+    assertThat(config.sessions().orElseThrow().maxConcurrentSessions()).isEqualTo(24);
+  }
+
+  @Test
+  void sessionModeForAConsumerRole_stillChecksItsSessionVariables() {
+    Map<String, String> env = minimal();
+    env.put("SERVICEBUS_SESSIONS", "true");
+    env.put("WORKER_ROLE", "customer-stats");
+    env.put("SERVICEBUS_TOPIC_NAME", "order-events");
+    env.put("SERVICEBUS_SUBSCRIPTION_NAME", "customer-stats");
+    env.put("WORKER_MAX_CONCURRENT_SESSIONS", "1001");
 
     assertThatThrownBy(() -> WorkerConfig.fromEnvironment(env))
-        .hasMessageContaining("SERVICEBUS_SESSIONS, WORKER_ROLE");
+        .hasMessageContaining("WORKER_MAX_CONCURRENT_SESSIONS: must be an integer from 1 to 1000");
   }
 }

@@ -24,10 +24,22 @@ public final class ConsumerAppEnv {
   }
 
   /** As {@link #of(String)}, for another text of consumer-app.bicep (a broken copy in a test). */
-  @SuppressWarnings("unchecked")
   public static Map<String, String> of(String role, String consumerApp) {
+    return of(role, consumerApp, false);
+  }
+
+  /**
+   * As {@link #of(String)}, with the Service Bus module's {@code requiresSession} (main's {@code
+   * serviceBusSessions}) as given.
+   */
+  public static Map<String, String> of(String role, boolean sessions) {
+    return of(role, Repo.read("infra/modules/consumer-app.bicep"), sessions);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, String> of(String role, String consumerApp, boolean sessions) {
     Template serviceBusTemplate = Bicep.parse(Repo.read("infra/modules/servicebus.bicep"));
-    BicepEval serviceBus = new BicepEval(serviceBusTemplate, Map.of());
+    BicepEval serviceBus = new BicepEval(serviceBusTemplate, Map.of("requiresSession", sessions));
     // The output is topic.name, a resource property: the name the topic resource is given.
     Object topicName =
         serviceBus
@@ -47,6 +59,7 @@ public final class ConsumerAppEnv {
     params.put("subscriptionLockDuration", serviceBus.output("subscriptionLockDuration"));
     params.put("subscriptionMaxDeliveryCount", serviceBus.output("subscriptionMaxDeliveryCount"));
     params.put("subscriptionMessageTimeToLive", serviceBus.output("subscriptionMessageTimeToLive"));
+    params.put("subscriptionRequiresSession", serviceBus.output("subscriptionRequiresSession"));
     params.put("cosmosEndpoint", "https://cosmos-example.documents.azure.com:443/");
     params.put("cosmosDatabaseName", "idemworker");
     params.put("cosmosContainerName", "customers");

@@ -126,11 +126,30 @@ final class ConsumerChecks {
       problems.add(
           "the scaler has no Data Owner on the topic or its subscriptions (KEDA needs Manage)");
     }
+    for (boolean sessions : List.of(false, true)) {
+      subscriptionSettings(t, subscriptionSymbols, sessions, problems);
+    }
+    return problems;
+  }
+
+  /**
+   * With the module's {@code requiresSession} (main's {@code serviceBusSessions}) as given: the
+   * outputs the consumer apps are told are the values the subscriptions use, and the subscriptions
+   * require sessions exactly when the queue does.
+   */
+  private static void subscriptionSettings(
+      Template t,
+      Map<String, String> subscriptionSymbols,
+      boolean sessions,
+      List<String> problems) {
+    BicepEval eval = new BicepEval(t, Map.of("requiresSession", sessions));
+    String mode = sessions ? " (serviceBusSessions true)" : "";
     for (String[] pair :
         new String[][] {
           {"lockDuration", "subscriptionLockDuration"},
           {"maxDeliveryCount", "subscriptionMaxDeliveryCount"},
-          {"defaultMessageTimeToLive", "subscriptionMessageTimeToLive"}
+          {"defaultMessageTimeToLive", "subscriptionMessageTimeToLive"},
+          {"requiresSession", "subscriptionRequiresSession"}
         }) {
       Object output =
           t.find("output", pair[1]).isPresent()
@@ -150,11 +169,21 @@ final class ConsumerChecks {
                   + ", output "
                   + pair[1]
                   + " says "
-                  + output);
+                  + output
+                  + mode);
+        }
+        if (pair[0].equals("requiresSession") && !used.equals(sessions)) {
+          problems.add(
+              "subscription "
+                  + sub.getKey()
+                  + " requiresSession is "
+                  + used
+                  + " when the queue's is "
+                  + sessions
+                  + ": the consumers' events would not be in their orders' sessions");
         }
       }
     }
-    return problems;
   }
 
   /** infra/modules/consumer-app.bicep against its rules in infra/worker-env.json. */
@@ -195,6 +224,9 @@ final class ConsumerChecks {
             "COSMOS_CONTAINER", "cosmosContainerName",
             "RELAY_ENABLED", "'false'",
             "AZURE_CLIENT_ID", "consumerIdentityClientId");
+    wanted = new java.util.HashMap<>(wanted);
+    wanted.put("SERVICEBUS_SESSIONS", "string(subscriptionRequiresSession)");
+    wanted.put("WORKER_MAX_CONCURRENT_SESSIONS", "string(maxConcurrentSessions)");
     for (Map.Entry<String, String> e : wanted.entrySet()) {
       String value = value(vars, e.getKey());
       if (vars.containsKey(e.getKey()) && !value.equals(e.getValue())) {
@@ -208,7 +240,65 @@ final class ConsumerChecks {
             .orElse(null);
     BicepChecks.probes(t, container, healthPort, problems);
     scaleRule(app, vars, problems);
+    if (t.find("param", "subscriptionRequiresSession").flatMap(Declaration::value).isPresent()) {
+      problems.add(
+          "subscriptionRequiresSession has a default: the subscription's own value must be given");
+    }
+    for (boolean sessions : List.of(false, true)) {
+      sessionMode(t, sessions, problems);
+    }
     return problems;
+  }
+
+  /**
+   * Evaluated with the subscription's {@code requiresSession}: the consumer runs with {@code
+   * SERVICEBUS_SESSIONS} equal to it, and in session mode KEDA's target of active events per
+   * replica is the sessions one replica holds ({@code WORKER_MAX_CONCURRENT_SESSIONS}), else {@code
+   * messagesPerReplica}.
+   */
+  @SuppressWarnings("unchecked")
+  private static void sessionMode(Template t, boolean sessions, List<String> problems) {
+    BicepEval eval = new BicepEval(t, Map.of("subscriptionRequiresSession", sessions));
+    String app = t.resourcesOfType("Microsoft.App/containerApps").get(0).name();
+    Map<String, Object> body = eval.resource(app);
+    Map<String, Object> env = new java.util.HashMap<>();
+    BicepEval.at(body, "properties.template.containers")
+        .map(c -> ((List<Object>) c).get(0))
+        .flatMap(c -> BicepEval.at(c, "env"))
+        .ifPresent(
+            list ->
+                ((List<Object>) list)
+                    .forEach(
+                        v -> {
+                          Map<String, Object> variable = (Map<String, Object>) v;
+                          env.put(
+                              String.valueOf(variable.get("name")),
+                              variable.getOrDefault("value", ""));
+                        }));
+    String label = "with subscriptionRequiresSession " + sessions;
+    if (!String.valueOf(sessions).equals(env.get("SERVICEBUS_SESSIONS"))) {
+      problems.add(label + ", SERVICEBUS_SESSIONS is " + env.get("SERVICEBUS_SESSIONS"));
+    }
+    Object expected =
+        sessions
+            ? env.get("WORKER_MAX_CONCURRENT_SESSIONS")
+            : eval.expression("string(messagesPerReplica)");
+    Object messageCount =
+        BicepEval.at(body, "properties.template.scale.rules")
+            .map(r -> ((List<Object>) r).isEmpty() ? null : ((List<Object>) r).get(0))
+            .flatMap(r -> BicepEval.at(r, "custom.metadata.messageCount"))
+            .orElse("(unset)");
+    if (!messageCount.equals(expected)) {
+      problems.add(
+          label
+              + ", KEDA messageCount is "
+              + messageCount
+              + ", expected "
+              + expected
+              + (sessions
+                  ? " (WORKER_MAX_CONCURRENT_SESSIONS: the orders one replica holds at once)"
+                  : " (messagesPerReplica)"));
+    }
   }
 
   /**
@@ -319,6 +409,7 @@ final class ConsumerChecks {
               "subscriptionLockDuration", "serviceBus.outputs.subscriptionLockDuration",
               "subscriptionMaxDeliveryCount", "serviceBus.outputs.subscriptionMaxDeliveryCount",
               "subscriptionMessageTimeToLive", "serviceBus.outputs.subscriptionMessageTimeToLive",
+              "subscriptionRequiresSession", "serviceBus.outputs.subscriptionRequiresSession",
               "cosmosContainerName", "cosmos.outputs.customersContainerName",
               "consumerIdentityId", "identity.outputs." + camel + "Id",
               "consumerIdentityClientId", "identity.outputs." + camel + "ClientId",

@@ -267,4 +267,60 @@ class ConsumerTemplatesTest {
     assertThat(ConsumerChecks.main(broken))
         .anyMatch(p -> p.startsWith("consumer apps deployed for"));
   }
+
+  // Session mode (main's serviceBusSessions) covers the consumers.
+
+  @Test
+  void subscriptionsWithoutSessionsInSessionMode_areReported() {
+    String broken =
+        replaceOnce(
+            SERVICE_BUS, "  requiresSession: requiresSession\n}", "  requiresSession: false\n}");
+
+    assertThat(ConsumerChecks.receivers(broken))
+        .anyMatch(
+            p ->
+                p.startsWith(
+                    "subscription loyalty requiresSession is false when the queue's is true"));
+  }
+
+  @Test
+  void consumerNotToldItsSubscriptionsSessions_isReported() {
+    String broken =
+        replaceOnce(CONSUMER, "value: string(subscriptionRequiresSession)", "value: 'false'");
+
+    assertThat(ConsumerChecks.consumerApp(broken, ENV))
+        .contains("SERVICEBUS_SESSIONS is 'false', expected string(subscriptionRequiresSession)")
+        .contains("with subscriptionRequiresSession true, SERVICEBUS_SESSIONS is false");
+  }
+
+  @Test
+  void kedaTargetIgnoringSessions_isReported() {
+    String broken =
+        replaceOnce(
+            CONSUMER,
+            "messageCount: string(activeMessagesPerReplica)",
+            "messageCount: string(messagesPerReplica)");
+
+    assertThat(ConsumerChecks.consumerApp(broken, ENV))
+        .anyMatch(
+            p ->
+                p.startsWith(
+                    "with subscriptionRequiresSession true, KEDA messageCount is 20, expected 8"));
+  }
+
+  @Test
+  void consumerGivenMainsParameterInsteadOfTheSubscriptionsValue_isReported() {
+    String broken =
+        replaceAfter(
+            MAIN,
+            "module customerStatsApp ",
+            "subscriptionRequiresSession: serviceBus.outputs.subscriptionRequiresSession",
+            "subscriptionRequiresSession: serviceBusSessions");
+
+    assertThat(ConsumerChecks.main(broken))
+        .anyMatch(
+            p ->
+                p.startsWith(
+                    "customerStatsApp (customer-stats) passes subscriptionRequiresSession:"));
+  }
 }

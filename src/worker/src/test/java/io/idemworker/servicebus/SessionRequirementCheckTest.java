@@ -5,13 +5,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import io.idemworker.emulator.servicebus.SubscriptionSettings;
+import io.idemworker.emulator.servicebus.TopicSettings;
 import io.idemworker.testing.Emulators;
 import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The start-up check of {@code SERVICEBUS_SESSIONS} against the queue, through the real SDK. */
+/**
+ * The start-up check of {@code SERVICEBUS_SESSIONS} against the queue and against a consumer's
+ * topic subscription, through the real SDK.
+ */
 class SessionRequirementCheckTest {
   private static final Duration BOUND = Duration.ofSeconds(3);
+
+  /**
+   * The first Service Bus client of a JVM spends seconds loading classes and connecting, which the
+   * probes' bound is not meant to cover: whichever test ran first missed a refusal on a loaded
+   * machine. One send here pays for it.
+   */
+  @BeforeAll
+  static void connectOnce() {
+    try (ServiceBusSenderClient sender = Emulators.sender(Emulators.newQueue(s -> s))) {
+      sender.sendMessage(new ServiceBusMessage("warm-up"));
+    }
+  }
 
   private static ServiceBusConnection connection() {
     return new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString());
@@ -71,5 +90,64 @@ class SessionRequirementCheckTest {
       ServiceBusReceivedMessage message = receiver.acceptSession("ord-1").peekMessage();
       assertThat(message.getDeliveryCount()).isZero();
     }
+  }
+
+  /** A topic with a subscription {@code plain} and one {@code sessions} that requires sessions. */
+  private static String newTopic() {
+    String topic = "t-" + UUID.randomUUID().toString().substring(0, 8);
+    Emulators.serviceBus()
+        .createTopic(
+            TopicSettings.defaults(topic)
+                .withSubscription(SubscriptionSettings.defaults("plain"))
+                .withSubscription(
+                    SubscriptionSettings.defaults("sessions").withRequiresSession(true)));
+    return topic;
+  }
+
+  @Test
+  void sessionsConfigured_onASubscriptionWithoutSessions_isRefusedNamingVariableAndSubscription() {
+    String topic = newTopic();
+
+    SessionRequirementCheck.Result result =
+        SessionRequirementCheck.check(
+            connection(), new ProcessorSettings.Subscription(topic, "plain"), true, BOUND);
+
+    assertThat(result).isInstanceOf(SessionRequirementCheck.Differs.class);
+    assertThat(((SessionRequirementCheck.Differs) result).problem())
+        .contains(
+            "SERVICEBUS_SESSIONS is true, but subscription "
+                + topic
+                + "/plain does not require sessions",
+            "requiresSession",
+            "serviceBusSessions");
+  }
+
+  @Test
+  void sessionsNotConfigured_onASubscriptionThatRequiresThem_isRefusedNamingTheVariable() {
+    String topic = newTopic();
+
+    SessionRequirementCheck.Result result =
+        SessionRequirementCheck.check(
+            connection(), new ProcessorSettings.Subscription(topic, "sessions"), false, BOUND);
+
+    assertThat(result).isInstanceOf(SessionRequirementCheck.Differs.class);
+    assertThat(((SessionRequirementCheck.Differs) result).problem())
+        .contains(
+            "SERVICEBUS_SESSIONS is false, but subscription " + topic + "/sessions requires",
+            "the relay sets SessionId = orderId");
+  }
+
+  @Test
+  void agreeingSubscriptions_passBothWays() {
+    String topic = newTopic();
+
+    assertThat(
+            SessionRequirementCheck.check(
+                connection(), new ProcessorSettings.Subscription(topic, "plain"), false, BOUND))
+        .isInstanceOf(SessionRequirementCheck.Agrees.class);
+    assertThat(
+            SessionRequirementCheck.check(
+                connection(), new ProcessorSettings.Subscription(topic, "sessions"), true, BOUND))
+        .isInstanceOf(SessionRequirementCheck.Agrees.class);
   }
 }
