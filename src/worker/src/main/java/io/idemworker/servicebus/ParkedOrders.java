@@ -218,15 +218,23 @@ public final class ParkedOrders implements AutoCloseable {
       try {
         while (true) {
           boolean any = false;
+          ServiceBusReceivedMessage match = null;
+          // The whole batch is taken before acting: a message received but left unread would stay
+          // locked (and invisible to the next release) until its lock expired.
           for (ServiceBusReceivedMessage message : deadLetters.receiveMessages(100, wait)) {
             any = true;
-            if (messageId.equals(message.getMessageId())
+            if (match == null
+                && messageId.equals(message.getMessageId())
                 && orderId.equals(message.getSessionId())) {
-              sender.send(copy(message, orderId));
-              deadLetters.complete(message);
-              return Optional.of(moved(message));
+              match = message;
+            } else {
+              others.add(message);
             }
-            others.add(message);
+          }
+          if (match != null) {
+            sender.send(copy(match, orderId));
+            deadLetters.complete(match);
+            return Optional.of(moved(match));
           }
           if (!any) {
             return Optional.empty();
