@@ -295,19 +295,25 @@ class SessionParkingTest {
   }
 
   /**
-   * Two parked orders released one after the other: each finds its dead-lettered message. Before,
-   * the first release stopped reading its batch at its own message, leaving the ones received after
-   * it locked, so the second release answered "not in the dead-letter queue" until the locks
-   * expired. Found by {@code chaos --sessions}.
+   * Parked orders released one after the other: each finds its dead-lettered message. Before, a
+   * release stopped reading at its own message, leaving the ones received after it (or arriving
+   * after its batch ended) locked, so the next release answered "not in the dead-letter queue"
+   * until the locks expired; and the others, abandoned on the still open link, came straight back
+   * to it and stayed locked. Found by {@code chaos --sessions}.
    */
   @Test
-  void releasingTwoOrdersOneAfterTheOther_eachFindsItsDeadLetteredMessage() {
+  void releasingOrdersOneAfterTheOther_eachFindsItsDeadLetteredMessage() {
     String other = "ord-" + UUID.randomUUID().toString().substring(0, 13);
+    String third = "ord-" + UUID.randomUUID().toString().substring(0, 13);
+    String fourth = "ord-" + UUID.randomUUID().toString().substring(0, 13);
     parkByHand(orderId, "m-first-" + orderId);
+    parkByHand(third, "m-third-" + third);
     parkByHand(other, "m-second-" + other);
+    parkByHand(fourth, "m-fourth-" + fourth);
 
-    ParkedOrders.Released first = operator.release(orderId, Duration.ofSeconds(2)).orElseThrow();
-    ParkedOrders.Released second = operator.release(other, Duration.ofSeconds(2)).orElseThrow();
+    ParkedOrders.Released first = operator.release(orderId, Duration.ofSeconds(1)).orElseThrow();
+    ParkedOrders.Released second = operator.release(other, Duration.ofSeconds(1)).orElseThrow();
+    ParkedOrders.Released last = operator.release(fourth, Duration.ofSeconds(1)).orElseThrow();
 
     assertThat(first.resubmitted())
         .map(ParkedOrders.Moved::messageId)
@@ -315,6 +321,9 @@ class SessionParkingTest {
     assertThat(second.resubmitted())
         .map(ParkedOrders.Moved::messageId)
         .contains("m-second-" + other);
+    assertThat(last.resubmitted())
+        .map(ParkedOrders.Moved::messageId)
+        .contains("m-fourth-" + fourth);
   }
 
   /** Dead-letters one message of {@code order} and marks the order parked behind it. */
