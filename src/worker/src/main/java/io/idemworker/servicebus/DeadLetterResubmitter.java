@@ -238,14 +238,23 @@ public final class DeadLetterResubmitter {
       return;
     }
     try (ServiceBusReceiverClient settler = deadLetterReceiver()) {
-      for (ServiceBusReceivedMessage message : skipped) {
-        try {
-          settler.abandon(message);
-        } catch (ServiceBusException e) {
-          if (e.getReason() != ServiceBusFailureReason.MESSAGE_LOCK_LOST) {
-            throw e;
-          }
-          // Its lock ran out during the run (it was received again since): it is back already.
+      abandonWith(settler, skipped);
+    }
+  }
+
+  /**
+   * Abandons {@code messages} through {@code settler}, a receiver that has never received (so the
+   * SDK settles by lock token through the management node), once the link that received them is
+   * closed; a lock that ran out meanwhile is skipped (the message is back already).
+   */
+  static void abandonWith(
+      ServiceBusReceiverClient settler, List<ServiceBusReceivedMessage> messages) {
+    for (ServiceBusReceivedMessage message : messages) {
+      try {
+        settler.abandon(message);
+      } catch (ServiceBusException e) {
+        if (e.getReason() != ServiceBusFailureReason.MESSAGE_LOCK_LOST) {
+          throw e;
         }
       }
     }

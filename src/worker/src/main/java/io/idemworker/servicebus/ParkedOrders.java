@@ -100,9 +100,11 @@ public final class ParkedOrders implements AutoCloseable {
 
   /**
    * Releases a parked order: resubmits its dead-lettered message (found in the dead-letter queue by
-   * MessageId and SessionId). When the copy goes through, the worker ends the parking itself and
-   * applies the parked messages in their order (they never leave the session, so no copy of them
-   * can be dropped by duplicate detection); when it fails again, the order stays parked.
+   * MessageId and SessionId; the call reads the whole dead-letter queue, holding each message's
+   * lock until it ends, then abandons the others). When the copy goes through, the worker ends the
+   * parking itself and applies the parked messages in their order (they never leave the session, so
+   * no copy of them can be dropped by duplicate detection); when it fails again, the order stays
+   * parked.
    *
    * @param orderId the order
    * @param wait how long to wait for each batch of the dead-letter queue
@@ -206,36 +208,54 @@ public final class ParkedOrders implements AutoCloseable {
 
   private Optional<Moved> resubmitDeadLettered(
       String orderId, String messageId, ProducerKit sender, Duration wait) {
-    try (ServiceBusReceiverClient deadLetters =
-        connection
-            .builder()
-            .receiver()
-            .queueName(queue)
-            .subQueue(SubQueue.DEAD_LETTER_QUEUE)
-            .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
-            .buildClient()) {
-      List<ServiceBusReceivedMessage> others = new ArrayList<>();
-      try {
-        while (true) {
-          boolean any = false;
+    List<ServiceBusReceivedMessage> others = new ArrayList<>();
+    try {
+      try (ServiceBusReceiverClient deadLetters = deadLetterReceiver()) {
+        // Read to the end before acting: a batch can end before every message credited to it has
+        // arrived, and one that arrives after the last read would stay locked (invisible to the
+        // next release) until its lock expired.
+        ServiceBusReceivedMessage match = null;
+        boolean any = true;
+        while (any) {
+          any = false;
           for (ServiceBusReceivedMessage message : deadLetters.receiveMessages(100, wait)) {
             any = true;
-            if (messageId.equals(message.getMessageId())
+            if (match == null
+                && messageId.equals(message.getMessageId())
                 && orderId.equals(message.getSessionId())) {
-              sender.send(copy(message, orderId));
-              deadLetters.complete(message);
-              return Optional.of(moved(message));
+              match = message;
+            } else {
+              others.add(message);
             }
-            others.add(message);
-          }
-          if (!any) {
-            return Optional.empty();
           }
         }
-      } finally {
-        others.forEach(deadLetters::abandon);
+        if (match == null) {
+          return Optional.empty();
+        }
+        sender.send(copy(match, orderId));
+        deadLetters.complete(match);
+        return Optional.of(moved(match));
+      }
+    } finally {
+      // After the receiving link is closed: abandoned on it, they could come straight back to it
+      // (the last, empty read leaves credit) and stay locked, as with resubmit.
+      if (!others.isEmpty()) {
+        try (ServiceBusReceiverClient settler = deadLetterReceiver()) {
+          DeadLetterResubmitter.abandonWith(settler, others);
+        }
       }
     }
+  }
+
+  private ServiceBusReceiverClient deadLetterReceiver() {
+    return connection
+        .builder()
+        .receiver()
+        .queueName(queue)
+        .subQueue(SubQueue.DEAD_LETTER_QUEUE)
+        .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
+        .disableAutoComplete()
+        .buildClient();
   }
 
   private static Outgoing copy(ServiceBusReceivedMessage message, String orderId) {

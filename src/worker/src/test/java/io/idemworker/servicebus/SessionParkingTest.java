@@ -7,7 +7,10 @@ import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.models.PartitionKey;
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
+import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import com.azure.messaging.servicebus.ServiceBusSessionReceiverClient;
+import com.azure.messaging.servicebus.models.DeadLetterOptions;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
@@ -27,6 +30,7 @@ import io.idemworker.testing.RecordingObserver;
 import io.idemworker.testing.RecordingObserver.Finished;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -295,6 +299,66 @@ class SessionParkingTest {
                     .equals(OrderMessageTypes.statusMessageId(orderId, 2)))
         .extracting(f -> f.outcome().getClass().getSimpleName())
         .contains("Processed");
+  }
+
+  /**
+   * Parked orders released one after the other: each finds its dead-lettered message. Before, a
+   * release stopped reading at its own message, leaving the ones received after it (or arriving
+   * after its batch ended) locked, so the next release answered "not in the dead-letter queue"
+   * until the locks expired; and the others, abandoned on the still open link, came straight back
+   * to it and stayed locked. Found by {@code chaos --sessions}.
+   */
+  @Test
+  void releasingOrdersOneAfterTheOther_eachFindsItsDeadLetteredMessage() {
+    String other = "ord-" + UUID.randomUUID().toString().substring(0, 13);
+    String third = "ord-" + UUID.randomUUID().toString().substring(0, 13);
+    String fourth = "ord-" + UUID.randomUUID().toString().substring(0, 13);
+    parkByHand(orderId, "m-first-" + orderId);
+    parkByHand(third, "m-third-" + third);
+    parkByHand(other, "m-second-" + other);
+    parkByHand(fourth, "m-fourth-" + fourth);
+
+    ParkedOrders.Released first = operator.release(orderId, Duration.ofSeconds(1)).orElseThrow();
+    ParkedOrders.Released second = operator.release(other, Duration.ofSeconds(1)).orElseThrow();
+    ParkedOrders.Released last = operator.release(fourth, Duration.ofSeconds(1)).orElseThrow();
+
+    assertThat(first.resubmitted())
+        .map(ParkedOrders.Moved::messageId)
+        .contains("m-first-" + orderId);
+    assertThat(second.resubmitted())
+        .map(ParkedOrders.Moved::messageId)
+        .contains("m-second-" + other);
+    assertThat(last.resubmitted())
+        .map(ParkedOrders.Moved::messageId)
+        .contains("m-fourth-" + fourth);
+  }
+
+  /** Dead-letters one message of {@code order} and marks the order parked behind it. */
+  private void parkByHand(String order, String messageId) {
+    ServiceBusMessage message = new ServiceBusMessage("{}");
+    message.setMessageId(messageId);
+    message.setSessionId(order);
+    message.setSubject("OrderCredited");
+    sender.sendMessage(message);
+    try (ServiceBusSessionReceiverClient sessions =
+            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString())
+                .builder()
+                .sessionReceiver()
+                .queueName(queue)
+                .disableAutoComplete()
+                .buildClient();
+        ServiceBusReceiverClient session = sessions.acceptSession(order)) {
+      ServiceBusReceivedMessage received =
+          session.receiveMessages(1, Duration.ofSeconds(10)).iterator().next();
+      session.setSessionState(
+          SessionState.EMPTY
+              .withParked(
+                  Optional.of(
+                      new SessionState.Parked(
+                          "StoreRejected", messageId, Instant.now(), List.of())))
+              .write());
+      session.deadLetter(received, new DeadLetterOptions().setDeadLetterReason("StoreRejected"));
+    }
   }
 
   @Test

@@ -77,9 +77,12 @@ public final class ChaosCommand implements Callable<Integer> {
       description =
           "Session mode: the workers run with SERVICEBUS_SESSIONS=true on a queue that requires"
               + " sessions; each order's status versions and credit are sent shuffled (in order per"
-              + " session, across orders at random), with duplicates and SIGKILLs; the audit checks"
-              + " every order at its highest version with its credit once. Emulators only; no"
-              + " poison, payments, HTTP intake or relay (see docs/chaos.md).")
+              + " session, across orders at random), with duplicates, SIGKILLs and a poison credit"
+              + " in the middle of some orders, which park; once drained, the run releases or"
+              + " discards them as an operator would; the audit checks every order at its highest"
+              + " version with its credits once, parked orders released in order or discarded"
+              + " with a record line each. Emulators only; no payments, HTTP intake or relay (see"
+              + " docs/chaos.md).")
   boolean sessions;
 
   @Option(

@@ -2,8 +2,6 @@ package io.idemworker.proof.chaos;
 
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
-import com.azure.cosmos.CosmosException;
-import com.azure.cosmos.models.PartitionKey;
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -11,11 +9,12 @@ import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
-import io.idemworker.orders.OrderMessageTypes;
+import io.idemworker.proof.chaos.SessionPlan.Send;
 import io.idemworker.proof.emulators.AdjustableClock;
 import io.idemworker.proof.emulators.LocalClients;
 import io.idemworker.servicebus.Outgoing;
 import io.idemworker.servicebus.ProducerKit;
+import io.idemworker.servicebus.ServiceBusConnection;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -23,32 +22,34 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
  * {@code chaos --sessions}: worker processes in session mode ({@code SERVICEBUS_SESSIONS=true})
- * under SIGKILLs, on the in-process emulators. Each order's messages are its {@code OrderPlaced},
- * then its status versions 1, 2, 3 and one credit in a shuffled order (so versions arrive early and
- * wait for their predecessor in the session), some copies back to back (the broker drops them) and
- * some again past the duplicate-detection window; they are sent in order per session and shuffled
- * across orders. The audit reads every order back: at version 3 ({@code Shipped}), its credit
- * applied exactly once, nothing dead-lettered, no gap given up. Poison, key reuse, payments, the
- * HTTP intake and the relay are left out: a dead-letter parks its order, which the full run's audit
- * does not model. Used once, from the command's thread.
+ * under SIGKILLs, on the in-process emulators, then an operator who releases or discards the orders
+ * a poison message parked. What is sent is {@link SessionPlan}'s: each order's versions and credit
+ * shuffled (so versions wait for their predecessor in the session), duplicates from the producer
+ * and past the window, and a poison credit in the middle of one order in ten (a body over the
+ * workers' first limit) and one in twenty (a wrong currency). Once the workers have drained what is
+ * not parked, the operator looks at each poisoned order ({@code explain}'s data: parked behind its
+ * poison, the rest of the order deferred), raises the body limit and redeploys the workers, then
+ * runs {@code dlq release} for the first kind and {@code dlq discard} for the second ({@link
+ * ChaosOperator}); the run drains again, to an empty queue, and {@link SessionsAudit} reads
+ * everything back. Key reuse, payments, the HTTP intake and the relay are left out. Used once, from
+ * the command's thread.
  */
 final class ChaosSessions {
   private static final String QUEUE = ChaosCommand.QUEUE;
   private static final Duration LOCK = Duration.ofMinutes(1);
-  private static final long CREDIT_UNITS = 25_000;
 
-  /** One message of the run, with the order (session) it belongs to. */
-  private record Send(String orderId, String messageId, String subject, String body) {}
+  /** The operator's fix for the release poisons: Service Bus Standard's largest message. */
+  static final int RAISED_BODY_BYTES = 256 * 1024;
 
   private final PrintStream log;
   private final PrintStream out;
@@ -71,54 +72,26 @@ final class ChaosSessions {
   int run(int messages, int workers, int kills, long seed, Duration timeout, Path logs)
       throws Exception {
     Instant started = Instant.now();
+    Instant deadline = started.plus(timeout);
     Random random = new Random(seed);
     int orderCount = Math.max(10, messages / 7);
-    List<String> orders = new ArrayList<>();
-    List<List<Send>> first = new ArrayList<>();
-    List<List<Send>> late = new ArrayList<>();
-    for (int i = 0; i < orderCount; i++) {
-      String orderId = "ord-s" + seed + "-" + i;
-      orders.add(orderId);
-      List<Send> rest = new ArrayList<>();
-      rest.add(status(orderId, 1, "Confirmed"));
-      rest.add(status(orderId, 2, "Packed"));
-      rest.add(status(orderId, 3, "Shipped"));
-      rest.add(credit(orderId));
-      Collections.shuffle(rest, random);
-      List<Send> sequence = new ArrayList<>();
-      List<Send> again = new ArrayList<>();
-      for (Send send : Stream.concat(Stream.of(placed(orderId)), rest.stream()).toList()) {
-        sequence.add(send);
-        if (random.nextInt(5) == 0) {
-          sequence.add(send); // a producer retry, dropped by duplicate detection
-        }
-        if (random.nextInt(5) == 0) {
-          again.add(send); // sent again past the window: the worker's idempotency drops it
-        }
-      }
-      first.add(sequence);
-      late.add(again);
-    }
-    long early =
-        first.stream()
-            .filter(
-                sequence -> {
-                  List<String> statuses =
-                      sequence.stream()
-                          .filter(m -> m.subject.equals(OrderMessageTypes.ORDER_STATUS_CHANGED))
-                          .map(Send::messageId)
-                          .distinct()
-                          .toList();
-                  return !statuses.equals(statuses.stream().sorted().toList());
-                })
-            .count();
-    List<Send> plan = interleave(first, random);
-    List<Send> plan2 = interleave(late, random);
+    SessionPlan scenario = new SessionPlan(orderCount, seed, random);
+    List<Send> plan = scenario.first;
+    List<Send> plan2 = scenario.late;
+    List<SessionsAudit.Plan> poisoned =
+        scenario.orders.stream().filter(o -> o.fate() != SessionsAudit.Fate.COMPLETE).toList();
     int total = plan.size() + plan2.size();
     log.printf(
-        "chaos --sessions: %d orders, %d messages (%d sent again past the window), %d workers,"
-            + " %d SIGKILLs, seed %d%n",
-        orderCount, total, plan2.size(), workers, kills, seed);
+        "chaos --sessions: %d orders (%d with a poison to release, %d to discard), %d messages (%d"
+            + " sent again past the window), %d workers, %d SIGKILLs, seed %d%n",
+        orderCount,
+        scenario.count(SessionsAudit.Fate.RELEASE),
+        scenario.count(SessionsAudit.Fate.DISCARD),
+        total,
+        plan2.size(),
+        workers,
+        kills,
+        seed);
 
     AdjustableClock brokerClock = new AdjustableClock();
     try (ServiceBusEmulator serviceBus =
@@ -161,13 +134,11 @@ final class ChaosSessions {
       env.put("WORKER_MAX_CONCURRENT_SESSIONS", "8");
       // Gaps fill by arrival only: a gap given up would hide an order applied out of order.
       env.put("WORKER_GAP_TIMEOUT", "P1D");
+      // Too tight for the release poisons: the operator raises it before releasing them.
+      env.put("WORKER_MAX_BODY_BYTES", String.valueOf(SessionPlan.TIGHT_BODY_BYTES));
       int killed = 0;
       boolean drained;
-      try (WorkerFleet fleet =
-          new WorkerFleet(
-              logs,
-              Duration.ofSeconds(20),
-              List.of("-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true"))) {
+      try (WorkerFleet fleet = fleet(logs)) {
         for (int w = 0; w < workers; w++) {
           fleet.start("worker-" + (w + 1), env);
         }
@@ -184,34 +155,61 @@ final class ChaosSessions {
             log.printf("    at %d/%d sent%n", sent, total);
           }
         }
-        int backlog = Math.max(1, serviceBus.messageCount(QUEUE));
+        int backlog = Math.max(1, serviceBus.unsettledCount(QUEUE));
         int rest = kills - killed;
         for (int k = 1; k <= rest; k++) {
           int threshold = backlog * (rest + 1 - k) / (rest + 1);
-          Instant until = started.plus(timeout);
-          while (serviceBus.messageCount(QUEUE) > threshold && Instant.now().isBefore(until)) {
+          while (serviceBus.unsettledCount(QUEUE) > threshold && Instant.now().isBefore(deadline)) {
             Thread.sleep(100); // polling an external count; nothing to wait on
           }
           killed = kill(fleet, serviceBus, brokerClock, killed, workers, kills);
-          log.printf("    at %d of %d messages left%n", serviceBus.messageCount(QUEUE), backlog);
+          log.printf("    at %d of %d messages left%n", serviceBus.unsettledCount(QUEUE), backlog);
         }
         brokerClock.advance(ChaosCommand.WINDOW.plusSeconds(1));
         for (Send send : plan2) {
           send(sender, send);
         }
-        log.println("  all sent; draining");
-        drained = drain(serviceBus, started.plus(timeout));
+        log.println("  all sent; draining (parked messages stay deferred)");
+        // Deferred messages are the parked ones (and versions waiting, which fill by arrival).
+        drained = drain(() -> serviceBus.unsettledCount(QUEUE), deadline);
+      }
+      ChaosOperator operator =
+          new ChaosOperator(
+              log, new ServiceBusConnection.ConnectionString(serviceBus.connectionString()), QUEUE);
+      Map<String, SessionsAudit.Seen> seen = operator.look(poisoned, container);
+      Map<String, SessionsAudit.Operated> operated;
+      boolean settled;
+      // The operator's fix for the release poisons: the limit raised and the workers redeployed.
+      env.put("WORKER_MAX_BODY_BYTES", String.valueOf(RAISED_BODY_BYTES));
+      try (WorkerFleet redeployed = fleet(logs)) {
+        for (int w = 0; w < workers; w++) {
+          redeployed.start("redeployed-" + (w + 1), env);
+        }
+        log.printf(
+            "  workers redeployed with WORKER_MAX_BODY_BYTES=%d; dlq release and discard%n",
+            RAISED_BODY_BYTES);
+        operated = operator.act(poisoned);
+        settled = drain(() -> serviceBus.messageCount(QUEUE), deadline);
       }
       tamper.accept(container);
-      Audit audit = audit(container, orders, serviceBus.messageCount(QUEUE + "/$deadletterqueue"));
+      SessionsAudit.Findings audit =
+          SessionsAudit.audit(
+              scenario.orders,
+              orders(container, scenario.orders),
+              seen,
+              operated,
+              processed(logs),
+              operator.deadLetters());
       long deferrals = countInLogs(logs, "deferred until version");
       long givenUp = countInLogs(logs, "gap given up");
-      boolean ok =
-          drained
-              && audit.lost == 0
-              && audit.doubled == 0
-              && audit.deadLettered == 0
-              && givenUp == 0;
+      long unparked = countInLogs(logs, "parked message(s) apply in their order");
+      long parkedSeen = seen.values().stream().filter(s -> s.parking().isPresent()).count();
+      long released =
+          operated.values().stream().filter(SessionsAudit.Operated::resubmitted).count();
+      long discarded =
+          poisoned.stream().filter(p -> p.fate() == SessionsAudit.Fate.DISCARD).count();
+      long records = operated.values().stream().mapToLong(o -> o.dropped().size()).sum();
+      boolean ok = drained && settled && audit.clean() && givenUp == 0;
       Duration took = Duration.between(started, Instant.now());
       if (json) {
         ObjectNode report = new ObjectMapper().createObjectNode();
@@ -220,11 +218,20 @@ final class ChaosSessions {
         report.put("orders", orderCount);
         report.put("messages", total);
         report.put("sigkills", killed);
-        report.put("drained", drained);
-        report.put("lost", audit.lost);
-        report.put("doubled", audit.doubled);
-        report.put("deadLettered", audit.deadLettered);
-        report.put("ordersWithAVersionSentEarly", early);
+        report.put("drained", drained && settled);
+        report.put("lost", audit.lost());
+        report.put("doubled", audit.doubled());
+        report.put("poisoned", poisoned.size());
+        report.put("parked", parkedSeen);
+        report.put("released", released);
+        report.put("unparkedByWorkers", unparked);
+        report.put("discarded", discarded);
+        report.put("discardRecords", records);
+        report.put("notParked", audit.notParked());
+        report.put("outOfOrder", audit.outOfOrder());
+        report.put("droppedWithoutRecord", audit.droppedWithoutRecord());
+        report.put("wrongDeadLetters", audit.wrongDeadLetters());
+        report.put("ordersWithAVersionSentEarly", scenario.early);
         report.put("deferrals", deferrals);
         report.put("gapsGivenUp", givenUp);
         report.put("seconds", took.toSeconds());
@@ -232,22 +239,34 @@ final class ChaosSessions {
       } else {
         out.printf(
             "chaos --sessions: %s%n  orders %d, messages %d, SIGKILLs %d, drained %s, %ds%n"
-                + "  lost %d, doubled %d, dead-lettered %d, gaps given up %d; versions deferred"
-                + " for a predecessor %d times (orders with a version sent before its"
-                + " predecessor: %d)%n",
+                + "  poisoned %d: parked %d; released %d (the workers unparked %d), discarded %d"
+                + " (%d record lines)%n"
+                + "  lost %d, doubled %d, not parked %d, out of order %d, dropped without a"
+                + " record %d, wrong dead-letters %d, gaps given up %d%n"
+                + "  versions deferred for a predecessor %d times (orders with a version sent"
+                + " before its predecessor: %d)%n",
             ok ? "OK" : "VIOLATED",
             orderCount,
             total,
             killed,
-            drained,
+            drained && settled,
             took.toSeconds(),
-            audit.lost,
-            audit.doubled,
-            audit.deadLettered,
+            poisoned.size(),
+            parkedSeen,
+            released,
+            unparked,
+            discarded,
+            records,
+            audit.lost(),
+            audit.doubled(),
+            audit.notParked(),
+            audit.outOfOrder(),
+            audit.droppedWithoutRecord(),
+            audit.wrongDeadLetters(),
             givenUp,
             deferrals,
-            early);
-        audit.examples.forEach(e -> out.println("  " + e));
+            scenario.early);
+        audit.examples().forEach(e -> out.println("  " + e));
         if (!ok) {
           out.printf(
               "  replay: idemworker chaos --sessions --seed %d --messages %d --workers %d --kills %d%n",
@@ -256,6 +275,16 @@ final class ChaosSessions {
       }
       return ok ? 0 : 1;
     }
+  }
+
+  private static WorkerFleet fleet(Path logs) {
+    return new WorkerFleet(
+        logs,
+        Duration.ofSeconds(20),
+        List.of(
+            "-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true",
+            // The shipped logging, also under a test class path: the audit reads outcome lines.
+            "-Dlogback.configurationFile=logback.xml"));
   }
 
   /** SIGKILLs the next worker, restarts it, and lets its locks end; returns the kills so far. */
@@ -276,83 +305,59 @@ final class ChaosSessions {
     return killed + 1;
   }
 
-  /** In order per order, shuffled across orders: each next message is a random order's next. */
-  private static List<Send> interleave(List<List<Send>> perOrder, Random random) {
-    List<java.util.ArrayDeque<Send>> queues = new ArrayList<>();
-    perOrder.forEach(list -> queues.add(new java.util.ArrayDeque<>(list)));
-    queues.removeIf(java.util.ArrayDeque::isEmpty);
-    List<Send> out = new ArrayList<>();
-    while (!queues.isEmpty()) {
-      int i = random.nextInt(queues.size());
-      out.add(queues.get(i).poll());
-      if (queues.get(i).isEmpty()) {
-        queues.remove(i);
-      }
-    }
-    return out;
-  }
-
   /** One send through the producer kit: a transient failure is sent again under the same id. */
   private static void send(ProducerKit sender, Send send) {
     sender.send(
-        Outgoing.businessKey(send.messageId, send.subject, send.body).withSessionId(send.orderId));
+        Outgoing.businessKey(send.messageId(), send.subject(), send.body())
+            .withSessionId(send.orderId()));
   }
 
-  /** Until the queue holds nothing (active, locked or deferred) three times in a row. */
-  private boolean drain(ServiceBusEmulator serviceBus, Instant deadline)
+  /** Until {@code count} is zero three times in a row, or the deadline. */
+  private boolean drain(java.util.function.IntSupplier count, Instant deadline)
       throws InterruptedException {
     int quiet = 0;
     while (Instant.now().isBefore(deadline)) {
-      quiet = serviceBus.messageCount(QUEUE) == 0 ? quiet + 1 : 0;
+      quiet = count.getAsInt() == 0 ? quiet + 1 : 0;
       if (quiet == 3) {
         return true;
       }
       Thread.sleep(300); // polling an external count; nothing to wait on
     }
-    log.printf("  not drained: %d message(s) left in the queue%n", serviceBus.messageCount(QUEUE));
+    log.printf("  not drained: %d message(s) left in the queue%n", count.getAsInt());
     return false;
   }
 
-  private record Audit(int lost, int doubled, int deadLettered, List<String> examples) {}
-
-  private static Audit audit(CosmosContainer container, List<String> orders, int deadLettered) {
-    int lost = 0;
-    int doubled = 0;
-    List<String> examples = new ArrayList<>();
-    for (String orderId : orders) {
-      ObjectNode order;
-      try {
-        order = container.readItem(orderId, new PartitionKey(orderId), ObjectNode.class).getItem();
-      } catch (CosmosException e) {
-        if (e.getStatusCode() != 404) {
-          throw e;
-        }
-        lost++;
-        note(examples, orderId + ": the order is missing");
-        continue;
-      }
-      long version = order.path("statusVersion").asLong(0);
-      if (version != 3 || !"Shipped".equals(order.path("status").asText())) {
-        lost++;
-        note(examples, orderId + ": status " + order.path("status").asText() + " v" + version);
-      }
-      long count = order.path("creditCount").asLong(0);
-      long units = order.path("creditedUnits").asLong(0);
-      if (count < 1 || units < CREDIT_UNITS) {
-        lost++;
-        note(examples, orderId + ": credit missing (count " + count + ")");
-      } else if (count > 1 || units > CREDIT_UNITS) {
-        doubled++;
-        note(examples, orderId + ": credit applied " + count + " times");
-      }
+  /** The order documents there are, by id. */
+  private static Map<String, ObjectNode> orders(
+      CosmosContainer container, List<SessionsAudit.Plan> plans) {
+    Map<String, ObjectNode> found = new java.util.HashMap<>();
+    for (SessionsAudit.Plan plan : plans) {
+      ChaosOperator.order(container, plan.orderId()).ifPresent(o -> found.put(plan.orderId(), o));
     }
-    return new Audit(lost, doubled, deadLettered, examples);
+    return found;
   }
 
-  private static void note(List<String> examples, String example) {
-    if (examples.size() < 10) {
-      examples.add(example);
+  /** The message ids the workers' outcome lines give as processed. */
+  private static Set<String> processed(Path logs) throws IOException {
+    ObjectMapper mapper = new ObjectMapper();
+    Set<String> ids = new HashSet<>();
+    try (Stream<Path> files = Files.list(logs)) {
+      for (Path file : files.filter(f -> f.toString().endsWith(".log")).toList()) {
+        try (Stream<String> lines = Files.lines(file)) {
+          for (String line :
+              lines
+                  .filter(l -> l.startsWith("{") && l.contains("\"outcome\":\"processed\""))
+                  .toList()) {
+            try {
+              ids.add(mapper.readTree(line).path("messageId").asText());
+            } catch (IOException e) {
+              // A line cut short by a SIGKILL: that message's evidence is its redelivery's line.
+            }
+          }
+        }
+      }
     }
+    return ids;
   }
 
   private static long countInLogs(Path logs, String needle) throws IOException {
@@ -365,42 +370,5 @@ final class ChaosSessions {
       }
     }
     return count;
-  }
-
-  private static Send placed(String orderId) {
-    return new Send(
-        orderId,
-        orderId,
-        "OrderPlaced",
-        "{\"orderId\":\""
-            + orderId
-            + "\",\"customerId\":\"cust-1\",\"currency\":\"EUR\",\"placedAt\":\"2026-11-30T10:00:00Z\","
-            + "\"lines\":[{\"sku\":\"SKU-1\",\"quantity\":1,\"unitPrice\":9.99}]}");
-  }
-
-  private static Send status(String orderId, long version, String status) {
-    return new Send(
-        orderId,
-        OrderMessageTypes.statusMessageId(orderId, version),
-        OrderMessageTypes.ORDER_STATUS_CHANGED,
-        "{\"orderId\":\""
-            + orderId
-            + "\",\"status\":\""
-            + status
-            + "\",\"version\":"
-            + version
-            + ",\"changedAt\":\"2026-11-30T11:00:00Z\"}");
-  }
-
-  private static Send credit(String orderId) {
-    return new Send(
-        orderId,
-        "cr-" + orderId,
-        OrderMessageTypes.ORDER_CREDITED,
-        "{\"orderId\":\""
-            + orderId
-            + "\",\"creditId\":\"cr-"
-            + orderId
-            + "\",\"amount\":2.5,\"currency\":\"EUR\",\"reason\":\"goodwill\"}");
   }
 }

@@ -18,8 +18,10 @@ import picocli.CommandLine;
 
 /**
  * {@code chaos --sessions} end to end: a worker process in session mode killed mid-run and
- * restarted, every order audited. One order is tampered with after the drain, so the same run shows
- * that the audit counts exactly what is wrong and nothing else.
+ * restarted, poisoned orders parked, then released or discarded by the operator, every order
+ * audited. One order is tampered with after the drain, so the same run shows that the audit counts
+ * exactly what is wrong and nothing else; {@code SessionsAuditTest} shows what the parking checks
+ * catch.
  */
 class ChaosSessionsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -28,7 +30,7 @@ class ChaosSessionsTest {
 
   @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES)
-  void sessionRunWithAKill_auditFindsOnlyTheTamperedOrder_versionsWaitedForTheirPredecessor()
+  void sessionRunWithAKillAndPoison_parkedOrdersReleasedOrDiscarded_auditFindsOnlyTheTampered()
       throws Exception {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     ByteArrayOutputStream progress = new ByteArrayOutputStream();
@@ -68,12 +70,23 @@ class ChaosSessionsTest {
     String output = bytes.toString(StandardCharsets.UTF_8);
     JsonNode report = JSON.readTree(output);
     assertThat(exit).as(output + progress).isEqualTo(1);
-    assertThat(report.path("drained").asBoolean()).as(output).isTrue();
+    assertThat(report.path("drained").asBoolean()).as(output + progress).isTrue();
     assertThat(report.path("sigkills").asInt()).isEqualTo(1);
     assertThat(report.path("lost").asInt()).as(output).isEqualTo(1);
     assertThat(report.path("doubled").asInt()).as(output).isEqualTo(1);
-    assertThat(report.path("deadLettered").asInt()).isZero();
     assertThat(report.path("gapsGivenUp").asInt()).isZero();
+    // Seed 5's 28 orders: poisons in the middle of orders 4, 14 and 24 (released) and 9
+    // (discarded); each parked, then released or discarded, and the audit found nothing else.
+    assertThat(report.path("poisoned").asInt()).isEqualTo(4);
+    assertThat(report.path("parked").asInt()).as(output).isEqualTo(4);
+    assertThat(report.path("released").asInt()).as(output).isEqualTo(3);
+    assertThat(report.path("unparkedByWorkers").asInt()).as(output).isEqualTo(3);
+    assertThat(report.path("discarded").asInt()).isEqualTo(1);
+    assertThat(report.path("discardRecords").asInt()).as(output).isGreaterThanOrEqualTo(3);
+    assertThat(report.path("notParked").asInt()).as(output).isZero();
+    assertThat(report.path("outOfOrder").asInt()).as(output).isZero();
+    assertThat(report.path("droppedWithoutRecord").asInt()).as(output).isZero();
+    assertThat(report.path("wrongDeadLetters").asInt()).as(output).isZero();
     // The scenario makes versions wait: some order's higher version goes before a lower one.
     assertThat(report.path("ordersWithAVersionSentEarly").asInt()).isPositive();
   }
