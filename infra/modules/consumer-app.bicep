@@ -80,6 +80,7 @@ param maxConcurrentCalls int = 16
 @maxValue(1000)
 @description('Session mode: orders (sessions) one replica holds at once, each one event at a time, as WORKER_MAX_CONCURRENT_SESSIONS.')
 param maxConcurrentSessions int = 8
+
 param prefetchCount int = 0
 param maxLockRenewal string = 'PT5M'
 
