@@ -8,6 +8,7 @@ import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.relay.OutboxRelay;
 import io.idemworker.servicebus.MessageWorker;
 import io.idemworker.servicebus.QueueRetentionCheck;
+import io.idemworker.servicebus.ServiceBusWorker;
 import io.idemworker.servicebus.SessionRequirementCheck;
 import io.idemworker.servicebus.WorkerStatus;
 import io.idemworker.telemetry.HealthServer;
@@ -295,6 +296,20 @@ final class RunCommand implements Callable<Integer> {
     }
     if (stopping.getCount() == 0) {
       return 0;
+    }
+    if (running.get() instanceof ServiceBusWorker plain) {
+      // The probe above can answer nothing within its bound on a slow start; then the refusal
+      // comes as the processor's error, which it would retry for ever: exit 2 the same way.
+      plain.onSessionsRefused(
+          differs ->
+              new Thread(
+                      () -> {
+                        System.err.println("idemworker: " + differs.problem());
+                        refused(exitCode);
+                        System.exit(2);
+                      },
+                      "idemworker-refused")
+                  .start());
     }
     Optional.ofNullable(relaying.get()).ifPresent(OutboxRelay::start);
     Optional.ofNullable(running.get()).ifPresent(MessageWorker::start);

@@ -21,7 +21,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,7 +74,9 @@ public final class ServiceBusWorker implements MessageWorker {
   // Errors the processor reported from its receive link or connection: each one means the client
   // that took the deliveries in flight is gone, so their locks are renewed no more (ProcessorLock).
   private final AtomicLong linkLosses = new AtomicLong();
+  private final AtomicBoolean refusalTold = new AtomicBoolean();
   private final Optional<ProcessorSessions> sessions;
+  private volatile Consumer<SessionRequirementCheck.Differs> sessionsRefused = differs -> {};
 
   /**
    * Builds the worker; nothing connects until {@link #start}.
@@ -502,7 +506,28 @@ public final class ServiceBusWorker implements MessageWorker {
     }
   }
 
+  /**
+   * Whom to tell when the broker refuses this worker's receiver because the entity's sessions
+   * disagree with {@code SERVICEBUS_SESSIONS} (a session entity and a plain receiver, or the other
+   * way round). The start-up probe finds this before the first message; this is for a probe that
+   * answered nothing within its bound, when the processor would otherwise retry the refused
+   * receiver for ever. Told at most once; {@code run} exits 2 with the problem.
+   *
+   * @param listener called on the processor's error thread; must not block
+   */
+  public void onSessionsRefused(Consumer<SessionRequirementCheck.Differs> listener) {
+    this.sessionsRefused = Objects.requireNonNull(listener, "listener");
+  }
+
   private void onError(ServiceBusErrorContext context) {
+    Optional<SessionRequirementCheck.Differs> differs =
+        ServiceBusErrorSource.USER_CALLBACK.equals(context.getErrorSource())
+            ? Optional.empty()
+            : SessionRequirementCheck.differs(
+                context.getException(), settings.source(), sessions.isPresent());
+    if (differs.isPresent() && refusalTold.compareAndSet(false, true)) {
+      sessionsRefused.accept(differs.get());
+    }
     if (!ServiceBusErrorSource.USER_CALLBACK.equals(context.getErrorSource())) {
       // The processor reports only a receive link or connection it gave up on (it recovers
       // passing faults itself): the deliveries it had handed out can be neither renewed nor

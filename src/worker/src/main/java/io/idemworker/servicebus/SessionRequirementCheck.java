@@ -68,31 +68,52 @@ public final class SessionRequirementCheck {
       if (refusal.isEmpty()) {
         return new Agrees();
       }
-      String text = describe(refusal.get()).toLowerCase(Locale.ROOT);
-      if (sessions
-          && (text.contains("does not require sessions")
-              || refusal.get() instanceof UnsupportedOperationException)) {
-        return new Differs(
-            "SERVICEBUS_SESSIONS is true, but "
-                + source.describe()
-                + " does not require sessions: create it with requiresSession (the Bicep parameter"
-                + " serviceBusSessions), or set SERVICEBUS_SESSIONS to false");
-      }
-      if (!sessions && text.contains("requires sessions")) {
-        return new Differs(
-            "SERVICEBUS_SESSIONS is false, but "
-                + source.describe()
-                + " requires sessions, so Service Bus refuses the worker's receiver: set"
-                + " SERVICEBUS_SESSIONS to true ("
-                + (source instanceof ProcessorSettings.Subscription
-                    ? "the relay sets SessionId = orderId on every event"
-                    : "producers set SessionId = orderId")
-                + ")");
+      Optional<Differs> differs = differs(refusal.get(), source, sessions);
+      if (differs.isPresent()) {
+        return differs.get();
       }
       return new NotChecked("the probe failed: " + refusal.get().getClass().getSimpleName());
     } catch (RuntimeException e) {
       return new NotChecked("the probe failed: " + e.getClass().getSimpleName());
     }
+  }
+
+  /**
+   * Whether an error the broker answered a receiver with says that the entity's sessions disagree
+   * with {@code SERVICEBUS_SESSIONS}: the probe's answer, or the running processor's error when the
+   * probe answered nothing within its bound (a slow start).
+   *
+   * @param error the receiver's error
+   * @param source the queue or subscription
+   * @param sessions {@code SERVICEBUS_SESSIONS}
+   * @return the problem, naming the variable and the entity; empty for any other error
+   */
+  public static Optional<Differs> differs(
+      Throwable error, ProcessorSettings.Source source, boolean sessions) {
+    String text = describe(error).toLowerCase(Locale.ROOT);
+    if (sessions
+        && (text.contains("does not require sessions")
+            || error instanceof UnsupportedOperationException)) {
+      return Optional.of(
+          new Differs(
+              "SERVICEBUS_SESSIONS is true, but "
+                  + source.describe()
+                  + " does not require sessions: create it with requiresSession (the Bicep parameter"
+                  + " serviceBusSessions), or set SERVICEBUS_SESSIONS to false"));
+    }
+    if (!sessions && text.contains("requires sessions")) {
+      return Optional.of(
+          new Differs(
+              "SERVICEBUS_SESSIONS is false, but "
+                  + source.describe()
+                  + " requires sessions, so Service Bus refuses the worker's receiver: set"
+                  + " SERVICEBUS_SESSIONS to true ("
+                  + (source instanceof ProcessorSettings.Subscription
+                      ? "the relay sets SessionId = orderId on every event"
+                      : "producers set SessionId = orderId")
+                  + ")"));
+    }
+    return Optional.empty();
   }
 
   private static String describe(Throwable error) {

@@ -10,6 +10,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -47,6 +49,42 @@ final class ChildJvm {
     builder.environment().clear();
     builder.environment().putAll(env);
     return builder;
+  }
+
+  /**
+   * Waits for a started child to exit, at most {@code limit}, and answers everything it wrote. The
+   * output goes to a file, so a child that never exits fails the test at the limit (killed) instead
+   * of blocking a read for ever.
+   *
+   * @param builder the child's builder; its output is redirected here (stderr with stdout)
+   * @param limit the longest wait
+   * @return the started, now ended process and its output
+   */
+  static Exited runToExit(ProcessBuilder builder, Duration limit)
+      throws IOException, InterruptedException {
+    Path output = Files.createTempFile("idemworker-child-", ".log");
+    Process process = builder.redirectErrorStream(true).redirectOutput(output.toFile()).start();
+    try {
+      boolean exited = process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS);
+      String text = Files.readString(output, StandardCharsets.UTF_8);
+      assertThat(exited).as("the child exited within %s; its output:%n%s", limit, text).isTrue();
+      return new Exited(process, text);
+    } finally {
+      process.destroyForcibly();
+      Files.deleteIfExists(output);
+    }
+  }
+
+  /**
+   * A child that has exited.
+   *
+   * @param process the process (for its exit value)
+   * @param output what it wrote to stdout and stderr
+   */
+  record Exited(Process process, String output) {
+    int exitValue() {
+      return process.exitValue();
+    }
   }
 
   /** A port free at the time of the call, for a child's health or api port. */

@@ -161,10 +161,10 @@ class RunCommandProcessTest {
     Map<String, String> env = new HashMap<>();
     env.put("COSMOS_ENDPOINT", "http://not-https");
     env.put("WORKER_MAX_CONCURRENT_CALLS", "many");
-    process = command(env).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    ChildJvm.Exited exited = ChildJvm.runToExit(command(env), WAIT);
+    process = exited.process();
+    String output = exited.output();
 
-    assertThat(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
     assertThat(process.exitValue()).isEqualTo(2);
     assertThat(output)
         .contains("SERVICEBUS_CONNECTION_STRING or SERVICEBUS_FULLY_QUALIFIED_NAMESPACE")
@@ -180,10 +180,10 @@ class RunCommandProcessTest {
     env.put("COSMOS_KEY", "not base64!");
     env.put("APPLICATIONINSIGHTS_CONNECTION_STRING", "InstrumentationKey=");
     env.put("OTEL_EXPORTER_OTLP_ENDPOINT", "localhost 4317");
-    process = command(env).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    ChildJvm.Exited exited = ChildJvm.runToExit(command(env), WAIT);
+    process = exited.process();
+    String output = exited.output();
 
-    assertThat(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
     assertThat(process.exitValue()).isEqualTo(2);
     assertThat(output)
         .contains("COSMOS_KEY: must be a base64 account key")

@@ -13,7 +13,6 @@ import io.idemworker.emulator.servicebus.SubscriptionRule;
 import io.idemworker.emulator.servicebus.SubscriptionSettings;
 import io.idemworker.emulator.servicebus.TopicSettings;
 import io.idemworker.testing.Emulators;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -106,10 +105,10 @@ class RunConsumerRoleProcessTest {
     Map<String, String> env = env(newTopic(), "it");
     env.put("COSMOS_CONTAINER", "orders");
 
-    process = command(env).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    ChildJvm.Exited exited = ChildJvm.runToExit(command(env), WAIT);
+    process = exited.process();
+    String output = exited.output();
 
-    assertThat(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
     assertThat(process.exitValue()).isEqualTo(2);
     assertThat(output)
         .contains("COSMOS_CONTAINER, WORKER_ROLE: container orders is partitioned by /orderId")
@@ -124,11 +123,11 @@ class RunConsumerRoleProcessTest {
     Map<String, String> env = env(topic, "it-" + UUID.randomUUID().toString().substring(0, 8));
     env.put("SERVICEBUS_SESSIONS", "true");
 
-    process = command(env).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    ChildJvm.Exited exited = ChildJvm.runToExit(command(env), WAIT);
+    process = exited.process();
+    String output = exited.output();
 
     // then start-up stops with exit code 2, naming the variable and the subscription
-    assertThat(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
     assertThat(process.exitValue()).isEqualTo(2);
     assertThat(output)
         .contains(

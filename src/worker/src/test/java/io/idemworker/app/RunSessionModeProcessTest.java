@@ -62,10 +62,9 @@ class RunSessionModeProcessTest {
   }
 
   private String runToExit(Map<String, String> env) throws Exception {
-    process = ChildJvm.command("run", env).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-    return output;
+    ChildJvm.Exited exited = ChildJvm.runToExit(ChildJvm.command("run", env), WAIT);
+    process = exited.process();
+    return exited.output();
   }
 
   @Test

@@ -33,6 +33,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -166,6 +169,45 @@ class ServiceBusWorkerTest {
       }
       throw e;
     }
+  }
+
+  /**
+   * A start-up probe that answered nothing within its bound (a slow start) leaves the refusal to
+   * the processor, which would retry the refused receiver for ever: the worker tells it instead,
+   * once, naming the variable, and {@code run} exits 2 on it.
+   */
+  @Test
+  void plainWorkerOnAQueueThatRequiresSessions_tellsTheRefusalOnceNamingTheVariable()
+      throws Exception {
+    sender.close();
+    queue = Emulators.newQueue(settings -> settings.withRequiresSession(true));
+    sender = Emulators.sender(queue);
+    List<SessionRequirementCheck.Differs> told = new CopyOnWriteArrayList<>();
+    CountDownLatch first = new CountDownLatch(1);
+    CosmosEffectStore store = cosmosStore();
+    ServiceBusWorker worker =
+        new ServiceBusWorker(
+            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
+            ProcessorSettings.defaults(queue).withMaxRetryBackoff(Duration.ofMillis(50)),
+            new IdempotentConsumer(
+                KeyStrategies.messageId(), new OrderDecoder(true), store, Clock.systemUTC(), 1024),
+            store,
+            observer,
+            Clock.systemUTC());
+    workers.add(worker);
+    worker.onSessionsRefused(
+        differs -> {
+          told.add(differs);
+          first.countDown();
+        });
+
+    worker.start();
+
+    assertThat(first.await(60, TimeUnit.SECONDS)).as("the refusal was told").isTrue();
+    assertThat(told.get(0).problem())
+        .contains("SERVICEBUS_SESSIONS is false, but queue " + queue + " requires sessions");
+    worker.shutdown(Duration.ofSeconds(10));
+    assertThat(told).hasSize(1);
   }
 
   @Test
