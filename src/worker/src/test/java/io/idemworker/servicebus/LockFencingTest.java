@@ -9,13 +9,11 @@ import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.IncomingMessage;
 import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
-import io.idemworker.core.WriteSet;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
@@ -143,41 +141,6 @@ class LockFencingTest {
     return out;
   }
 
-  /**
-   * The Cosmos store, with the handler held at its first write until the test lets it go: the place
-   * where a slow store or a pause stalls a real handler.
-   */
-  private EffectStore stallingFirstWrite(
-      EffectStore store, CountDownLatch atFirstWrite, CountDownLatch goOn) {
-    return new EffectStore() {
-      private boolean stalled;
-
-      @Override
-      public WriteResult apply(WriteSet writeSet) {
-        if (!stalled) {
-          stalled = true;
-          atFirstWrite.countDown();
-          try {
-            assertThat(goOn.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        }
-        return store.apply(writeSet);
-      }
-
-      @Override
-      public UpdateResult update(String partitionKey, DocumentPatch patch) {
-        return store.update(partitionKey, patch);
-      }
-
-      @Override
-      public ReadResult read(String partitionKey, String id) {
-        return store.read(partitionKey, id);
-      }
-    };
-  }
-
   private void awaitRefusedRenewal() throws InterruptedException {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (serviceBus.faults().refusedLockRenewals() == 0 && System.nanoTime() < deadline) {
@@ -195,7 +158,7 @@ class LockFencingTest {
     CosmosEffectStore cosmos = new CosmosEffectStore(container, (o, s, c, l) -> {});
     CountDownLatch atFirstWrite = new CountDownLatch(1);
     CountDownLatch goOn = new CountDownLatch(1);
-    startWorker(stallingFirstWrite(cosmos, atFirstWrite, goOn));
+    startWorker(StallingStore.atFirstWrite(cosmos, atFirstWrite, goOn, WAIT));
     serviceBus.faults().refuseLockRenewals(QUEUE, 1);
     sender.sendMessage(toServiceBus(Orders.payment(orderId, "pr-" + orderId, "10.00", "EUR")));
     assertThat(atFirstWrite.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
