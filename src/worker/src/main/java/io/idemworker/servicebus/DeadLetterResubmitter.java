@@ -215,6 +215,12 @@ public final class DeadLetterResubmitter {
   }
 
   private ServiceBusReceiverClient deadLetterReceiver() {
+    return deadLetterReceiver(connection, queue);
+  }
+
+  /** A peek-lock receiver of a queue's dead-letter queue, settling only when told. */
+  static ServiceBusReceiverClient deadLetterReceiver(
+      ServiceBusConnection connection, String queue) {
     return connection
         .builder()
         .receiver()
@@ -234,27 +240,28 @@ public final class DeadLetterResubmitter {
    * the management node by lock token) abandons them.
    */
   private void abandonByLockToken(List<ServiceBusReceivedMessage> skipped) {
-    if (skipped.isEmpty()) {
-      return;
-    }
-    try (ServiceBusReceiverClient settler = deadLetterReceiver()) {
-      abandonWith(settler, skipped);
-    }
+    abandonByLockToken(connection, queue, skipped);
   }
 
   /**
-   * Abandons {@code messages} through {@code settler}, a receiver that has never received (so the
-   * SDK settles by lock token through the management node), once the link that received them is
-   * closed; a lock that ran out meanwhile is skipped (the message is back already).
+   * Abandons dead-lettered messages by lock token, once the link that received them is closed,
+   * through a receiver that never receives (the SDK then settles through the management node); a
+   * lock that ran out meanwhile is skipped (the message is back already). Shared with {@link
+   * ParkedOrders}, whose release reads the dead-letter queue the same way.
    */
-  static void abandonWith(
-      ServiceBusReceiverClient settler, List<ServiceBusReceivedMessage> messages) {
-    for (ServiceBusReceivedMessage message : messages) {
-      try {
-        settler.abandon(message);
-      } catch (ServiceBusException e) {
-        if (e.getReason() != ServiceBusFailureReason.MESSAGE_LOCK_LOST) {
-          throw e;
+  static void abandonByLockToken(
+      ServiceBusConnection connection, String queue, List<ServiceBusReceivedMessage> messages) {
+    if (messages.isEmpty()) {
+      return;
+    }
+    try (ServiceBusReceiverClient settler = deadLetterReceiver(connection, queue)) {
+      for (ServiceBusReceivedMessage message : messages) {
+        try {
+          settler.abandon(message);
+        } catch (ServiceBusException e) {
+          if (e.getReason() != ServiceBusFailureReason.MESSAGE_LOCK_LOST) {
+            throw e;
+          }
         }
       }
     }

@@ -6,7 +6,6 @@ import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSessionReceiverClient;
 import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
-import com.azure.messaging.servicebus.models.SubQueue;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -239,23 +238,12 @@ public final class ParkedOrders implements AutoCloseable {
     } finally {
       // After the receiving link is closed: abandoned on it, they could come straight back to it
       // (the last, empty read leaves credit) and stay locked, as with resubmit.
-      if (!others.isEmpty()) {
-        try (ServiceBusReceiverClient settler = deadLetterReceiver()) {
-          DeadLetterResubmitter.abandonWith(settler, others);
-        }
-      }
+      DeadLetterResubmitter.abandonByLockToken(connection, queue, others);
     }
   }
 
   private ServiceBusReceiverClient deadLetterReceiver() {
-    return connection
-        .builder()
-        .receiver()
-        .queueName(queue)
-        .subQueue(SubQueue.DEAD_LETTER_QUEUE)
-        .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
-        .disableAutoComplete()
-        .buildClient();
+    return DeadLetterResubmitter.deadLetterReceiver(connection, queue);
   }
 
   private static Outgoing copy(ServiceBusReceivedMessage message, String orderId) {

@@ -95,20 +95,7 @@ public final class ServiceBusWorker implements MessageWorker {
       ReadinessProbe probe,
       DeliveryObserver observer,
       Clock clock) {
-    this(
-        connection,
-        settings,
-        consumer,
-        probe,
-        observer,
-        clock,
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "idemworker-supervisor");
-              thread.setDaemon(true);
-              return thread;
-            }),
-        wait -> Thread.sleep(wait.toMillis()));
+    this(connection, settings, consumer, probe, observer, clock, supervisor(), Sleeper.REAL_TIME);
   }
 
   /**
@@ -177,13 +164,18 @@ public final class ServiceBusWorker implements MessageWorker {
         probe,
         observer,
         clock,
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "idemworker-supervisor");
-              thread.setDaemon(true);
-              return thread;
-            }),
-        wait -> Thread.sleep(wait.toMillis()));
+        supervisor(),
+        Sleeper.REAL_TIME);
+  }
+
+  /** The thread that watches the store's probe while the worker is paused. */
+  private static ScheduledExecutorService supervisor() {
+    return Executors.newSingleThreadScheduledExecutor(
+        runnable -> {
+          Thread thread = new Thread(runnable, "idemworker-supervisor");
+          thread.setDaemon(true);
+          return thread;
+        });
   }
 
   private ServiceBusWorker(
@@ -280,9 +272,12 @@ public final class ServiceBusWorker implements MessageWorker {
     return lifecycle;
   }
 
-  /** Waits out a back-off; the production one sleeps. */
+  /** Waits out a back-off; the production one ({@link #REAL_TIME}) sleeps. */
   @FunctionalInterface
   interface Sleeper {
+    /** Waits in real time: a back-off, not a synchronisation. */
+    Sleeper REAL_TIME = wait -> Thread.sleep(wait.toMillis());
+
     /**
      * Waits.
      *

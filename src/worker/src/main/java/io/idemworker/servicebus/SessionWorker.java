@@ -185,7 +185,7 @@ public final class SessionWorker implements MessageWorker {
             clock,
             events,
             lifecycle,
-            wait -> Thread.sleep(wait.toMillis()));
+            ServiceBusWorker.Sleeper.REAL_TIME);
   }
 
   @Override

@@ -29,7 +29,6 @@ import io.idemworker.testing.RecordingObserver.Finished;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -160,11 +159,11 @@ class SessionLockFencingTest {
       throws Exception {
     // given an order, a payment request for it in the order's session, and a handler stalled at
     // its first write (the claim)
-    String orderId = placedOrder();
+    String orderId = FencingFixtures.placedOrder(container);
     CountDownLatch atFirstWrite = new CountDownLatch(1);
     CountDownLatch goOn = new CountDownLatch(1);
     startWorker(
-        StallingStore.atFirstWrite(
+        FencingFixtures.stallingAtFirstWrite(
             new CosmosEffectStore(container, (o, s, c, l) -> {}), atFirstWrite, goOn, WAIT));
     sender.sendMessage(
         inSession(Orders.payment(orderId, "pr-" + orderId, "10.00", "EUR"), orderId));
@@ -176,7 +175,7 @@ class SessionLockFencingTest {
     goOn.countDown();
 
     // then the handler stops before the provider call, settles nothing, and says why
-    Finished lost = observer.await(1, f -> isLockLost(f.outcome()), WAIT).get(0);
+    Finished lost = observer.await(1, f -> FencingFixtures.isLockLost(f.outcome()), WAIT).get(0);
     assertThat(lost.settled()).isFalse();
     assertThat(lost.message().deliveryCount()).isZero();
     assertThat(((Outcome.Retry) lost.outcome()).description()).contains("before the call");
@@ -199,7 +198,7 @@ class SessionLockFencingTest {
   @Test
   void leaseHeldElsewhere_isWaitedOutAndHandledAgainInTheSameSessionDelivery() {
     // given an order whose payment request another attempt claimed, and left with 4 s of lease
-    String orderId = placedOrder();
+    String orderId = FencingFixtures.placedOrder(container);
     String requestId = "pr-" + orderId;
     CosmosEffectStore cosmos = new CosmosEffectStore(container, (o, s, c, l) -> {});
     Duration ceiling = Duration.ofSeconds(4);
@@ -240,24 +239,5 @@ class SessionLockFencingTest {
     assertThat(done.message().deliveryCount()).isZero();
     assertThat(observer.finished()).hasSize(1);
     assertThat(provider.stats().requests()).isEqualTo(1);
-  }
-
-  private String placedOrder() {
-    String orderId = "ord-" + UUID.randomUUID().toString().substring(0, 12);
-    assertThat(
-            new IdempotentConsumer(
-                    KeyStrategies.messageId(),
-                    OrderMessageTypes.decoder(
-                        true, new InboxMarkers("orders", Optional.empty()), Optional.empty()),
-                    new CosmosEffectStore(container, (o, s, c, l) -> {}),
-                    Clock.systemUTC(),
-                    256 * 1024)
-                .handle(Orders.order(orderId)))
-        .isInstanceOf(Outcome.Processed.class);
-    return orderId;
-  }
-
-  private static boolean isLockLost(Outcome outcome) {
-    return outcome instanceof Outcome.Retry retry && retry.cause() == Outcome.RetryCause.LOCK_LOST;
   }
 }
