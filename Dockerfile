@@ -4,6 +4,10 @@ FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY pom.xml .
 COPY src/core/pom.xml src/core/
+COPY src/servicebus/pom.xml src/servicebus/
+COPY src/cosmos/pom.xml src/cosmos/
+COPY src/relay/pom.xml src/relay/
+COPY src/telemetry/pom.xml src/telemetry/
 COPY src/emulators/pom.xml src/emulators/
 COPY src/worker/pom.xml src/worker/
 COPY src/proof/pom.xml src/proof/

@@ -11,10 +11,10 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the deployable image holds: the worker module's classes and its runtime dependencies (the
- * Dockerfile copies exactly those), and no emulator, proof tool or the emulator's certificate
- * library. The runtime class path is the one Maven resolves for the image's {@code lib/}, written
- * by the build to {@code target/runtime-classpath.txt}.
+ * What the deployable image holds: the worker module's classes and its runtime dependencies, the
+ * library modules among them (the Dockerfile copies exactly those), and no emulator, proof tool or
+ * the emulator's certificate library. The runtime class path is the one Maven resolves for the
+ * image's {@code lib/}, written by the build to {@code target/runtime-classpath.txt}.
  */
 class ImageContentsTest {
   private static final Path TARGET =
@@ -25,6 +25,9 @@ class ImageContentsTest {
     List<String> jars = runtimeJars();
 
     assertThat(jars).anyMatch(jar -> jar.startsWith("idemworker-core-"));
+    for (String library : List.of("servicebus", "cosmos", "relay", "telemetry")) {
+      assertThat(jars).anyMatch(jar -> jar.startsWith("idemworker-" + library + "-"));
+    }
     assertThat(jars).anyMatch(jar -> jar.startsWith("azure-messaging-servicebus-"));
     assertThat(jars)
         .noneMatch(jar -> jar.startsWith("idemworker-emulators-"))
@@ -44,7 +47,7 @@ class ImageContentsTest {
               .distinct()
               .toList();
 
-      assertThat(packages).contains("servicebus", "cosmos", "orders");
+      assertThat(packages).contains("app", "orders");
       assertThat(packages).noneMatch(p -> p.startsWith("emulator") || p.startsWith("proof"));
     }
   }

@@ -26,15 +26,17 @@ class ObservabilityTemplatesTest {
   private static final List<String> JAVA = mainSources();
 
   private static List<String> mainSources() {
-    try (Stream<Path> files = Files.walk(Repo.ROOT.resolve("src/worker/src/main/java"))) {
-      List<String> sources = new ArrayList<>();
-      for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
-        sources.add(Files.readString(file));
+    List<String> sources = new ArrayList<>();
+    for (String module : List.of("worker", "servicebus", "cosmos", "relay", "telemetry")) {
+      try (Stream<Path> files = Files.walk(Repo.ROOT.resolve("src/" + module + "/src/main/java"))) {
+        for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+          sources.add(Files.readString(file));
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
-      return sources;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
+    return sources;
   }
 
   private static Map<String, String> templates(String alerts, String workbookJson) {
