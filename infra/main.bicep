@@ -20,10 +20,10 @@ param principalId string = ''
 ])
 param principalType string = 'User'
 
-@description('Container image of the worker; azd replaces it on deploy. Empty (or the placeholder) runs a placeholder without probes, so the first provision succeeds before any image exists.')
+@description('Container image of the worker: SERVICE_WORKER_IMAGE_NAME, which azd publish saves. Used only while workerExists; empty (or the placeholder) runs a placeholder without probes or Key Vault references, so the first provision succeeds before any image exists.')
 param workerImageName string = ''
 
-@description('Container image of the payment provider double (the Dockerfile\'s payments-double target); azd replaces it on deploy. Empty runs a placeholder, as for the worker.')
+@description('Container image of the payment provider double (the Dockerfile\'s payments-double target): SERVICE_PAYMENTS_IMAGE_NAME, as for the worker.')
 param paymentsImageName string = ''
 
 @minValue(0)
@@ -98,14 +98,23 @@ param generatedPaymentsWebhookSecret string = newGuid()
 @description('Generated on every deployment; becomes the api key (api-key) only when the vault is seeded.')
 param generatedApiKey string = newGuid()
 
-@description('The vault an earlier provision seeded with the secrets: the SEEDED_VAULT_NAME output, which azd saves and main.parameters.json passes back. While it names this deployment\'s vault nothing is written again (a real provider\'s key set by hand is kept); empty (the first provision, or after azd down removed the output) or another vault: the secrets are written.')
-param secretsSeededVault string = ''
+@description('Whether the worker app exists now, as azd found it just before this provision: azd sets SERVICE_WORKER_RESOURCE_EXISTS in a preprovision handler from a search of the resource group for the app tagged azd-service-name: worker (pkg/project/service_target_containerapp.go). false is a new deployment (the first provision, after azd down, after the resource group was deleted by hand): a new vault is named and seeded and every app starts on the placeholder. Never an output passed back, so an old .env cannot claim what Azure no longer holds.')
+param workerExists bool = false
+
+@description('The vault of this deployment while workerExists: the AZURE_KEY_VAULT_NAME output, which azd saved and main.parameters.json passes back. Ignored for a new deployment.')
+param existingKeyVaultName string = ''
+
+@description('Random on every deployment; only a new deployment uses it, to name its vault. azd down without --purge, or a resource group deleted by hand, leaves the old vault soft-deleted under its name for 7 days, and a vault PUT under that name would be refused.')
+param keyVaultSeed string = newGuid()
 
 @description('Where the payment provider double delivers its webhooks. Empty (default) = the api app\'s POST /webhooks/payments (its URL + /webhooks/payments); set PAYMENTS_WEBHOOK_URL to send elsewhere.')
 param paymentsWebhookUrl string = ''
 
-@description('Base URL of a real payment provider. Empty (default) deploys the payment provider double as a second Container App and points the worker at its internal URL.')
+@description('Base URL of a real payment provider (PAYMENTS_PROVIDER_BASE_URL). Set exactly when paymentsDouble is off: the provision stops, naming both, when only one of them says so.')
 param paymentsBaseUrl string = ''
+
+@description('PAYMENTS_DOUBLE, the variable azure.yaml\'s `condition` of the payments service reads too (same default): truthy as azd reads a condition (1, true, TRUE, True, yes, YES, Yes; pkg/project/service_config.go) deploys the payment provider double as a second Container App and points the worker at its internal URL. One variable, so azd never builds a double Bicep did not deploy, nor the reverse.')
+param paymentsDouble string = 'true'
 @description('E-mail address that alert notifications go to; empty = the alert rules fire (visible under Alerts) but notify nobody. main.parameters.json takes it from ALERT_EMAIL.')
 param alertEmail string = ''
 
@@ -141,11 +150,26 @@ var customersContainerName = 'customers'
 var paymentsApiKeySecretName = 'payments-api-key'
 var paymentsWebhookSecretName = 'payments-webhook-secret'
 var apiKeySecretName = 'api-key'
-var keyVaultName = '${abbrs.keyVaultVaults}${resourceToken}'
-var seedSecrets = secretsSeededVault != keyVaultName
+// A new deployment names a new vault (24 characters at most: 'kv-', the token, '-', 7 random) and
+// seeds it; an existing one keeps its vault, whose secrets are never written again (a real
+// provider's key set by hand is kept, and azd never reads the vault).
+var keyVaultName = workerExists ? (empty(existingKeyVaultName) ? fail('The worker app exists but AZURE_KEY_VAULT_NAME is not in this azd environment (a new .env for an existing deployment): run azd env refresh, then provision again.') : existingKeyVaultName) : '${abbrs.keyVaultVaults}${resourceToken}-${take(uniqueString(keyVaultSeed), 7)}'
+var seedSecrets = !workerExists
+// The images azd published, only while the deployment exists: after the resource group was deleted
+// by hand the .env still names images the new registry does not hold.
+var workerImage = workerExists ? workerImageName : ''
+var paymentsImage = workerExists ? paymentsImageName : ''
 var entraClientIdMissing = apiAuthMode == 'entra' && empty(apiEntraClientId)
 var entraApplicationsMissing = apiAuthMode == 'entra' && empty(apiEntraAllowedApplications)
-var deployPaymentsDouble = empty(paymentsBaseUrl)
+var deployPaymentsDouble = contains([
+  '1'
+  'true'
+  'TRUE'
+  'True'
+  'yes'
+  'YES'
+  'Yes'
+], paymentsDouble)
 
 resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
   name: '${abbrs.resourcesResourceGroups}${environmentName}'
@@ -285,7 +309,7 @@ module payments 'modules/payments-app.bicep' = if (deployPaymentsDouble) {
     containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
     // Its own image (azure.yaml service `payments`, the Dockerfile's payments-double target): the
     // worker's image holds no emulator.
-    imageName: paymentsImageName
+    imageName: paymentsImage
     registryLoginServer: registry.outputs.loginServer
     paymentsIdentityId: identity.outputs.paymentsId
     // Waits for the vault module, so the secret and its role assignments exist first.
@@ -305,7 +329,7 @@ module worker 'modules/worker-app.bicep' = {
     tags: tags
     name: '${abbrs.appContainerApps}worker-${resourceToken}'
     containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
-    imageName: workerImageName
+    imageName: workerImage
     // Using the registry module's output makes the app wait for the whole module, including the
     // AcrPull assignment: a fresh identity without it makes the first image pull time out.
     registryLoginServer: registry.outputs.loginServer
@@ -325,7 +349,8 @@ module worker 'modules/worker-app.bicep' = {
     cosmosDatabaseName: cosmos.outputs.databaseName
     cosmosContainerName: cosmos.outputs.containerName
     applicationInsightsName: monitoring.outputs.applicationInsightsName
-    paymentsBaseUrl: deployPaymentsDouble ? payments.outputs.baseUrl : paymentsBaseUrl
+    // PAYMENTS_DOUBLE decides; a provider URL that says otherwise stops the provision here.
+    paymentsBaseUrl: deployPaymentsDouble ? (empty(paymentsBaseUrl) ? payments.outputs.baseUrl : fail('PAYMENTS_PROVIDER_BASE_URL is set but PAYMENTS_DOUBLE is on (it defaults to true), so azd would build and deploy the payments double: azd env set PAYMENTS_DOUBLE false to use the provider, or azd env unset PAYMENTS_PROVIDER_BASE_URL to keep the double.')) : (empty(paymentsBaseUrl) ? fail('PAYMENTS_DOUBLE is off but PAYMENTS_PROVIDER_BASE_URL is empty, so the worker would call no provider: azd env set PAYMENTS_PROVIDER_BASE_URL https://<provider>, or azd env set PAYMENTS_DOUBLE true.') : paymentsBaseUrl)
     keyVaultUri: keyVault.outputs.vaultUri
     paymentsApiKeySecretName: paymentsApiKeySecretName
     minReplicas: workerMinReplicas
@@ -344,7 +369,7 @@ module relayApp 'modules/relay-app.bicep' = {
     tags: tags
     name: '${abbrs.appContainerApps}relay-${resourceToken}'
     containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
-    imageName: workerImageName
+    imageName: workerImage
     registryLoginServer: registry.outputs.loginServer
     workerIdentityId: identity.outputs.workerId
     workerIdentityClientId: identity.outputs.workerClientId
@@ -370,7 +395,7 @@ module loyaltyApp 'modules/consumer-app.bicep' = {
     name: '${abbrs.appContainerApps}loyalty-${resourceToken}'
     containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
     role: 'loyalty'
-    imageName: workerImageName
+    imageName: workerImage
     registryLoginServer: registry.outputs.loginServer
     consumerIdentityId: identity.outputs.loyaltyId
     consumerIdentityClientId: identity.outputs.loyaltyClientId
@@ -402,7 +427,7 @@ module customerStatsApp 'modules/consumer-app.bicep' = {
     name: '${abbrs.appContainerApps}customer-stats-${resourceToken}'
     containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
     role: 'customer-stats'
-    imageName: workerImageName
+    imageName: workerImage
     registryLoginServer: registry.outputs.loginServer
     consumerIdentityId: identity.outputs.customerStatsId
     consumerIdentityClientId: identity.outputs.customerStatsClientId
@@ -436,7 +461,7 @@ module apiApp 'modules/api-app.bicep' = {
     name: '${abbrs.appContainerApps}api-${resourceToken}'
     identityName: '${abbrs.managedIdentityUserAssignedIdentities}api-${resourceToken}'
     containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
-    imageName: workerImageName
+    imageName: workerImage
     registryName: registry.outputs.name
     registryLoginServer: registry.outputs.loginServer
     cosmosAccountName: cosmos.outputs.accountName
@@ -503,10 +528,9 @@ output COSMOS_ACCOUNT_NAME string = cosmos.outputs.accountName
 output COSMOS_ENDPOINT string = cosmos.outputs.endpoint
 output COSMOS_DATABASE string = cosmos.outputs.databaseName
 output COSMOS_CONTAINER string = cosmos.outputs.containerName
+// Read back by main.parameters.json as existingKeyVaultName: while the worker app exists, this vault
+// (seeded by the provision that created it) is the deployment's. azd down removes it.
 output AZURE_KEY_VAULT_NAME string = keyVault.outputs.name
-// Read back by main.parameters.json as secretsSeededVault: the vault holds the secrets now (written by
-// this deployment or an earlier one), so no later provision writes them again. azd down removes it.
-output SEEDED_VAULT_NAME string = keyVault.outputs.name
 output SERVICEBUS_TOPIC_NAME string = serviceBus.outputs.topicName
 output COSMOS_CUSTOMERS_CONTAINER string = cosmos.outputs.customersContainerName
 output RELAY_APP_NAME string = relayApp.outputs.name

@@ -133,6 +133,125 @@ var probes = [
   }
 ]
 
+var containerEnv = [
+  {
+    name: 'SERVICEBUS_FULLY_QUALIFIED_NAMESPACE'
+    value: serviceBusFullyQualifiedNamespace
+  }
+  {
+    name: 'SERVICEBUS_QUEUE_NAME'
+    value: queueName
+  }
+  {
+    name: 'SERVICEBUS_LOCK_DURATION'
+    value: queueLockDuration
+  }
+  {
+    name: 'SERVICEBUS_MAX_DELIVERY_COUNT'
+    value: string(queueMaxDeliveryCount)
+  }
+  {
+    name: 'SERVICEBUS_MESSAGE_TTL'
+    value: queueMessageTimeToLive
+  }
+  {
+    name: 'COSMOS_ENDPOINT'
+    value: cosmosEndpoint
+  }
+  {
+    name: 'COSMOS_DATABASE'
+    value: cosmosDatabaseName
+  }
+  {
+    name: 'COSMOS_CONTAINER'
+    value: cosmosContainerName
+  }
+  {
+    name: 'COSMOS_CONNECTION_MODE'
+    value: cosmosConnectionMode
+  }
+  {
+    name: 'WORKER_MAX_CONCURRENT_CALLS'
+    value: string(maxConcurrentCalls)
+  }
+  {
+    name: 'SERVICEBUS_SESSIONS'
+    value: string(queueRequiresSession)
+  }
+  {
+    name: 'WORKER_PREFETCH_COUNT'
+    value: string(prefetchCount)
+  }
+  {
+    name: 'WORKER_MAX_LOCK_RENEWAL'
+    value: maxLockRenewal
+  }
+  {
+    name: 'WORKER_KEY_STRATEGY'
+    value: keyStrategy
+  }
+  {
+    name: 'WORKER_MAX_BODY_BYTES'
+    value: string(maxBodyBytes)
+  }
+  {
+    name: 'WORKER_SHUTDOWN_TIMEOUT'
+    value: shutdownTimeout
+  }
+  {
+    name: 'HEALTH_PORT'
+    value: string(healthPort)
+  }
+  {
+    // DefaultAzureCredential picks the worker identity, not the scaler's, by this client id.
+    name: 'AZURE_CLIENT_ID'
+    value: workerIdentityClientId
+  }
+  {
+    name: 'APPLICATIONINSIGHTS_CONNECTION_STRING'
+    secretRef: 'applicationinsights-connection-string'
+  }
+  {
+    name: 'PAYMENTS_BASE_URL'
+    value: paymentsBaseUrl
+  }
+  {
+    name: 'OTEL_SERVICE_NAME'
+    value: 'idemworker'
+  }
+  {
+    // The relay runs in an app of its own (relay-app.bicep), always on: this one scales
+    // to zero when the queue is empty, while the api still writes outbox events.
+    name: 'RELAY_ENABLED'
+    value: 'false'
+  }
+]
+
+// With the real image only (see the app's secrets): the key, through a Container Apps secret that
+// references Key Vault.
+var keyVaultEnv = [
+  {
+    name: 'PAYMENTS_API_KEY'
+    secretRef: 'payments-api-key'
+  }
+]
+
+var insightsSecrets = [
+  {
+    name: 'applicationinsights-connection-string'
+    value: applicationInsights.properties.ConnectionString
+  }
+]
+
+var keyVaultSecrets = [
+  {
+    // A reference, not a value: Container Apps reads it with the worker identity.
+    name: 'payments-api-key'
+    keyVaultUrl: '${keyVaultUri}secrets/${paymentsApiKeySecretName}'
+    identity: workerIdentityId
+  }
+]
+
 resource app 'Microsoft.App/containerApps@2025-01-01' = {
   name: name
   location: location
@@ -158,18 +277,11 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
           identity: workerIdentityId
         }
       ]
-      secrets: [
-        {
-          name: 'applicationinsights-connection-string'
-          value: applicationInsights.properties.ConnectionString
-        }
-        {
-          // A reference, not a value: Container Apps reads it with the worker identity.
-          name: 'payments-api-key'
-          keyVaultUrl: '${keyVaultUri}secrets/${paymentsApiKeySecretName}'
-          identity: workerIdentityId
-        }
-      ]
+      // Key Vault references only with the real image: Container Apps reads them when it creates or
+      // updates the app, with the worker identity, and a role assignment made in the same provision
+      // may not apply yet (microsoft/azure-container-apps#722). The placeholder needs no key, so the
+      // first provision reads nothing; the one after azd publish, minutes later, does.
+      secrets: usePlaceholder ? insightsSecrets : concat(insightsSecrets, keyVaultSecrets)
     }
     template: {
       terminationGracePeriodSeconds: terminationGracePeriodSeconds
@@ -181,103 +293,7 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
             cpu: json(cpu)
             memory: memory
           }
-          env: [
-            {
-              name: 'SERVICEBUS_FULLY_QUALIFIED_NAMESPACE'
-              value: serviceBusFullyQualifiedNamespace
-            }
-            {
-              name: 'SERVICEBUS_QUEUE_NAME'
-              value: queueName
-            }
-            {
-              name: 'SERVICEBUS_LOCK_DURATION'
-              value: queueLockDuration
-            }
-            {
-              name: 'SERVICEBUS_MAX_DELIVERY_COUNT'
-              value: string(queueMaxDeliveryCount)
-            }
-            {
-              name: 'SERVICEBUS_MESSAGE_TTL'
-              value: queueMessageTimeToLive
-            }
-            {
-              name: 'COSMOS_ENDPOINT'
-              value: cosmosEndpoint
-            }
-            {
-              name: 'COSMOS_DATABASE'
-              value: cosmosDatabaseName
-            }
-            {
-              name: 'COSMOS_CONTAINER'
-              value: cosmosContainerName
-            }
-            {
-              name: 'COSMOS_CONNECTION_MODE'
-              value: cosmosConnectionMode
-            }
-            {
-              name: 'WORKER_MAX_CONCURRENT_CALLS'
-              value: string(maxConcurrentCalls)
-            }
-            {
-              name: 'SERVICEBUS_SESSIONS'
-              value: string(queueRequiresSession)
-            }
-            {
-              name: 'WORKER_PREFETCH_COUNT'
-              value: string(prefetchCount)
-            }
-            {
-              name: 'WORKER_MAX_LOCK_RENEWAL'
-              value: maxLockRenewal
-            }
-            {
-              name: 'WORKER_KEY_STRATEGY'
-              value: keyStrategy
-            }
-            {
-              name: 'WORKER_MAX_BODY_BYTES'
-              value: string(maxBodyBytes)
-            }
-            {
-              name: 'WORKER_SHUTDOWN_TIMEOUT'
-              value: shutdownTimeout
-            }
-            {
-              name: 'HEALTH_PORT'
-              value: string(healthPort)
-            }
-            {
-              // DefaultAzureCredential picks the worker identity, not the scaler's, by this client id.
-              name: 'AZURE_CLIENT_ID'
-              value: workerIdentityClientId
-            }
-            {
-              name: 'APPLICATIONINSIGHTS_CONNECTION_STRING'
-              secretRef: 'applicationinsights-connection-string'
-            }
-            {
-              name: 'PAYMENTS_BASE_URL'
-              value: paymentsBaseUrl
-            }
-            {
-              name: 'PAYMENTS_API_KEY'
-              secretRef: 'payments-api-key'
-            }
-            {
-              name: 'OTEL_SERVICE_NAME'
-              value: 'idemworker'
-            }
-            {
-              // The relay runs in an app of its own (relay-app.bicep), always on: this one scales
-              // to zero when the queue is empty, while the api still writes outbox events.
-              name: 'RELAY_ENABLED'
-              value: 'false'
-            }
-          ]
+          env: usePlaceholder ? containerEnv : concat(containerEnv, keyVaultEnv)
           probes: usePlaceholder ? [] : probes
         }
       ]

@@ -94,7 +94,7 @@ class BicepTemplatesTest {
                 .items()
                 .get(0);
     java.util.Map<String, Bicep.Obj> vars =
-        BicepChecks.envVars(container, new java.util.ArrayList<>());
+        BicepChecks.envVars(app, container, new java.util.ArrayList<>());
 
     for (String name :
         List.of(

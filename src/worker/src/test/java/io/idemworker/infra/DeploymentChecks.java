@@ -308,7 +308,7 @@ final class DeploymentChecks {
                         .orElseThrow())
                 .items()
                 .get(0);
-    Map<String, Obj> env = BicepChecks.envVars(container, problems);
+    Map<String, Obj> env = BicepChecks.envVars(worker, container, problems);
     Obj sbArgs = moduleParams(main, "servicebus.bicep");
     Obj workerArgs = moduleParams(main, "worker-app.bicep");
     String sbModule = moduleSymbol(main, "servicebus.bicep");
