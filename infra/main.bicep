@@ -10,7 +10,7 @@ param environmentName string
 @description('Azure region for every resource.')
 param location string
 
-@description('Object id of the user running azd; gets Cosmos DB data access and send/receive on the queue so local runs against Azure work. Empty to skip.')
+@description('Object id of whoever runs azd (AZURE_PRINCIPAL_ID). A person (principalType User) gets Cosmos DB data access, send/receive on the queue and the topic and the api key, so local runs against Azure work; a service principal (CI) gets none of it. Empty to skip.')
 param principalId string = ''
 
 @description('Principal type of principalId (User for a person, ServicePrincipal for a CI identity); main.parameters.json takes it from AZURE_PRINCIPAL_TYPE.')
@@ -161,6 +161,9 @@ var workerImage = workerExists ? workerImageName : ''
 var paymentsImage = workerExists ? paymentsImageName : ''
 var entraClientIdMissing = apiAuthMode == 'entra' && empty(apiEntraClientId)
 var entraApplicationsMissing = apiAuthMode == 'entra' && empty(apiEntraAllowedApplications)
+// Data-plane rights for whoever runs azd only when that is a person: a CI service principal deploys,
+// it does not send, receive, read orders or call the api.
+var deployerPrincipalId = principalType == 'User' ? principalId : ''
 var deployPaymentsDouble = contains([
   '1'
   'true'
@@ -232,7 +235,7 @@ module serviceBus 'modules/servicebus.bicep' = {
     scalerPrincipalId: identity.outputs.scalerPrincipalId
     loyaltyPrincipalId: identity.outputs.loyaltyPrincipalId
     customerStatsPrincipalId: identity.outputs.customerStatsPrincipalId
-    userPrincipalId: principalId
+    userPrincipalId: deployerPrincipalId
     userPrincipalType: principalType
   }
 }
@@ -252,7 +255,7 @@ module cosmos 'modules/cosmos.bicep' = {
     customersContainerName: customersContainerName
     loyaltyPrincipalId: identity.outputs.loyaltyPrincipalId
     customerStatsPrincipalId: identity.outputs.customerStatsPrincipalId
-    userPrincipalId: principalId
+    userPrincipalId: deployerPrincipalId
   }
 }
 
@@ -294,7 +297,7 @@ module keyVault 'modules/keyvault.bicep' = {
     apiKeySecretName: apiKeySecretName
     workerPrincipalId: identity.outputs.workerPrincipalId
     paymentsPrincipalId: identity.outputs.paymentsPrincipalId
-    userPrincipalId: principalId
+    userPrincipalId: deployerPrincipalId
     userPrincipalType: principalType
   }
 }

@@ -369,6 +369,34 @@ class AzdWorkflowTest {
         .containsEntry("payments-api-key", "sk_live_provider_key_0001");
   }
 
+  /**
+   * Whoever runs azd gets data-plane rights (send and receive, Cosmos DB data, the api key) only as
+   * a person: azd passes AZURE_PRINCIPAL_TYPE ServicePrincipal for a client-id login
+   * (current_principal_id_provider.go l.61-76), and a CI identity deploys, nothing more.
+   */
+  @Test
+  void aServicePrincipalRunningAzd_getsNoDataRole_aPersonGetsTheirs() {
+    AzdModel ci = new AzdModel(AzdModel.repositoryFiles());
+    AzdModel person = new AzdModel(AzdModel.repositoryFiles());
+    Principal pipeline = principal(PrincipalType.ServicePrincipal);
+    Principal me = principal(PrincipalType.User);
+
+    ci.up(pipeline);
+    person.up(me);
+
+    assertThat(ci.roles.values()).noneMatch(r -> r.principal().equals(pipeline.objectId()));
+    assertThat(person.roles.values())
+        .filteredOn(r -> r.principal().equals(me.objectId()))
+        .extracting(r -> r.resource().substring(r.resource().lastIndexOf('/') + 1))
+        .containsExactlyInAnyOrder(
+            "userReceiver",
+            "userSender",
+            "userTopicReceiver",
+            "userTopicSender",
+            "userDataAccess",
+            "userApiKeyUser");
+  }
+
   @Test
   void theDeployingUser_mayReadTheApiKey_toCallTheApi() {
     AzdModel azd = new AzdModel(AzdModel.repositoryFiles());

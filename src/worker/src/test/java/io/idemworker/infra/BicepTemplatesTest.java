@@ -286,7 +286,7 @@ class BicepTemplatesTest {
   @Test
   void kedaRuleWithoutNamespace_orWithSecretAuth_isReported() {
     String broken = removeLines(WORKER, "namespace: serviceBusNamespaceName", 1);
-    broken = replaceOnce(broken, "identity: scalerIdentityId", "auth: []");
+    broken = replaceAfter(broken, "custom: {", "identity: scalerIdentityId", "auth: []");
 
     assertThat(BicepChecks.workerApp(broken, ENV))
         .contains("KEDA metadata has no namespace")
