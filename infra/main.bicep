@@ -118,6 +118,10 @@ param paymentsDouble string = 'true'
 @description('E-mail address that alert notifications go to; empty = the alert rules fire (visible under Alerts) but notify nobody. main.parameters.json takes it from ALERT_EMAIL.')
 param alertEmail string = ''
 
+@minValue(-1)
+@description('Log Analytics daily ingestion cap in GB (LOG_DAILY_CAP_GB); -1, the default, is none. A cap bounds the bill of a noisy replica but stops ingestion for the rest of the day once reached, silencing four of the five alerts; set one (1 is cheap) only for a short-lived demo environment. An alert fires when the cap is reached.')
+param logDailyCapGb int = -1
+
 @minValue(1)
 @description('Outbox relay lag in seconds above which the relay alert fires.')
 param relayLagThresholdSeconds int = 300
@@ -188,6 +192,7 @@ module monitoring 'modules/monitoring.bicep' = {
     tags: tags
     logAnalyticsName: '${abbrs.operationalInsightsWorkspaces}${resourceToken}'
     applicationInsightsName: '${abbrs.insightsComponents}${resourceToken}'
+    dailyQuotaGb: logDailyCapGb
   }
 }
 
@@ -497,6 +502,7 @@ module alerts 'modules/alerts.bicep' = {
     workerAppName: worker.outputs.name
     alertEmail: alertEmail
     relayLagThresholdSeconds: relayLagThresholdSeconds
+    logDailyCapGb: logDailyCapGb
   }
 }
 

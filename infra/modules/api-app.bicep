@@ -359,8 +359,11 @@ resource authConfig 'Microsoft.App/containerApps/authConfigs@2025-01-01' = {
       ]
     }
     identityProviders: {
+      // Enabled in entra only: in apikey mode the registration has no client id, and a provider
+      // left enabled with an empty one is a configuration Container Apps would have to reject or
+      // ignore.
       azureActiveDirectory: {
-        enabled: true
+        enabled: !useApiKey
         registration: {
           clientId: entraClientId
           openIdIssuer: '${environment().authentication.loginEndpoint}${tenant().tenantId}/v2.0'

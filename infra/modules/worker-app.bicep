@@ -52,8 +52,13 @@ param minReplicas int = 0
 param maxReplicas int = 10
 
 @minValue(1)
-@description('Active messages per replica before KEDA adds one.')
+@description('Active messages per replica before KEDA adds one; in session mode maxConcurrentSessions is the target instead.')
 param messagesPerReplica int = 20
+
+@minValue(1)
+@maxValue(1000)
+@description('Session mode: orders (sessions) one replica holds at once, each one message at a time, as WORKER_MAX_CONCURRENT_SESSIONS.')
+param maxConcurrentSessions int = 8
 
 @description('vCPU per replica (0.25 steps, memory must be 2 GiB per vCPU on Consumption).')
 param cpu string = '0.5'
@@ -93,6 +98,13 @@ param terminationGracePeriodSeconds int = 60
 var placeholderImage = 'mcr.microsoft.com/k8se/quickstart:latest'
 var usePlaceholder = empty(imageName) || imageName == placeholderImage
 var image = usePlaceholder ? placeholderImage : imageName
+
+// KEDA's target of active messages per replica. In session mode a replica takes at most
+// maxConcurrentSessions orders at once, one message at a time each: that is the backlog one replica
+// works on, so a larger target (messagesPerReplica, 20 by default) would leave messages queued behind
+// 8 sessions while KEDA adds no replica. Otherwise WORKER_MAX_CONCURRENT_CALLS messages run at once
+// and messagesPerReplica is the queueing KEDA aims for (docs/deploy.md). As in consumer-app.bicep.
+var activeMessagesPerReplica = queueRequiresSession ? maxConcurrentSessions : messagesPerReplica
 
 resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: applicationInsightsName
@@ -177,6 +189,10 @@ var containerEnv = [
   {
     name: 'SERVICEBUS_SESSIONS'
     value: string(queueRequiresSession)
+  }
+  {
+    name: 'WORKER_MAX_CONCURRENT_SESSIONS'
+    value: string(maxConcurrentSessions)
   }
   {
     name: 'WORKER_PREFETCH_COUNT'
@@ -317,7 +333,7 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
               metadata: {
                 queueName: queueName
                 namespace: serviceBusNamespaceName
-                messageCount: string(messagesPerReplica)
+                messageCount: string(activeMessagesPerReplica)
               }
               identity: scalerIdentityId
             }

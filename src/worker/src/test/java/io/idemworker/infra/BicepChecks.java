@@ -49,8 +49,20 @@ final class BicepChecks {
       return problems;
     }
     expectOneOf(t, ns, "sku.name", Set.of("Standard", "Premium"), problems);
-    expect(t, ns, "properties.disableLocalAuth", "true", problems);
-    expect(t, ns, "properties.minimumTlsVersion", "'1.2'", problems);
+    // The namespace's properties are a union (premiumMessagingPartitions on Premium only): read
+    // them evaluated, on both tiers.
+    String nsSymbol = t.resourcesOfType("Microsoft.ServiceBus/namespaces").get(0).name();
+    for (String sku : List.of("Standard", "Premium")) {
+      Map<String, Object> evaluated = new BicepEval(t, Map.of("sku", sku)).resource(nsSymbol);
+      if (!Boolean.TRUE.equals(BicepEval.at(evaluated, "properties.disableLocalAuth").orElse(null))
+          && !problems.contains("properties.disableLocalAuth is not set")) {
+        problems.add("properties.disableLocalAuth is not set");
+      }
+      if (!"1.2".equals(BicepEval.at(evaluated, "properties.minimumTlsVersion").orElse(null))
+          && !problems.contains("properties.minimumTlsVersion is not set")) {
+        problems.add("properties.minimumTlsVersion is not set");
+      }
+    }
     expect(t, queue, "properties.requiresDuplicateDetection", "true", problems);
     expect(t, queue, "properties.deadLetteringOnMessageExpiration", "true", problems);
     duration(t, queue, "properties.duplicateDetectionHistoryTimeWindow", "PT20S", "P7D", problems);
@@ -170,6 +182,9 @@ final class BicepChecks {
     }
     probes(t, container, healthPort, problems);
     scaleRule(t, app, vars, problems);
+    for (boolean sessions : List.of(false, true)) {
+      ConsumerChecks.sessionMode(t, "queueRequiresSession", sessions, problems);
+    }
     for (String bound : List.of("minReplicas", "maxReplicas")) {
       String value = app.text("properties.template.scale." + bound).orElse("");
       if (t.find("param", value).isEmpty()) {
