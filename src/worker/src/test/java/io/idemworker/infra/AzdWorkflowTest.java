@@ -84,6 +84,71 @@ class AzdWorkflowTest {
     assertThat(azd.apps.values()).noneMatch(AzdModel.LiveApp::placeholder);
   }
 
+  /**
+   * Each way docs/deploy.md gives to ship a code change, run after an {@code azd up}, leaves every
+   * app on the image just published: the api, relay and consumer apps are not azd services, so an
+   * {@code azd deploy} alone would leave them on the old one.
+   */
+  @Test
+  void eachWayDeployMdGivesToShipACodeChange_putsTheNewImageInEveryApp() {
+    List<List<String>> ways = shipCommands(Repo.read("docs/deploy.md"));
+    assertThat(ways).isNotEmpty();
+
+    for (List<String> way : ways) {
+      AzdModel azd = new AzdModel(AzdModel.repositoryFiles());
+      Principal me = principal(PrincipalType.User);
+      azd.up(me);
+      String before = azd.dotenv.get("SERVICE_WORKER_IMAGE_NAME");
+
+      way.forEach(command -> azd.run(command, me));
+
+      assertThat(azd.dotenv.get("SERVICE_WORKER_IMAGE_NAME")).as("%s", way).isNotEqualTo(before);
+      assertThat(azd.apps.values())
+          .as("%s", way)
+          .allSatisfy(
+              app ->
+                  assertThat(app.image())
+                      .as(app.name())
+                      .isEqualTo(
+                          azd.dotenv.get(
+                              app.name().startsWith("ca-payments-")
+                                  ? "SERVICE_PAYMENTS_IMAGE_NAME"
+                                  : "SERVICE_WORKER_IMAGE_NAME")));
+    }
+  }
+
+  /** The sentence "To ship a code change…": its alternatives (", or "), each its azd commands. */
+  static List<List<String>> shipCommands(String deployMd) {
+    int start = deployMd.indexOf("To ship a code change");
+    assertThat(start).as("deploy.md says how to ship a code change").isNotNegative();
+    String sentence = deployMd.substring(start).split("\\.(\\s|$)", 2)[0].replace('\n', ' ');
+    List<List<String>> ways = new ArrayList<>();
+    for (String alternative : sentence.split(",\\s+or\\s+")) {
+      java.util.regex.Matcher m =
+          java.util.regex.Pattern.compile("`(azd [^`]+)`").matcher(alternative);
+      List<String> commands = new ArrayList<>();
+      while (m.find()) {
+        commands.add(m.group(1));
+      }
+      if (!commands.isEmpty()) {
+        ways.add(commands);
+      }
+    }
+    return ways;
+  }
+
+  @Test
+  void shipCommands_readTheAlternativesAndTheirOrder() {
+    assertThat(
+            shipCommands(
+                "To ship a code change only: `azd deploy --all`. To change infrastructure only:"))
+        .containsExactly(List.of("azd deploy --all"));
+    assertThat(
+            shipCommands(
+                "To ship a code change: `azd up`, or `azd publish --all` then\n`azd provision`. Next."))
+        .containsExactly(List.of("azd up"), List.of("azd publish --all", "azd provision"));
+  }
+
   /** azd publish pushes and saves the image names; no app changes until the next provision. */
   @Test
   void publish_savesEachEnabledServicesImage_andChangesNoApp() {
