@@ -10,7 +10,7 @@ param environmentName string
 @description('Azure region for every resource.')
 param location string
 
-@description('Object id of the user running azd; gets Cosmos DB data access and send/receive on the queue so local runs against Azure work. Empty to skip.')
+@description('Object id of whoever runs azd (AZURE_PRINCIPAL_ID). A person (principalType User) gets Cosmos DB data access, send/receive on the queue and the topic and the api key, so local runs against Azure work; a service principal (CI) gets none of it. Empty to skip.')
 param principalId string = ''
 
 @description('Principal type of principalId (User for a person, ServicePrincipal for a CI identity); main.parameters.json takes it from AZURE_PRINCIPAL_TYPE.')
@@ -20,10 +20,10 @@ param principalId string = ''
 ])
 param principalType string = 'User'
 
-@description('Container image of the worker; azd replaces it on deploy. Empty (or the placeholder) runs a placeholder without probes, so the first provision succeeds before any image exists.')
+@description('Container image of the worker: SERVICE_WORKER_IMAGE_NAME, which azd publish saves. Used only while workerExists; empty (or the placeholder) runs a placeholder without probes or Key Vault references, so the first provision succeeds before any image exists.')
 param workerImageName string = ''
 
-@description('Container image of the payment provider double (the Dockerfile\'s payments-double target); azd replaces it on deploy. Empty runs a placeholder, as for the worker.')
+@description('Container image of the payment provider double (the Dockerfile\'s payments-double target): SERVICE_PAYMENTS_IMAGE_NAME, as for the worker.')
 param paymentsImageName string = ''
 
 @minValue(0)
@@ -98,16 +98,29 @@ param generatedPaymentsWebhookSecret string = newGuid()
 @description('Generated on every deployment; becomes the api key (api-key) only when the vault is seeded.')
 param generatedApiKey string = newGuid()
 
-@description('The vault an earlier provision seeded with the secrets: the SEEDED_VAULT_NAME output, which azd saves and main.parameters.json passes back. While it names this deployment\'s vault nothing is written again (a real provider\'s key set by hand is kept); empty (the first provision, or after azd down removed the output) or another vault: the secrets are written.')
-param secretsSeededVault string = ''
+@description('Whether the worker app exists now, as azd found it just before this provision: azd sets SERVICE_WORKER_RESOURCE_EXISTS in a preprovision handler from a search of the resource group for the app tagged azd-service-name: worker (pkg/project/service_target_containerapp.go). false is a new deployment (the first provision, after azd down, after the resource group was deleted by hand): a new vault is named and seeded and every app starts on the placeholder. Never an output passed back, so an old .env cannot claim what Azure no longer holds.')
+param workerExists bool = false
+
+@description('The vault of this deployment while workerExists: the AZURE_KEY_VAULT_NAME output, which azd saved and main.parameters.json passes back. Ignored for a new deployment.')
+param existingKeyVaultName string = ''
+
+@description('Random on every deployment; only a new deployment uses it, to name its vault. azd down without --purge, or a resource group deleted by hand, leaves the old vault soft-deleted under its name for 7 days, and a vault PUT under that name would be refused.')
+param keyVaultSeed string = newGuid()
 
 @description('Where the payment provider double delivers its webhooks. Empty (default) = the api app\'s POST /webhooks/payments (its URL + /webhooks/payments); set PAYMENTS_WEBHOOK_URL to send elsewhere.')
 param paymentsWebhookUrl string = ''
 
-@description('Base URL of a real payment provider. Empty (default) deploys the payment provider double as a second Container App and points the worker at its internal URL.')
+@description('Base URL of a real payment provider (PAYMENTS_PROVIDER_BASE_URL). Set exactly when paymentsDouble is off: the provision stops, naming both, when only one of them says so.')
 param paymentsBaseUrl string = ''
+
+@description('PAYMENTS_DOUBLE, the variable azure.yaml\'s `condition` of the payments service reads too (same default): truthy as azd reads a condition (1, true, TRUE, True, yes, YES, Yes; pkg/project/service_config.go) deploys the payment provider double as a second Container App and points the worker at its internal URL. One variable, so azd never builds a double Bicep did not deploy, nor the reverse.')
+param paymentsDouble string = 'true'
 @description('E-mail address that alert notifications go to; empty = the alert rules fire (visible under Alerts) but notify nobody. main.parameters.json takes it from ALERT_EMAIL.')
 param alertEmail string = ''
+
+@minValue(-1)
+@description('Log Analytics daily ingestion cap in GB (LOG_DAILY_CAP_GB); -1, the default, is none. A cap bounds the bill of a noisy replica but stops ingestion for the rest of the day once reached, silencing four of the five alerts; set one (1 is cheap) only for a short-lived demo environment. An alert fires when the cap is reached.')
+param logDailyCapGb int = -1
 
 @minValue(1)
 @description('Outbox relay lag in seconds above which the relay alert fires.')
@@ -141,11 +154,29 @@ var customersContainerName = 'customers'
 var paymentsApiKeySecretName = 'payments-api-key'
 var paymentsWebhookSecretName = 'payments-webhook-secret'
 var apiKeySecretName = 'api-key'
-var keyVaultName = '${abbrs.keyVaultVaults}${resourceToken}'
-var seedSecrets = secretsSeededVault != keyVaultName
+// A new deployment names a new vault (24 characters at most: 'kv-', the token, '-', 7 random) and
+// seeds it; an existing one keeps its vault, whose secrets are never written again (a real
+// provider's key set by hand is kept, and azd never reads the vault).
+var keyVaultName = workerExists ? (empty(existingKeyVaultName) ? fail('The worker app exists but AZURE_KEY_VAULT_NAME is not in this azd environment (a new .env for an existing deployment): run azd env refresh, then provision again.') : existingKeyVaultName) : '${abbrs.keyVaultVaults}${resourceToken}-${take(uniqueString(keyVaultSeed), 7)}'
+var seedSecrets = !workerExists
+// The images azd published, only while the deployment exists: after the resource group was deleted
+// by hand the .env still names images the new registry does not hold.
+var workerImage = workerExists ? workerImageName : ''
+var paymentsImage = workerExists ? paymentsImageName : ''
 var entraClientIdMissing = apiAuthMode == 'entra' && empty(apiEntraClientId)
 var entraApplicationsMissing = apiAuthMode == 'entra' && empty(apiEntraAllowedApplications)
-var deployPaymentsDouble = empty(paymentsBaseUrl)
+// Data-plane rights for whoever runs azd only when that is a person: a CI service principal deploys,
+// it does not send, receive, read orders or call the api.
+var deployerPrincipalId = principalType == 'User' ? principalId : ''
+var deployPaymentsDouble = contains([
+  '1'
+  'true'
+  'TRUE'
+  'True'
+  'yes'
+  'YES'
+  'Yes'
+], paymentsDouble)
 
 resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
   name: '${abbrs.resourcesResourceGroups}${environmentName}'
@@ -161,6 +192,7 @@ module monitoring 'modules/monitoring.bicep' = {
     tags: tags
     logAnalyticsName: '${abbrs.operationalInsightsWorkspaces}${resourceToken}'
     applicationInsightsName: '${abbrs.insightsComponents}${resourceToken}'
+    dailyQuotaGb: logDailyCapGb
   }
 }
 
@@ -208,7 +240,7 @@ module serviceBus 'modules/servicebus.bicep' = {
     scalerPrincipalId: identity.outputs.scalerPrincipalId
     loyaltyPrincipalId: identity.outputs.loyaltyPrincipalId
     customerStatsPrincipalId: identity.outputs.customerStatsPrincipalId
-    userPrincipalId: principalId
+    userPrincipalId: deployerPrincipalId
     userPrincipalType: principalType
   }
 }
@@ -228,7 +260,7 @@ module cosmos 'modules/cosmos.bicep' = {
     customersContainerName: customersContainerName
     loyaltyPrincipalId: identity.outputs.loyaltyPrincipalId
     customerStatsPrincipalId: identity.outputs.customerStatsPrincipalId
-    userPrincipalId: principalId
+    userPrincipalId: deployerPrincipalId
   }
 }
 
@@ -270,7 +302,7 @@ module keyVault 'modules/keyvault.bicep' = {
     apiKeySecretName: apiKeySecretName
     workerPrincipalId: identity.outputs.workerPrincipalId
     paymentsPrincipalId: identity.outputs.paymentsPrincipalId
-    userPrincipalId: principalId
+    userPrincipalId: deployerPrincipalId
     userPrincipalType: principalType
   }
 }
@@ -285,7 +317,7 @@ module payments 'modules/payments-app.bicep' = if (deployPaymentsDouble) {
     containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
     // Its own image (azure.yaml service `payments`, the Dockerfile's payments-double target): the
     // worker's image holds no emulator.
-    imageName: paymentsImageName
+    imageName: paymentsImage
     registryLoginServer: registry.outputs.loginServer
     paymentsIdentityId: identity.outputs.paymentsId
     // Waits for the vault module, so the secret and its role assignments exist first.
@@ -305,7 +337,7 @@ module worker 'modules/worker-app.bicep' = {
     tags: tags
     name: '${abbrs.appContainerApps}worker-${resourceToken}'
     containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
-    imageName: workerImageName
+    imageName: workerImage
     // Using the registry module's output makes the app wait for the whole module, including the
     // AcrPull assignment: a fresh identity without it makes the first image pull time out.
     registryLoginServer: registry.outputs.loginServer
@@ -325,7 +357,8 @@ module worker 'modules/worker-app.bicep' = {
     cosmosDatabaseName: cosmos.outputs.databaseName
     cosmosContainerName: cosmos.outputs.containerName
     applicationInsightsName: monitoring.outputs.applicationInsightsName
-    paymentsBaseUrl: deployPaymentsDouble ? payments.outputs.baseUrl : paymentsBaseUrl
+    // PAYMENTS_DOUBLE decides; a provider URL that says otherwise stops the provision here.
+    paymentsBaseUrl: deployPaymentsDouble ? (empty(paymentsBaseUrl) ? payments.outputs.baseUrl : fail('PAYMENTS_PROVIDER_BASE_URL is set but PAYMENTS_DOUBLE is on (it defaults to true), so azd would build and deploy the payments double: azd env set PAYMENTS_DOUBLE false to use the provider, or azd env unset PAYMENTS_PROVIDER_BASE_URL to keep the double.')) : (empty(paymentsBaseUrl) ? fail('PAYMENTS_DOUBLE is off but PAYMENTS_PROVIDER_BASE_URL is empty, so the worker would call no provider: azd env set PAYMENTS_PROVIDER_BASE_URL https://<provider>, or azd env set PAYMENTS_DOUBLE true.') : paymentsBaseUrl)
     keyVaultUri: keyVault.outputs.vaultUri
     paymentsApiKeySecretName: paymentsApiKeySecretName
     minReplicas: workerMinReplicas
@@ -344,7 +377,7 @@ module relayApp 'modules/relay-app.bicep' = {
     tags: tags
     name: '${abbrs.appContainerApps}relay-${resourceToken}'
     containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
-    imageName: workerImageName
+    imageName: workerImage
     registryLoginServer: registry.outputs.loginServer
     workerIdentityId: identity.outputs.workerId
     workerIdentityClientId: identity.outputs.workerClientId
@@ -370,7 +403,7 @@ module loyaltyApp 'modules/consumer-app.bicep' = {
     name: '${abbrs.appContainerApps}loyalty-${resourceToken}'
     containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
     role: 'loyalty'
-    imageName: workerImageName
+    imageName: workerImage
     registryLoginServer: registry.outputs.loginServer
     consumerIdentityId: identity.outputs.loyaltyId
     consumerIdentityClientId: identity.outputs.loyaltyClientId
@@ -402,7 +435,7 @@ module customerStatsApp 'modules/consumer-app.bicep' = {
     name: '${abbrs.appContainerApps}customer-stats-${resourceToken}'
     containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
     role: 'customer-stats'
-    imageName: workerImageName
+    imageName: workerImage
     registryLoginServer: registry.outputs.loginServer
     consumerIdentityId: identity.outputs.customerStatsId
     consumerIdentityClientId: identity.outputs.customerStatsClientId
@@ -436,7 +469,7 @@ module apiApp 'modules/api-app.bicep' = {
     name: '${abbrs.appContainerApps}api-${resourceToken}'
     identityName: '${abbrs.managedIdentityUserAssignedIdentities}api-${resourceToken}'
     containerAppsEnvironmentId: containerAppsEnvironment.outputs.id
-    imageName: workerImageName
+    imageName: workerImage
     registryName: registry.outputs.name
     registryLoginServer: registry.outputs.loginServer
     cosmosAccountName: cosmos.outputs.accountName
@@ -469,6 +502,7 @@ module alerts 'modules/alerts.bicep' = {
     workerAppName: worker.outputs.name
     alertEmail: alertEmail
     relayLagThresholdSeconds: relayLagThresholdSeconds
+    logDailyCapGb: logDailyCapGb
   }
 }
 
@@ -503,10 +537,9 @@ output COSMOS_ACCOUNT_NAME string = cosmos.outputs.accountName
 output COSMOS_ENDPOINT string = cosmos.outputs.endpoint
 output COSMOS_DATABASE string = cosmos.outputs.databaseName
 output COSMOS_CONTAINER string = cosmos.outputs.containerName
+// Read back by main.parameters.json as existingKeyVaultName: while the worker app exists, this vault
+// (seeded by the provision that created it) is the deployment's. azd down removes it.
 output AZURE_KEY_VAULT_NAME string = keyVault.outputs.name
-// Read back by main.parameters.json as secretsSeededVault: the vault holds the secrets now (written by
-// this deployment or an earlier one), so no later provision writes them again. azd down removes it.
-output SEEDED_VAULT_NAME string = keyVault.outputs.name
 output SERVICEBUS_TOPIC_NAME string = serviceBus.outputs.topicName
 output COSMOS_CUSTOMERS_CONTAINER string = cosmos.outputs.customersContainerName
 output RELAY_APP_NAME string = relayApp.outputs.name

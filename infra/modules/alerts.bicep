@@ -18,6 +18,10 @@ param alertEmail string = ''
 @description('Relay lag (oldest unpublished outbox event, seconds) above which the relay alert fires.')
 param relayLagThresholdSeconds int = 300
 
+@minValue(-1)
+@description('The Log Analytics workspace\'s daily cap in GB, as monitoring.bicep sets it; -1 is none. With a cap, a rule fires when it is reached.')
+param logDailyCapGb int = -1
+
 @minValue(1)
 @maxValue(100)
 @description('Duplicate share (percent of outcomes) in the last 15 minutes above which, if also at least twice the share of the 45 minutes before, the duplicate-rate alert fires.')
@@ -279,3 +283,42 @@ output alertRuleNames array = [
   relayLag.name
   duplicateRate.name
 ]
+
+// The workspace's daily cap reached: it ingests nothing more until its reset hour, so the readiness,
+// IdempotencyConflict, relay-lag and duplicate-rate rules (which read the workspace, Application
+// Insights' telemetry included) see nothing until then. The workspace writes the event to its
+// Operation table (_LogOperation), which the cap does not stop. Only when a cap is set.
+resource logCapReached 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = if (logDailyCapGb > 0) {
+  name: 'alert-log-cap-${logAnalyticsWorkspaceName}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'idemworker: Log Analytics daily cap reached'
+    description: 'The workspace reached its daily cap (logDailyCapGb) and stopped ingesting until its daily reset: the log and telemetry alerts are blind until then. Raise or remove the cap (azd env set LOG_DAILY_CAP_GB -1; azd provision) and find the noisy source.'
+    severity: 1
+    enabled: true
+    scopes: [
+      logAnalytics.id
+    ]
+    evaluationFrequency: 'PT15M'
+    windowSize: 'PT15M'
+    criteria: {
+      allOf: [
+        {
+          query: '_LogOperation | where Category =~ "Ingestion" | where Detail contains "OverQuota" | summarize events = count()'
+          timeAggregation: 'Total'
+          metricMeasureColumn: 'events'
+          operator: 'GreaterThan'
+          threshold: 0
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: false
+    actions: actions
+  }
+}

@@ -127,7 +127,10 @@ resource apiKeySecret 'Microsoft.KeyVault/vaults/secrets@2023-07-01' existing = 
   name: apiKeySecretName
 }
 
-resource apiSecretsUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (useApiKey) {
+// In both modes: switching to apikey later must not make the role in the same provision that reads the
+// secret with it (a new assignment may take minutes to apply). The identity is the api's own; the key
+// is the one it checks.
+resource apiSecretsUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(vault.id, apiKeySecretName, identity.id, secretsUserRoleId)
   scope: apiKeySecret
   properties: {
@@ -290,7 +293,9 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
           identity: identity.id
         }
       ]
-      secrets: useApiKey ? concat(keySecrets, webhookSecrets) : webhookSecrets
+      // Key Vault references only with the real image, as in worker-app.bicep: the placeholder reads
+      // no secret in the provision that makes this identity's roles.
+      secrets: usePlaceholder ? [] : (useApiKey ? concat(keySecrets, webhookSecrets) : webhookSecrets)
     }
     template: {
       containers: [
@@ -302,7 +307,7 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
             cpu: json(cpu)
             memory: memory
           }
-          env: useApiKey ? concat(baseEnv, keyEnv, webhookEnv) : concat(baseEnv, entraEnv, webhookEnv)
+          env: usePlaceholder ? baseEnv : (useApiKey ? concat(baseEnv, keyEnv, webhookEnv) : concat(baseEnv, entraEnv, webhookEnv))
           probes: usePlaceholder ? [] : probes
         }
       ]
@@ -354,8 +359,11 @@ resource authConfig 'Microsoft.App/containerApps/authConfigs@2025-01-01' = {
       ]
     }
     identityProviders: {
+      // Enabled in entra only: in apikey mode the registration has no client id, and a provider
+      // left enabled with an empty one is a configuration Container Apps would have to reject or
+      // ignore.
       azureActiveDirectory: {
-        enabled: true
+        enabled: !useApiKey
         registration: {
           clientId: entraClientId
           openIdIssuer: '${environment().authentication.loginEndpoint}${tenant().tenantId}/v2.0'

@@ -164,6 +164,15 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
     workloadProfileName: 'Consumption'
     configuration: {
       activeRevisionsMode: 'Single'
+      // The scaler's identity holds Service Bus Data Owner for KEDA's message counts: 'None' keeps it
+      // for the platform (the scale rule) and out of the container, so the code cannot get a token
+      // for it. The app's own identity keeps the default ('All').
+      identitySettings: [
+        {
+          identity: scalerIdentityId
+          lifecycle: 'None'
+        }
+      ]
       registries: [
         {
           server: registryLoginServer

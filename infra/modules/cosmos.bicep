@@ -1,5 +1,7 @@
 // Cosmos DB for NoSQL: Entra-only data access, database and container created here because data-plane
-// RBAC cannot create them. The worker identity and the deploying user get the Built-in Data Contributor.
+// RBAC cannot create them. Each app identity gets the Built-in Data Contributor on the one container its
+// apps use (the worker's, which the relay shares, on orders; the consumers' on customers); the deploying
+// user, on the account.
 param location string
 param tags object
 param accountName string
@@ -23,11 +25,11 @@ param workerPrincipalId string
 @description('Name of the consumers\' shared container (customer documents and consumer-scoped inbox markers).')
 param customersContainerName string = 'customers'
 
-@description('Principal ids of the consumer apps\' identities (loyalty, customer-stats); each gets the Built-in Data Contributor.')
+@description('Principal ids of the consumer apps\' identities (loyalty, customer-stats); each gets the Built-in Data Contributor on the customers container.')
 param loyaltyPrincipalId string
 param customerStatsPrincipalId string
 
-@description('Object id of the deploying user; gets data access so local runs against Azure work. Empty to skip.')
+@description('Object id of the deploying user (a person: main.bicep passes it only for principalType User); gets data access so local runs against Azure work. Empty to skip.')
 param userPrincipalId string = ''
 
 // Built-in Data Contributor: read, write, query and delete items; no control-plane rights.
@@ -158,6 +160,9 @@ resource customersContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/
 }
 
 var dataContributorDefinitionId = '${account.id}/sqlRoleDefinitions/${dataContributorRoleId}'
+// Scopes of the app identities' assignments: the container each one's apps read and write.
+var ordersScope = '${account.id}/dbs/${databaseName}/colls/${containerName}'
+var customersScope = '${account.id}/dbs/${databaseName}/colls/${customersContainerName}'
 
 // The account takes an exclusive lock for each role assignment (and for creating the container), and a
 // second request meanwhile fails with 412 PreconditionFailed. So one after the other: containers,
@@ -167,11 +172,12 @@ resource workerDataAccess 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignme
   dependsOn: [
     customersContainer
   ]
-  name: guid(dataContributorDefinitionId, workerPrincipalId, account.id)
+  // The worker and the relay (same identity) use the orders container only.
+  name: guid(dataContributorDefinitionId, workerPrincipalId, ordersScope)
   properties: {
     roleDefinitionId: dataContributorDefinitionId
     principalId: workerPrincipalId
-    scope: account.id
+    scope: ordersScope
   }
 }
 
@@ -180,11 +186,11 @@ resource loyaltyDataAccess 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignm
   dependsOn: [
     workerDataAccess
   ]
-  name: guid(dataContributorDefinitionId, loyaltyPrincipalId, account.id)
+  name: guid(dataContributorDefinitionId, loyaltyPrincipalId, customersScope)
   properties: {
     roleDefinitionId: dataContributorDefinitionId
     principalId: loyaltyPrincipalId
-    scope: account.id
+    scope: customersScope
   }
 }
 
@@ -193,14 +199,15 @@ resource customerStatsDataAccess 'Microsoft.DocumentDB/databaseAccounts/sqlRoleA
   dependsOn: [
     loyaltyDataAccess
   ]
-  name: guid(dataContributorDefinitionId, customerStatsPrincipalId, account.id)
+  name: guid(dataContributorDefinitionId, customerStatsPrincipalId, customersScope)
   properties: {
     roleDefinitionId: dataContributorDefinitionId
     principalId: customerStatsPrincipalId
-    scope: account.id
+    scope: customersScope
   }
 }
 
+// The person running azd: the whole account, for the operator commands on both containers.
 resource userDataAccess 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = if (!empty(userPrincipalId)) {
   parent: account
   dependsOn: [

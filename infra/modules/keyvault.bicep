@@ -40,7 +40,7 @@ param apiKeySecretName string
 param workerPrincipalId string
 param paymentsPrincipalId string
 
-@description('Object id of the deploying user or service principal; gets Key Vault Secrets User on the api key alone, to call the api (azd itself never reads the vault). Empty to skip.')
+@description('Object id of the person running azd (main.bicep passes it only for principalType User); gets Key Vault Secrets User on the api key alone, to call the api (azd itself never reads the vault). Empty to skip.')
 param userPrincipalId string = ''
 
 @allowed([

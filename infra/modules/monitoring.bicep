@@ -8,8 +8,9 @@ param applicationInsightsName string
 @description('Days of log retention; 30 is included in the ingestion price.')
 param retentionInDays int = 30
 
-@description('Daily ingestion cap in GB (-1 for none); keeps a chatty replica from running up a bill.')
-param dailyQuotaGb int = 1
+@minValue(-1)
+@description('Daily ingestion cap in GB; -1 (the default) is none. When a cap is reached the workspace stops ingesting until its daily reset, which silences every alert that reads logs or telemetry (all but the dead-letter one) exactly when load makes them matter; alerts.bicep warns when it happens.')
+param dailyQuotaGb int = -1
 
 @description('true accepts telemetry only with an Entra token (Monitoring Metrics Publisher); needs the exporter to be given a credential, so off by default.')
 param applicationInsightsDisableLocalAuth bool = false

@@ -49,6 +49,38 @@ var args = [
   '0.0.0.0'
 ]
 
+var keyVaultSecrets = [
+  {
+    name: 'payments-api-key'
+    keyVaultUrl: '${keyVaultUri}secrets/${apiKeySecretName}'
+    identity: paymentsIdentityId
+  }
+  {
+    name: 'payments-webhook-secret'
+    keyVaultUrl: '${keyVaultUri}secrets/${webhookSecretName}'
+    identity: paymentsIdentityId
+  }
+]
+
+var containerEnv = [
+  {
+    // Read by `emulators` as the default of --payments-api-key, so the key stays off the command
+    // line the platform shows.
+    name: 'PAYMENTS_API_KEY'
+    secretRef: 'payments-api-key'
+  }
+  {
+    // Read by `emulators` as the defaults of --payments-webhook-secret and --payments-webhook-url
+    // (empty = no webhooks).
+    name: 'PAYMENTS_WEBHOOK_SECRET'
+    secretRef: 'payments-webhook-secret'
+  }
+  {
+    name: 'PAYMENTS_WEBHOOK_URL'
+    value: webhookUrl
+  }
+]
+
 resource app 'Microsoft.App/containerApps@2025-01-01' = {
   name: name
   location: location
@@ -79,18 +111,9 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
           identity: paymentsIdentityId
         }
       ]
-      secrets: [
-        {
-          name: 'payments-api-key'
-          keyVaultUrl: '${keyVaultUri}secrets/${apiKeySecretName}'
-          identity: paymentsIdentityId
-        }
-        {
-          name: 'payments-webhook-secret'
-          keyVaultUrl: '${keyVaultUri}secrets/${webhookSecretName}'
-          identity: paymentsIdentityId
-        }
-      ]
+      // Key Vault references only with the real image, as in worker-app.bicep: the placeholder needs
+      // no key, so the provision that makes this identity's roles reads nothing with them.
+      secrets: usePlaceholder ? [] : keyVaultSecrets
     }
     template: {
       containers: [
@@ -102,24 +125,7 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
             cpu: json(cpu)
             memory: memory
           }
-          env: [
-            {
-              // Read by `emulators` as the default of --payments-api-key, so the key stays off the
-              // command line the platform shows.
-              name: 'PAYMENTS_API_KEY'
-              secretRef: 'payments-api-key'
-            }
-            {
-              // Read by `emulators` as the defaults of --payments-webhook-secret and
-              // --payments-webhook-url (empty = no webhooks).
-              name: 'PAYMENTS_WEBHOOK_SECRET'
-              secretRef: 'payments-webhook-secret'
-            }
-            {
-              name: 'PAYMENTS_WEBHOOK_URL'
-              value: webhookUrl
-            }
-          ]
+          env: usePlaceholder ? [] : containerEnv
         }
       ]
       scale: {

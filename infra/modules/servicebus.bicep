@@ -111,12 +111,14 @@ resource sbNamespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
     // parameters' names rather than a provider error halfway through the deployment.
     capacity: isPremium ? (capacityFitsPartitions ? messagingUnits : fail('serviceBusMessagingUnits (${messagingUnits}) must be a multiple of serviceBusPremiumPartitions (${premiumPartitions}): 1, 2, 4, 8 or 16 units over 1, 2 or 4 partitions')) : null
   }
-  properties: {
+  // premiumMessagingPartitions is a Premium setting: sent only there, never as 0 on Standard.
+  properties: union({
     disableLocalAuth: true
     minimumTlsVersion: '1.2'
     publicNetworkAccess: 'Enabled'
-    premiumMessagingPartitions: isPremium ? premiumPartitions : 0
-  }
+  }, isPremium ? {
+    premiumMessagingPartitions: premiumPartitions
+  } : {})
 }
 
 resource queue 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = {

@@ -52,8 +52,13 @@ param minReplicas int = 0
 param maxReplicas int = 10
 
 @minValue(1)
-@description('Active messages per replica before KEDA adds one.')
+@description('Active messages per replica before KEDA adds one; in session mode maxConcurrentSessions is the target instead.')
 param messagesPerReplica int = 20
+
+@minValue(1)
+@maxValue(1000)
+@description('Session mode: orders (sessions) one replica holds at once, each one message at a time, as WORKER_MAX_CONCURRENT_SESSIONS.')
+param maxConcurrentSessions int = 8
 
 @description('vCPU per replica (0.25 steps, memory must be 2 GiB per vCPU on Consumption).')
 param cpu string = '0.5'
@@ -94,6 +99,13 @@ var placeholderImage = 'mcr.microsoft.com/k8se/quickstart:latest'
 var usePlaceholder = empty(imageName) || imageName == placeholderImage
 var image = usePlaceholder ? placeholderImage : imageName
 
+// KEDA's target of active messages per replica. In session mode a replica takes at most
+// maxConcurrentSessions orders at once, one message at a time each: that is the backlog one replica
+// works on, so a larger target (messagesPerReplica, 20 by default) would leave messages queued behind
+// 8 sessions while KEDA adds no replica. Otherwise WORKER_MAX_CONCURRENT_CALLS messages run at once
+// and messagesPerReplica is the queueing KEDA aims for (docs/deploy.md). As in consumer-app.bicep.
+var activeMessagesPerReplica = queueRequiresSession ? maxConcurrentSessions : messagesPerReplica
+
 resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: applicationInsightsName
 }
@@ -133,6 +145,129 @@ var probes = [
   }
 ]
 
+var containerEnv = [
+  {
+    name: 'SERVICEBUS_FULLY_QUALIFIED_NAMESPACE'
+    value: serviceBusFullyQualifiedNamespace
+  }
+  {
+    name: 'SERVICEBUS_QUEUE_NAME'
+    value: queueName
+  }
+  {
+    name: 'SERVICEBUS_LOCK_DURATION'
+    value: queueLockDuration
+  }
+  {
+    name: 'SERVICEBUS_MAX_DELIVERY_COUNT'
+    value: string(queueMaxDeliveryCount)
+  }
+  {
+    name: 'SERVICEBUS_MESSAGE_TTL'
+    value: queueMessageTimeToLive
+  }
+  {
+    name: 'COSMOS_ENDPOINT'
+    value: cosmosEndpoint
+  }
+  {
+    name: 'COSMOS_DATABASE'
+    value: cosmosDatabaseName
+  }
+  {
+    name: 'COSMOS_CONTAINER'
+    value: cosmosContainerName
+  }
+  {
+    name: 'COSMOS_CONNECTION_MODE'
+    value: cosmosConnectionMode
+  }
+  {
+    name: 'WORKER_MAX_CONCURRENT_CALLS'
+    value: string(maxConcurrentCalls)
+  }
+  {
+    name: 'SERVICEBUS_SESSIONS'
+    value: string(queueRequiresSession)
+  }
+  {
+    name: 'WORKER_MAX_CONCURRENT_SESSIONS'
+    value: string(maxConcurrentSessions)
+  }
+  {
+    name: 'WORKER_PREFETCH_COUNT'
+    value: string(prefetchCount)
+  }
+  {
+    name: 'WORKER_MAX_LOCK_RENEWAL'
+    value: maxLockRenewal
+  }
+  {
+    name: 'WORKER_KEY_STRATEGY'
+    value: keyStrategy
+  }
+  {
+    name: 'WORKER_MAX_BODY_BYTES'
+    value: string(maxBodyBytes)
+  }
+  {
+    name: 'WORKER_SHUTDOWN_TIMEOUT'
+    value: shutdownTimeout
+  }
+  {
+    name: 'HEALTH_PORT'
+    value: string(healthPort)
+  }
+  {
+    // DefaultAzureCredential picks the worker identity, not the scaler's, by this client id.
+    name: 'AZURE_CLIENT_ID'
+    value: workerIdentityClientId
+  }
+  {
+    name: 'APPLICATIONINSIGHTS_CONNECTION_STRING'
+    secretRef: 'applicationinsights-connection-string'
+  }
+  {
+    name: 'PAYMENTS_BASE_URL'
+    value: paymentsBaseUrl
+  }
+  {
+    name: 'OTEL_SERVICE_NAME'
+    value: 'idemworker'
+  }
+  {
+    // The relay runs in an app of its own (relay-app.bicep), always on: this one scales
+    // to zero when the queue is empty, while the api still writes outbox events.
+    name: 'RELAY_ENABLED'
+    value: 'false'
+  }
+]
+
+// With the real image only (see the app's secrets): the key, through a Container Apps secret that
+// references Key Vault.
+var keyVaultEnv = [
+  {
+    name: 'PAYMENTS_API_KEY'
+    secretRef: 'payments-api-key'
+  }
+]
+
+var insightsSecrets = [
+  {
+    name: 'applicationinsights-connection-string'
+    value: applicationInsights.properties.ConnectionString
+  }
+]
+
+var keyVaultSecrets = [
+  {
+    // A reference, not a value: Container Apps reads it with the worker identity.
+    name: 'payments-api-key'
+    keyVaultUrl: '${keyVaultUri}secrets/${paymentsApiKeySecretName}'
+    identity: workerIdentityId
+  }
+]
+
 resource app 'Microsoft.App/containerApps@2025-01-01' = {
   name: name
   location: location
@@ -151,6 +286,15 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
     workloadProfileName: 'Consumption'
     configuration: {
       activeRevisionsMode: 'Single'
+      // The scaler's identity holds Service Bus Data Owner for KEDA's message counts: 'None' keeps it
+      // for the platform (the scale rule) and out of the container, so the code cannot get a token
+      // for it. The app's own identity keeps the default ('All').
+      identitySettings: [
+        {
+          identity: scalerIdentityId
+          lifecycle: 'None'
+        }
+      ]
       // No ingress: the worker receives from Service Bus and serves only its own health port.
       registries: [
         {
@@ -158,18 +302,11 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
           identity: workerIdentityId
         }
       ]
-      secrets: [
-        {
-          name: 'applicationinsights-connection-string'
-          value: applicationInsights.properties.ConnectionString
-        }
-        {
-          // A reference, not a value: Container Apps reads it with the worker identity.
-          name: 'payments-api-key'
-          keyVaultUrl: '${keyVaultUri}secrets/${paymentsApiKeySecretName}'
-          identity: workerIdentityId
-        }
-      ]
+      // Key Vault references only with the real image: Container Apps reads them when it creates or
+      // updates the app, with the worker identity, and a role assignment made in the same provision
+      // may not apply yet (microsoft/azure-container-apps#722). The placeholder needs no key, so the
+      // first provision reads nothing; the one after azd publish, minutes later, does.
+      secrets: usePlaceholder ? insightsSecrets : concat(insightsSecrets, keyVaultSecrets)
     }
     template: {
       terminationGracePeriodSeconds: terminationGracePeriodSeconds
@@ -181,103 +318,7 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
             cpu: json(cpu)
             memory: memory
           }
-          env: [
-            {
-              name: 'SERVICEBUS_FULLY_QUALIFIED_NAMESPACE'
-              value: serviceBusFullyQualifiedNamespace
-            }
-            {
-              name: 'SERVICEBUS_QUEUE_NAME'
-              value: queueName
-            }
-            {
-              name: 'SERVICEBUS_LOCK_DURATION'
-              value: queueLockDuration
-            }
-            {
-              name: 'SERVICEBUS_MAX_DELIVERY_COUNT'
-              value: string(queueMaxDeliveryCount)
-            }
-            {
-              name: 'SERVICEBUS_MESSAGE_TTL'
-              value: queueMessageTimeToLive
-            }
-            {
-              name: 'COSMOS_ENDPOINT'
-              value: cosmosEndpoint
-            }
-            {
-              name: 'COSMOS_DATABASE'
-              value: cosmosDatabaseName
-            }
-            {
-              name: 'COSMOS_CONTAINER'
-              value: cosmosContainerName
-            }
-            {
-              name: 'COSMOS_CONNECTION_MODE'
-              value: cosmosConnectionMode
-            }
-            {
-              name: 'WORKER_MAX_CONCURRENT_CALLS'
-              value: string(maxConcurrentCalls)
-            }
-            {
-              name: 'SERVICEBUS_SESSIONS'
-              value: string(queueRequiresSession)
-            }
-            {
-              name: 'WORKER_PREFETCH_COUNT'
-              value: string(prefetchCount)
-            }
-            {
-              name: 'WORKER_MAX_LOCK_RENEWAL'
-              value: maxLockRenewal
-            }
-            {
-              name: 'WORKER_KEY_STRATEGY'
-              value: keyStrategy
-            }
-            {
-              name: 'WORKER_MAX_BODY_BYTES'
-              value: string(maxBodyBytes)
-            }
-            {
-              name: 'WORKER_SHUTDOWN_TIMEOUT'
-              value: shutdownTimeout
-            }
-            {
-              name: 'HEALTH_PORT'
-              value: string(healthPort)
-            }
-            {
-              // DefaultAzureCredential picks the worker identity, not the scaler's, by this client id.
-              name: 'AZURE_CLIENT_ID'
-              value: workerIdentityClientId
-            }
-            {
-              name: 'APPLICATIONINSIGHTS_CONNECTION_STRING'
-              secretRef: 'applicationinsights-connection-string'
-            }
-            {
-              name: 'PAYMENTS_BASE_URL'
-              value: paymentsBaseUrl
-            }
-            {
-              name: 'PAYMENTS_API_KEY'
-              secretRef: 'payments-api-key'
-            }
-            {
-              name: 'OTEL_SERVICE_NAME'
-              value: 'idemworker'
-            }
-            {
-              // The relay runs in an app of its own (relay-app.bicep), always on: this one scales
-              // to zero when the queue is empty, while the api still writes outbox events.
-              name: 'RELAY_ENABLED'
-              value: 'false'
-            }
-          ]
+          env: usePlaceholder ? containerEnv : concat(containerEnv, keyVaultEnv)
           probes: usePlaceholder ? [] : probes
         }
       ]
@@ -292,7 +333,7 @@ resource app 'Microsoft.App/containerApps@2025-01-01' = {
               metadata: {
                 queueName: queueName
                 namespace: serviceBusNamespaceName
-                messageCount: string(messagesPerReplica)
+                messageCount: string(activeMessagesPerReplica)
               }
               identity: scalerIdentityId
             }

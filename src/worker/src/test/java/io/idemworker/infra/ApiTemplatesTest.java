@@ -129,10 +129,19 @@ class ApiTemplatesTest {
           .equals("'Return401'")) {
         problems.add("entra authentication lets unauthenticated requests through");
       }
-      if (!body.text("properties.identityProviders.azureActiveDirectory.enabled")
-          .orElse("")
-          .equals("true")) {
-        problems.add("entra authentication has no Entra ID provider");
+      for (String mode : List.of("entra", "apikey")) {
+        Object enabled =
+            BicepEval.at(
+                    new BicepEval(t, Map.of("authMode", mode)).resource(auth.get().name()),
+                    "properties.identityProviders.azureActiveDirectory.enabled")
+                .orElse("(unset)");
+        if (!Boolean.valueOf(mode.equals("entra")).equals(enabled)) {
+          problems.add(
+              "in "
+                  + mode
+                  + " mode the Entra ID provider is "
+                  + (Boolean.TRUE.equals(enabled) ? "enabled" : "not enabled: " + enabled));
+        }
       }
       if (!body.text(
               "properties.identityProviders.azureActiveDirectory.validation"
@@ -312,12 +321,23 @@ class ApiTemplatesTest {
                 "resource authConfig 'Microsoft.App/containerApps/authConfigs@2025-01-01' = {",
                 "resource authConfig 'Microsoft.App/containerApps/authConfigs@2025-01-01' = if"
                     + " (!useApiKey) {"),
-            "      enabled: !useApiKey\n",
-            "      enabled: true\n");
+            "platform: {\n      enabled: !useApiKey\n",
+            "platform: {\n      enabled: true\n");
 
     assertThat(apiApp(entraOnly))
         .contains(
             "the auth config is not declared in both modes with platform.enabled = !useApiKey");
+  }
+
+  @Test
+  void entraProviderEnabledInApikeyMode_asBeforeTheFix_isReported() {
+    String broken =
+        replaceOnce(
+            API,
+            "azureActiveDirectory: {\n        enabled: !useApiKey\n",
+            "azureActiveDirectory: {\n        enabled: true\n");
+
+    assertThat(apiApp(broken)).contains("in apikey mode the Entra ID provider is enabled");
   }
 
   @Test

@@ -83,8 +83,17 @@ final class Bicep {
     }
   }
 
-  /** A parsed file. */
-  record Template(List<Declaration> declarations) {
+  /**
+   * A parsed file.
+   *
+   * @param existing the names of the resources declared {@code existing} (references, not deployed
+   *     by this template)
+   */
+  record Template(List<Declaration> declarations, java.util.Set<String> existing) {
+    boolean isExisting(Declaration declaration) {
+      return existing.contains(declaration.name());
+    }
+
     List<Declaration> all(String keyword) {
       return declarations.stream().filter(d -> d.keyword().equals(keyword)).toList();
     }
@@ -143,6 +152,7 @@ final class Bicep {
   private int pos;
   private final Map<String, String> decorators = new LinkedHashMap<>();
   private Optional<String> pendingCondition = Optional.empty();
+  private final java.util.Set<String> existingNames = new java.util.HashSet<>();
 
   private Bicep(String source) {
     this.src = stripComments(source);
@@ -200,7 +210,7 @@ final class Bicep {
     while (true) {
       skipBlank();
       if (pos >= src.length()) {
-        return new Template(List.copyOf(declarations));
+        return new Template(List.copyOf(declarations), java.util.Set.copyOf(existingNames));
       }
       if (peek() == '@') {
         pos++;
@@ -272,6 +282,7 @@ final class Bicep {
     String type = stringLiteral();
     skipSpaces();
     if (src.startsWith("existing", pos)) {
+      existingNames.add(name);
       pos += "existing".length();
       skipSpaces();
     }

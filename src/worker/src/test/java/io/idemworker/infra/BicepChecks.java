@@ -49,8 +49,20 @@ final class BicepChecks {
       return problems;
     }
     expectOneOf(t, ns, "sku.name", Set.of("Standard", "Premium"), problems);
-    expect(t, ns, "properties.disableLocalAuth", "true", problems);
-    expect(t, ns, "properties.minimumTlsVersion", "'1.2'", problems);
+    // The namespace's properties are a union (premiumMessagingPartitions on Premium only): read
+    // them evaluated, on both tiers.
+    String nsSymbol = t.resourcesOfType("Microsoft.ServiceBus/namespaces").get(0).name();
+    for (String sku : List.of("Standard", "Premium")) {
+      Map<String, Object> evaluated = new BicepEval(t, Map.of("sku", sku)).resource(nsSymbol);
+      if (!Boolean.TRUE.equals(BicepEval.at(evaluated, "properties.disableLocalAuth").orElse(null))
+          && !problems.contains("properties.disableLocalAuth is not set")) {
+        problems.add("properties.disableLocalAuth is not set");
+      }
+      if (!"1.2".equals(BicepEval.at(evaluated, "properties.minimumTlsVersion").orElse(null))
+          && !problems.contains("properties.minimumTlsVersion is not set")) {
+        problems.add("properties.minimumTlsVersion is not set");
+      }
+    }
     expect(t, queue, "properties.requiresDuplicateDetection", "true", problems);
     expect(t, queue, "properties.deadLetteringOnMessageExpiration", "true", problems);
     duration(t, queue, "properties.duplicateDetectionHistoryTimeWindow", "PT20S", "P7D", problems);
@@ -157,7 +169,7 @@ final class BicepChecks {
       problems.add("expected exactly one container");
       return problems;
     }
-    Map<String, Obj> vars = envVars(container, problems);
+    Map<String, Obj> vars = envVars(t, container, problems);
     checkEnv(vars.keySet(), env, problems);
     Obj insights = vars.get("APPLICATIONINSIGHTS_CONNECTION_STRING");
     if (insights != null && insights.at("secretRef").isEmpty()) {
@@ -170,6 +182,9 @@ final class BicepChecks {
     }
     probes(t, container, healthPort, problems);
     scaleRule(t, app, vars, problems);
+    for (boolean sessions : List.of(false, true)) {
+      ConsumerChecks.sessionMode(t, "queueRequiresSession", sessions, problems);
+    }
     for (String bound : List.of("minReplicas", "maxReplicas")) {
       String value = app.text("properties.template.scale." + bound).orElse("");
       if (t.find("param", value).isEmpty()) {
@@ -247,12 +262,22 @@ final class BicepChecks {
 
   /** Names of the environment variables set on one container, with their definitions. */
   static Map<String, Obj> envVars(Obj container, List<String> problems) {
+    return envVars(null, container, problems);
+  }
+
+  /**
+   * Names of the environment variables one container may be given, with their definitions: its
+   * {@code env} array, or, when {@code env} is an expression over variables ({@code usePlaceholder
+   * ? containerEnv : concat(containerEnv, keyVaultEnv)}), every array variable it names, each once.
+   */
+  static Map<String, Obj> envVars(Template t, Obj container, List<String> problems) {
     Map<String, Obj> vars = new java.util.LinkedHashMap<>();
-    if (!(container.at("env").orElse(null) instanceof Arr env)) {
+    List<Node> items = arrayItems(t, container.at("env").orElse(null));
+    if (items.isEmpty()) {
       problems.add("the container sets no environment variables");
       return vars;
     }
-    for (Node item : env.items()) {
+    for (Node item : items) {
       if (item instanceof Obj var && var.at("name").orElse(null) instanceof Expr name) {
         String key = name.string().orElse(name.text());
         if (vars.put(key, var) != null) {
@@ -263,6 +288,27 @@ final class BicepChecks {
       }
     }
     return vars;
+  }
+
+  /**
+   * The items of an array property: the array itself, or, for an expression over array variables
+   * ({@code usePlaceholder ? base : concat(base, more)}), the items of every such variable it
+   * names, each variable once.
+   */
+  static List<Node> arrayItems(Template t, Node declared) {
+    List<Node> items = new ArrayList<>();
+    if (declared instanceof Arr arr) {
+      items.addAll(arr.items());
+    } else if (declared instanceof Expr e && t != null) {
+      java.util.regex.Matcher names = Pattern.compile("[A-Za-z_]\\w*").matcher(e.text());
+      Set<String> seen = new LinkedHashSet<>();
+      while (names.find()) {
+        if (seen.add(names.group()) && t.resolve(new Expr(names.group())) instanceof Arr arr) {
+          items.addAll(arr.items());
+        }
+      }
+    }
+    return items;
   }
 
   static void checkEnv(Set<String> set, WorkerEnv env, List<String> problems) {

@@ -23,11 +23,12 @@ import java.util.function.Function;
  * <p>It knows the small expression language our templates use for choices: string, number, bool and
  * {@code null} literals, object and array literals, parameters (given, else their default) and
  * variables, {@code ==}, {@code !=}, {@code <}, {@code >}, {@code <=}, {@code >=}, {@code &&},
- * {@code ||}, {@code !}, {@code c ? a : b} and {@code empty(x)}. Everything else (resource
- * properties, other functions, interpolations of unknown values) becomes an {@link Opaque} value
- * carrying its source text: fine to carry and compare, but a condition that depends on one fails
- * loudly with {@link IllegalStateException} instead of guessing. Not thread-safe (one evaluation
- * per instance at a time); cheap to create.
+ * {@code ||}, {@code !}, {@code c ? a : b}, {@code empty(x)}, and {@code union}, {@code take} and
+ * {@code contains} on known values. Everything else (resource properties, other functions,
+ * interpolations of unknown values) becomes an {@link Opaque} value carrying its source text: fine
+ * to carry and compare, but a condition that depends on one fails loudly with {@link
+ * IllegalStateException} instead of guessing. Not thread-safe (one evaluation per instance at a
+ * time); cheap to create.
  */
 final class BicepEval {
 
@@ -80,9 +81,17 @@ final class BicepEval {
 
   private final Function<String, Template> modules;
   private final Map<String, Object> symbols = new LinkedHashMap<>();
+  private final Map<String, BicepEval> children = new LinkedHashMap<>();
 
-  /** A child evaluation of module {@code symbol}'s template with the parameters given to it. */
+  /**
+   * A child evaluation of module {@code symbol}'s template with the parameters given to it; the
+   * same one each time.
+   */
   BicepEval module(String symbol) {
+    BicepEval known = children.get(symbol);
+    if (known != null) {
+      return known;
+    }
     Declaration d =
         template
             .find("module", symbol)
@@ -90,7 +99,10 @@ final class BicepEval {
     if (modules == null) {
       throw new IllegalStateException("no module loader for " + symbol);
     }
-    return new BicepEval(modules.apply(d.type()), moduleParams(symbol), functions, modules);
+    BicepEval child =
+        new BicepEval(modules.apply(d.type()), moduleParams(symbol), functions, modules);
+    children.put(symbol, child);
+    return child;
   }
 
   Template template() {
@@ -421,6 +433,25 @@ final class BicepEval {
           value = joined;
         } else if (name.equals("string") && args.size() == 1 && allKnown) {
           value = String.valueOf(args.get(0));
+        } else if (name.equals("union")
+            && !args.isEmpty()
+            && args.stream().allMatch(a -> a instanceof Map<?, ?>)) {
+          // Objects only, shallow: later arguments win, as ARM's union does for top-level keys.
+          Map<Object, Object> merged = new LinkedHashMap<>();
+          args.forEach(a -> merged.putAll((Map<?, ?>) a));
+          value = merged;
+        } else if (name.equals("take")
+            && args.size() == 2
+            && args.get(0) instanceof String s
+            && args.get(1) instanceof Long n) {
+          value = s.substring(0, (int) Math.max(0, Math.min(n, s.length())));
+        } else if (name.equals("contains") && args.size() == 2 && allKnown) {
+          value =
+              args.get(0) instanceof List<?> list
+                  ? list.contains(args.get(1))
+                  : args.get(0) instanceof Map<?, ?> map
+                      ? map.containsKey(args.get(1))
+                      : String.valueOf(args.get(0)).contains(String.valueOf(args.get(1)));
         } else if (functions.containsKey(name) && allKnown) {
           value = functions.get(name).apply(args);
         } else {

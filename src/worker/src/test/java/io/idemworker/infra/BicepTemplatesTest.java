@@ -94,7 +94,7 @@ class BicepTemplatesTest {
                 .items()
                 .get(0);
     java.util.Map<String, Bicep.Obj> vars =
-        BicepChecks.envVars(container, new java.util.ArrayList<>());
+        BicepChecks.envVars(app, container, new java.util.ArrayList<>());
 
     for (String name :
         List.of(
@@ -283,10 +283,30 @@ class BicepTemplatesTest {
     assertThat(BicepChecks.workerApp(broken, ENV)).contains("no 'Readiness' probe");
   }
 
+  /**
+   * Session mode: a worker replica holds WORKER_MAX_CONCURRENT_SESSIONS orders at once, so that is
+   * KEDA's target, as for the consumers; 20 messages a replica left messages queued behind 8
+   * sessions while KEDA added no replica.
+   */
+  @Test
+  void workerKedaTargetIgnoringSessions_asBeforeTheFix_isReported() {
+    String broken =
+        replaceOnce(
+            WORKER,
+            "messageCount: string(activeMessagesPerReplica)",
+            "messageCount: string(messagesPerReplica)");
+
+    assertThat(BicepChecks.workerApp(broken, ENV))
+        .anyMatch(
+            p ->
+                p.startsWith(
+                    "with queueRequiresSession true, KEDA messageCount is 20, expected 8"));
+  }
+
   @Test
   void kedaRuleWithoutNamespace_orWithSecretAuth_isReported() {
     String broken = removeLines(WORKER, "namespace: serviceBusNamespaceName", 1);
-    broken = replaceOnce(broken, "identity: scalerIdentityId", "auth: []");
+    broken = replaceAfter(broken, "custom: {", "identity: scalerIdentityId", "auth: []");
 
     assertThat(BicepChecks.workerApp(broken, ENV))
         .contains("KEDA metadata has no namespace")

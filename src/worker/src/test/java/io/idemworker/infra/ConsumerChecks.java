@@ -256,9 +256,18 @@ final class ConsumerChecks {
    * replica is the sessions one replica holds ({@code WORKER_MAX_CONCURRENT_SESSIONS}), else {@code
    * messagesPerReplica}.
    */
-  @SuppressWarnings("unchecked")
   private static void sessionMode(Template t, boolean sessions, List<String> problems) {
-    BicepEval eval = new BicepEval(t, Map.of("subscriptionRequiresSession", sessions));
+    sessionMode(t, "subscriptionRequiresSession", sessions, problems);
+  }
+
+  /**
+   * The same for any app whose entity's {@code requiresSession} is the parameter {@code
+   * sessionParam} (the worker's {@code queueRequiresSession}).
+   */
+  @SuppressWarnings("unchecked")
+  static void sessionMode(
+      Template t, String sessionParam, boolean sessions, List<String> problems) {
+    BicepEval eval = new BicepEval(t, Map.of(sessionParam, sessions));
     String app = t.resourcesOfType("Microsoft.App/containerApps").get(0).name();
     Map<String, Object> body = eval.resource(app);
     Map<String, Object> env = new java.util.HashMap<>();
@@ -275,7 +284,7 @@ final class ConsumerChecks {
                               String.valueOf(variable.get("name")),
                               variable.getOrDefault("value", ""));
                         }));
-    String label = "with subscriptionRequiresSession " + sessions;
+    String label = "with " + sessionParam + " " + sessions;
     if (!String.valueOf(sessions).equals(env.get("SERVICEBUS_SESSIONS"))) {
       problems.add(label + ", SERVICEBUS_SESSIONS is " + env.get("SERVICEBUS_SESSIONS"));
     }

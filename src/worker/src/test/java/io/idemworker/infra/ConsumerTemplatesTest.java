@@ -212,7 +212,8 @@ class ConsumerTemplatesTest {
   @Test
   void kedaRuleWithTheConsumersIdentity_isReported() {
     String broken =
-        replaceOnce(CONSUMER, "identity: scalerIdentityId", "identity: consumerIdentityId");
+        replaceAfter(
+            CONSUMER, "custom: {", "identity: scalerIdentityId", "identity: consumerIdentityId");
 
     assertThat(ConsumerChecks.consumerApp(broken, ENV))
         .contains("the scale rule authenticates with consumerIdentityId, not the scaler identity");

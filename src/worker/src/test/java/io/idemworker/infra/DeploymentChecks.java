@@ -49,13 +49,15 @@ final class DeploymentChecks {
     Template t = Bicep.parse(text);
     List<String> problems = new ArrayList<>();
     String app = symbolOf(t, "Microsoft.App/containerApps");
-    Object placeholder = container(new BicepEval(t, Map.of("imageName", "")), app).get("image");
+    Object placeholder =
+        container(new BicepEval(t, Map.of("imageName", "", "queueRequiresSession", false)), app)
+            .get("image");
     if (!(placeholder instanceof String image) || image.isEmpty()) {
       problems.add("no placeholder image when imageName is empty: " + placeholder);
       return problems;
     }
     for (String given : List.of("", image)) {
-      BicepEval eval = new BicepEval(t, Map.of("imageName", given));
+      BicepEval eval = new BicepEval(t, Map.of("imageName", given, "queueRequiresSession", false));
       String label = given.isEmpty() ? "before any image" : "with the placeholder passed back";
       Object probes = container(eval, app).get("probes");
       if (!(probes instanceof List<?> list) || !list.isEmpty()) {
@@ -69,7 +71,8 @@ final class DeploymentChecks {
                 + ", so azd passes it back as the worker's image");
       }
     }
-    BicepEval deployed = new BicepEval(t, Map.of("imageName", PUSHED_IMAGE));
+    BicepEval deployed =
+        new BicepEval(t, Map.of("imageName", PUSHED_IMAGE, "queueRequiresSession", false));
     Map<String, Object> container = container(deployed, app);
     if (!PUSHED_IMAGE.equals(container.get("image"))) {
       problems.add("a pushed image is not run: " + container.get("image"));
@@ -260,7 +263,7 @@ final class DeploymentChecks {
           BicepEval.at(namespace, "properties.premiumMessagingPartitions").orElse(Null.NULL);
       if (!tier.sku().equals(name)
           || !(premium ? (Object) tier.units() : Null.NULL).equals(capacity)
-          || !(premium ? (Object) tier.partitions() : (Object) 0L).equals(partitions)) {
+          || !(premium ? (Object) tier.partitions() : Null.NULL).equals(partitions)) {
         problems.add(
             tier + ": namespace sku " + namespace.get("sku") + ", partitions " + partitions);
       }
@@ -308,7 +311,7 @@ final class DeploymentChecks {
                         .orElseThrow())
                 .items()
                 .get(0);
-    Map<String, Obj> env = BicepChecks.envVars(container, problems);
+    Map<String, Obj> env = BicepChecks.envVars(worker, container, problems);
     Obj sbArgs = moduleParams(main, "servicebus.bicep");
     Obj workerArgs = moduleParams(main, "worker-app.bicep");
     String sbModule = moduleSymbol(main, "servicebus.bicep");

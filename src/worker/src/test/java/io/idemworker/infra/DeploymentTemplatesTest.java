@@ -55,19 +55,29 @@ class DeploymentTemplatesTest {
             ((Map<?, ?>)
                     ((List<?>)
                             BicepEval.at(
-                                    new BicepEval(t, Map.of("imageName", "")).resource("app"),
+                                    new BicepEval(
+                                            t,
+                                            Map.of("imageName", "", "queueRequiresSession", false))
+                                        .resource("app"),
                                     "properties.template.containers")
                                 .orElseThrow())
                         .get(0))
                 .get("image");
 
-    BicepEval rerun = new BicepEval(t, Map.of("imageName", placeholder));
+    BicepEval rerun =
+        new BicepEval(t, Map.of("imageName", placeholder, "queueRequiresSession", false));
 
     assertThat(placeholder).isEqualTo("mcr.microsoft.com/k8se/quickstart:latest");
     assertThat(rerun.output("imageName")).isEqualTo("");
-    assertThat(new BicepEval(t, Map.of("imageName", "")).output("imageName")).isEqualTo("");
     assertThat(
-            new BicepEval(t, Map.of("imageName", DeploymentChecks.PUSHED_IMAGE))
+            new BicepEval(t, Map.of("imageName", "", "queueRequiresSession", false))
+                .output("imageName"))
+        .isEqualTo("");
+    assertThat(
+            new BicepEval(
+                    t,
+                    Map.of(
+                        "imageName", DeploymentChecks.PUSHED_IMAGE, "queueRequiresSession", false))
                 .output("imageName"))
         .isEqualTo(DeploymentChecks.PUSHED_IMAGE);
   }
@@ -278,6 +288,16 @@ class DeploymentTemplatesTest {
   }
 
   // Capacity: Service Bus Standard (default) or Premium.
+
+  /** premiumMessagingPartitions is a Premium setting: a Standard namespace must not be sent 0. */
+  @Test
+  void premiumPartitionsSentToStandard_asBeforeTheFix_isReported() {
+    String broken =
+        replaceOnce(SERVICE_BUS, "  } : {})", "  } : {\n    premiumMessagingPartitions: 0\n  })");
+
+    assertThat(DeploymentChecks.serviceBusTiers(broken))
+        .anyMatch(p -> p.startsWith("Tier[sku=Standard") && p.endsWith("partitions 0"));
+  }
 
   @Test
   void premiumWithoutItsMessagingUnits_isReported() {

@@ -195,6 +195,181 @@ final class LocalChecks {
     return vars;
   }
 
+  /**
+   * local/worker.env's recipe for the topic's consumers (the commented {@code WORKER_ROLE=…}
+   * lines): applied over the file, each gives a consumer no queue, the customers container, no
+   * relay, and its subscription's own lock duration, max delivery count and effective time-to-live
+   * (the smaller of the subscription's and the topic's) as local/servicebus/Config.json sets them.
+   */
+  static List<String> consumerRecipe(String workerEnv, String configJson) {
+    List<String> problems = new ArrayList<>();
+    JsonNode namespace;
+    try {
+      namespace =
+          new ObjectMapper().readTree(configJson).path("UserConfig").path("Namespaces").path(0);
+    } catch (IOException e) {
+      problems.add("Config.json is not JSON: " + e.getMessage());
+      return problems;
+    }
+    List<String> recipes =
+        workerEnv
+            .lines()
+            .filter(l -> l.matches("#\\s+.*\\bWORKER_ROLE=(?!orders\\b).*"))
+            .map(l -> l.replaceFirst("^#\\s+", ""))
+            .toList();
+    if (recipes.isEmpty()) {
+      problems.add("worker.env has no recipe for the topic's consumers");
+    }
+    for (String recipe : recipes) {
+      Map<String, String> vars = new LinkedHashMap<>(envFile(workerEnv));
+      List<String> words = List.of(recipe.split("\\s+"));
+      for (int i = 0; i < words.size(); i++) {
+        String word = words.get(i);
+        if (word.equals("-u") && i + 1 < words.size()) {
+          vars.remove(words.get(++i));
+        } else if (word.matches("[A-Z_]+=.*")) {
+          vars.put(word.substring(0, word.indexOf('=')), word.substring(word.indexOf('=') + 1));
+        }
+      }
+      String role = vars.get("WORKER_ROLE");
+      if (vars.containsKey("SERVICEBUS_QUEUE_NAME")) {
+        problems.add(role + ": the recipe leaves SERVICEBUS_QUEUE_NAME set");
+      }
+      if (!"customers".equals(vars.get("COSMOS_CONTAINER"))) {
+        problems.add(role + ": COSMOS_CONTAINER is " + vars.get("COSMOS_CONTAINER"));
+      }
+      if (!"false".equals(vars.get("RELAY_ENABLED"))) {
+        problems.add(
+            role
+                + ": the consumer would run the relay (RELAY_ENABLED "
+                + vars.get("RELAY_ENABLED")
+                + ")");
+      }
+      JsonNode topic = null;
+      for (JsonNode t : namespace.path("Topics")) {
+        if (t.path("Name").asText().equals(vars.get("SERVICEBUS_TOPIC_NAME"))) {
+          topic = t;
+        }
+      }
+      JsonNode subscription = null;
+      for (JsonNode sub : topic == null ? List.<JsonNode>of() : topic.path("Subscriptions")) {
+        if (sub.path("Name").asText().equals(vars.get("SERVICEBUS_SUBSCRIPTION_NAME"))) {
+          subscription = sub;
+        }
+      }
+      if (subscription == null) {
+        problems.add(
+            role
+                + ": no subscription "
+                + vars.get("SERVICEBUS_SUBSCRIPTION_NAME")
+                + " on topic "
+                + vars.get("SERVICEBUS_TOPIC_NAME")
+                + " in Config.json");
+        continue;
+      }
+      JsonNode props = subscription.path("Properties");
+      Duration ttl = Duration.parse(props.path("DefaultMessageTimeToLive").asText());
+      Duration topicTtl =
+          Duration.parse(
+              topic.path("Properties").path("DefaultMessageTimeToLive").asText(ttl.toString()));
+      Map<String, String> wanted =
+          Map.of(
+              "SERVICEBUS_LOCK_DURATION",
+                  Duration.parse(props.path("LockDuration").asText()).toString(),
+              "SERVICEBUS_MAX_DELIVERY_COUNT", props.path("MaxDeliveryCount").asText(),
+              "SERVICEBUS_MESSAGE_TTL", (ttl.compareTo(topicTtl) <= 0 ? ttl : topicTtl).toString());
+      for (Map.Entry<String, String> e : wanted.entrySet()) {
+        String given = vars.get(e.getKey());
+        String normalized = given;
+        try {
+          normalized = e.getKey().endsWith("COUNT") ? given : Duration.parse(given).toString();
+        } catch (RuntimeException notADuration) {
+          // Reported below as it is.
+        }
+        if (!e.getValue().equals(normalized)) {
+          problems.add(
+              role
+                  + ": "
+                  + e.getKey()
+                  + " is "
+                  + given
+                  + ", the subscription's is "
+                  + e.getValue());
+        }
+      }
+    }
+    return problems;
+  }
+
+  /**
+   * docs/deploy.md's laptop section and local/worker.env run the worker with the same jar, one a
+   * module builds.
+   */
+  static List<String> laptopJar(String deployMd, String workerEnv, Map<String, String> moduleJars) {
+    List<String> problems = new ArrayList<>();
+    int start = deployMd.indexOf("## On a laptop");
+    int end = start < 0 ? -1 : deployMd.indexOf("\n## ", start + 1);
+    String laptop = start < 0 ? "" : deployMd.substring(start, end < 0 ? deployMd.length() : end);
+    java.util.Set<String> docs = jars(laptop);
+    java.util.Set<String> env = jars(workerEnv);
+    if (docs.isEmpty() || !docs.equals(env)) {
+      problems.add("deploy.md's laptop section runs " + docs + ", local/worker.env " + env);
+    }
+    for (String jar : docs) {
+      if (!moduleJars.containsValue(jar)) {
+        problems.add(jar + " is no module's jar " + moduleJars.values());
+      }
+    }
+    return problems;
+  }
+
+  private static java.util.Set<String> jars(String text) {
+    java.util.Set<String> out = new java.util.TreeSet<>();
+    var m = Pattern.compile("java -jar (\\S+\\.jar) run\\b").matcher(text);
+    while (m.find()) {
+      out.add(m.group(1));
+    }
+    return out;
+  }
+
+  /**
+   * azure.yaml's comment on its minimum azd version names what needs it: the {@code condition} of a
+   * service, and each variable main.parameters.json substitutes into an array parameter (1.23.4 is
+   * the first release that does either).
+   */
+  static List<String> azdVersionComment(String azureYaml, String mainBicep, String parametersJson) {
+    List<String> problems = new ArrayList<>();
+    int at = azureYaml.indexOf("requiredVersions:");
+    StringBuilder comment = new StringBuilder();
+    List<String> before = azureYaml.substring(0, Math.max(at, 0)).lines().toList();
+    for (int i = before.size() - 1; i >= 0 && before.get(i).startsWith("#"); i--) {
+      comment.insert(0, before.get(i) + "\n");
+    }
+    if (azureYaml.contains("condition:") && !comment.toString().contains("condition")) {
+      problems.add("azure.yaml's version comment does not name the service condition");
+    }
+    Bicep.Template main = Bicep.parse(mainBicep);
+    try {
+      JsonNode params = new ObjectMapper().readTree(parametersJson).path("parameters");
+      for (Bicep.Declaration param : main.all("param")) {
+        String value = params.path(param.name()).path("value").asText("");
+        var variable = Pattern.compile("\\$\\{([A-Z_]+)").matcher(value);
+        if (param.type().startsWith("array")
+            && variable.find()
+            && !comment.toString().contains(variable.group(1))) {
+          problems.add(
+              "azure.yaml's version comment does not name "
+                  + variable.group(1)
+                  + ", substituted into the array parameter "
+                  + param.name());
+        }
+      }
+    } catch (IOException e) {
+      problems.add("main.parameters.json is not JSON: " + e.getMessage());
+    }
+    return problems;
+  }
+
   /** local/worker.env: everything the worker requires to run against the emulators. */
   static List<String> workerEnv(String text, WorkerEnv env) {
     List<String> problems = new ArrayList<>();

@@ -3,6 +3,7 @@ package io.idemworker.infra;
 import static io.idemworker.infra.Mutations.replaceOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class LocalSetupTest {
@@ -10,6 +11,7 @@ class LocalSetupTest {
   private static final String CONFIG = Repo.read("local/servicebus/Config.json");
   private static final String COMPOSE = Repo.read("local/docker-compose.yml");
   private static final String WORKER_ENV = Repo.read("local/worker.env");
+  private static final String DEPLOY_MD = Repo.read("docs/deploy.md");
 
   @Test
   void realLocalFiles_passEveryCheck() {
@@ -231,6 +233,70 @@ class LocalSetupTest {
             .replaceFirst("(?s)(worker:.*?)host: containerapp", "$1host: appservice");
 
     assertThat(LocalChecks.azureYaml(broken)).contains("services.worker.host must be containerapp");
+  }
+
+  @Test
+  void theConsumerRecipe_givesEachConsumerItsSubscriptionsSettings() {
+    assertThat(LocalChecks.consumerRecipe(WORKER_ENV, CONFIG)).isEmpty();
+  }
+
+  /** The recipe before the fix: the queue's settings inherited, the queue name left set. */
+  @Test
+  void aRecipeThatInheritsTheQueuesSettings_asBeforeTheFix_isReported() {
+    String broken =
+        WORKER_ENV.replaceAll(
+            "env -u SERVICEBUS_QUEUE_NAME (WORKER_ROLE=\\S+ SERVICEBUS_TOPIC_NAME=\\S+"
+                + " SERVICEBUS_SUBSCRIPTION_NAME=\\S+).*",
+            "$1");
+
+    assertThat(LocalChecks.consumerRecipe(broken, CONFIG))
+        .contains(
+            "loyalty: the recipe leaves SERVICEBUS_QUEUE_NAME set",
+            "loyalty: SERVICEBUS_LOCK_DURATION is PT1M, the subscription's is PT2M",
+            "loyalty: SERVICEBUS_MAX_DELIVERY_COUNT is 10, the subscription's is 5",
+            "customer-stats: SERVICEBUS_MESSAGE_TTL is PT1H, the subscription's is PT30M");
+  }
+
+  @Test
+  void deployMdAndWorkerEnv_runTheSameJar() {
+    Map<String, String> jars =
+        Map.of(
+            "src/worker", "src/worker/target/idemworker-worker.jar",
+            "src/proof", "src/proof/target/idemworker.jar");
+
+    assertThat(LocalChecks.laptopJar(DEPLOY_MD, WORKER_ENV, jars)).isEmpty();
+    assertThat(
+            LocalChecks.laptopJar(
+                DEPLOY_MD.replace(
+                    "java -jar src/worker/target/idemworker-worker.jar run",
+                    "java -jar src/proof/target/idemworker.jar run"),
+                WORKER_ENV,
+                jars))
+        .singleElement()
+        .asString()
+        .startsWith("deploy.md's laptop section runs [src/proof/target/idemworker.jar]");
+    for (Map.Entry<String, String> jar : jars.entrySet()) {
+      String pom = Repo.read(jar.getKey() + "/pom.xml");
+      assertThat(jar.getValue())
+          .endsWith("/" + pom.replaceAll("(?s).*<finalName>([^<]+)</finalName>.*", "$1") + ".jar");
+    }
+  }
+
+  @Test
+  void azureYamlsVersionComment_namesEverythingThatNeedsIt() {
+    String yaml = Repo.read("azure.yaml");
+    String main = Repo.read("infra/main.bicep");
+    String parameters = Repo.read("infra/main.parameters.json");
+
+    assertThat(LocalChecks.azdVersionComment(yaml, main, parameters)).isEmpty();
+    assertThat(
+            LocalChecks.azdVersionComment(
+                yaml.replace("API_ENTRA_ALLOWED_APPLICATIONS", "the entra applications"),
+                main,
+                parameters))
+        .containsExactly(
+            "azure.yaml's version comment does not name API_ENTRA_ALLOWED_APPLICATIONS,"
+                + " substituted into the array parameter apiEntraAllowedApplications");
   }
 
   @Test

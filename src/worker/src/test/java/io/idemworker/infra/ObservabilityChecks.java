@@ -426,6 +426,79 @@ final class ObservabilityChecks {
     }
   }
 
+  /**
+   * The Log Analytics daily cap: a parameter of main.bicep (LOG_DAILY_CAP_GB in
+   * main.parameters.json) with no cap by default, the one value the workspace and the alerts module
+   * are given; and with a cap, a rule on the workspace that fires when the cap is reached (the
+   * workspace writes an OverQuota event to its Operation table, which the cap does not stop).
+   */
+  static List<String> logCap(
+      String mainText, String parametersJson, String monitoringText, String alertsText) {
+    List<String> problems = new ArrayList<>();
+    Bicep.Template main = Bicep.parse(mainText);
+    Object byDefault =
+        main.find("param", "logDailyCapGb")
+            .flatMap(Bicep.Declaration::value)
+            .map(v -> new BicepEval(main, Map.of()).node(v))
+            .orElse(null);
+    if (!Long.valueOf(-1).equals(byDefault)) {
+      problems.add("main.bicep: param logDailyCapGb must default to -1 (no cap): " + byDefault);
+    }
+    if (!parametersJson.contains("\"${LOG_DAILY_CAP_GB=-1}\"")) {
+      problems.add("main.parameters.json does not take logDailyCapGb from LOG_DAILY_CAP_GB");
+    }
+    for (Map.Entry<String, String> e :
+        Map.of("modules/monitoring.bicep", "dailyQuotaGb", "modules/alerts.bicep", "logDailyCapGb")
+            .entrySet()) {
+      String given =
+          main.all("module").stream()
+              .filter(m -> m.type().equals(e.getKey()))
+              .findFirst()
+              .flatMap(m -> main.body(m).text("params." + e.getValue()))
+              .orElse("(none)");
+      if (!given.equals("logDailyCapGb")) {
+        problems.add(e.getKey() + " is given " + e.getValue() + ": " + given);
+      }
+    }
+    Bicep.Template monitoring = Bicep.parse(monitoringText);
+    String workspace =
+        monitoring.resourcesOfType("Microsoft.OperationalInsights/workspaces").get(0).name();
+    Object quota =
+        BicepEval.at(
+                new BicepEval(monitoring, Map.of()).resource(workspace),
+                "properties.workspaceCapping.dailyQuotaGb")
+            .orElse(null);
+    if (!Long.valueOf(-1).equals(quota)) {
+      problems.add("monitoring.bicep caps the workspace by default: dailyQuotaGb " + quota);
+    }
+    Bicep.Template alerts = Bicep.parse(alertsText);
+    boolean alerted = false;
+    for (long cap : List.of(-1L, 1L)) {
+      BicepEval eval = new BicepEval(alerts, Map.of("logDailyCapGb", cap));
+      for (Bicep.Declaration rule :
+          alerts.resourcesOfType("Microsoft.Insights/scheduledQueryRules")) {
+        Map<String, Object> body = eval.resource(rule.name());
+        String text = String.valueOf(body);
+        if (text.contains("_LogOperation") && text.contains("OverQuota")) {
+          boolean deployed = eval.deployed(rule.name());
+          if (deployed != (cap > 0)) {
+            problems.add(
+                "the daily-cap rule is deployed=" + deployed + " with logDailyCapGb " + cap);
+          }
+          if (!String.valueOf(BicepEval.at(body, "properties.scopes").orElse(""))
+              .contains("logAnalytics.id")) {
+            problems.add("the daily-cap rule does not query the Log Analytics workspace");
+          }
+          alerted = true;
+        }
+      }
+    }
+    if (!alerted) {
+      problems.add("no alert rule fires when the daily cap is reached (_LogOperation, OverQuota)");
+    }
+    return problems;
+  }
+
   /** main.bicep passes the e-mail parameter (default empty) and calls both modules. */
   static List<String> main(String source) {
     List<String> problems = new ArrayList<>();

@@ -1,5 +1,6 @@
 package io.idemworker.infra;
 
+import static io.idemworker.infra.Mutations.removeLines;
 import static io.idemworker.infra.Mutations.replaceOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,6 +24,8 @@ class ObservabilityTemplatesTest {
   private static final String WORKBOOK = Repo.read("infra/modules/workbook.bicep");
   private static final String WORKBOOK_JSON = Repo.read("infra/modules/workbook.json");
   private static final String MAIN = Repo.read("infra/main.bicep");
+  private static final String PARAMETERS = Repo.read("infra/main.parameters.json");
+  private static final String MONITORING = Repo.read("infra/modules/monitoring.bicep");
   private static final List<String> JAVA = mainSources();
 
   private static List<String> mainSources() {
@@ -47,6 +50,28 @@ class ObservabilityTemplatesTest {
     List<String> changed = JAVA.stream().map(s -> s.replace(from, to)).toList();
     assertThat(changed).isNotEqualTo(JAVA);
     return changed;
+  }
+
+  /**
+   * A daily cap stops ingestion until the workspace's reset, silencing four of the five alerts when
+   * load makes them matter: none by default, a documented parameter, an alert when it is reached.
+   */
+  @Test
+  void logAnalyticsDailyCap_isNoneByDefault_aParameter_andAlertedWhenReached() {
+    assertThat(ObservabilityChecks.logCap(MAIN, PARAMETERS, MONITORING, ALERTS)).isEmpty();
+  }
+
+  @Test
+  void aOneGigabyteCapFixedInTheModule_asBeforeTheFix_isReported() {
+    String monitoring =
+        replaceOnce(MONITORING, "param dailyQuotaGb int = -1", "param dailyQuotaGb int = 1");
+    String main = replaceOnce(MAIN, "    dailyQuotaGb: logDailyCapGb\n", "");
+    String alerts = removeLines(ALERTS, "resource logCapReached", 34);
+
+    assertThat(ObservabilityChecks.logCap(main, PARAMETERS, monitoring, alerts))
+        .contains("monitoring.bicep caps the workspace by default: dailyQuotaGb 1")
+        .contains("modules/monitoring.bicep is given dailyQuotaGb: (none)")
+        .contains("no alert rule fires when the daily cap is reached (_LogOperation, OverQuota)");
   }
 
   @Test

@@ -130,8 +130,8 @@ class PaymentsAndTopicTemplatesTest {
     String broken =
         replaceOnce(
             MAIN,
-            "paymentsBaseUrl: deployPaymentsDouble ? payments.outputs.baseUrl : paymentsBaseUrl",
-            "paymentsBaseUrl: 'http://localhost:8082'");
+            "empty(paymentsBaseUrl) ? payments.outputs.baseUrl :",
+            "empty(paymentsBaseUrl) ? 'http://localhost:8082' :");
 
     assertThat(PaymentsChecks.main(broken)).anyMatch(p -> p.contains("not the double's output"));
   }
@@ -233,10 +233,10 @@ class PaymentsAndTopicTemplatesTest {
     String worker =
         replaceOnce(
             WORKER,
-            "              secretRef: 'payments-api-key'\n            }\n",
-            "              secretRef: 'payments-api-key'\n            }\n            {\n"
-                + "              name: 'PAYMENTS_WEBHOOK_SECRET'\n"
-                + "              secretRef: 'payments-api-key'\n            }\n");
+            "    secretRef: 'payments-api-key'\n  }\n",
+            "    secretRef: 'payments-api-key'\n  }\n  {\n"
+                + "    name: 'PAYMENTS_WEBHOOK_SECRET'\n"
+                + "    secretRef: 'payments-api-key'\n  }\n");
     String vault =
         replaceOnce(
             VAULT,

@@ -133,12 +133,12 @@ final class PaymentsChecks {
     BicepChecks.expect(t, app, "properties.template.scale.minReplicas", "1", problems);
     BicepChecks.expect(t, app, "properties.template.scale.maxReplicas", "1", problems);
     String identity = app.text("identity.userAssignedIdentities").orElse("");
-    Map<String, Obj> secrets = secrets(app, problems);
+    Map<String, Obj> secrets = secrets(t, app, problems);
     Obj container = onlyContainer(app, problems);
     if (container == null) {
       return problems;
     }
-    Map<String, Obj> env = BicepChecks.envVars(container, problems);
+    Map<String, Obj> env = BicepChecks.envVars(t, container, problems);
     secretReference(env, secrets, "PAYMENTS_API_KEY", identity, problems);
     secretReference(env, secrets, "PAYMENTS_WEBHOOK_SECRET", identity, problems);
     java.util.Set<String> allowed =
@@ -201,8 +201,8 @@ final class PaymentsChecks {
     if (container == null) {
       return problems;
     }
-    Map<String, Obj> env = BicepChecks.envVars(container, problems);
-    Map<String, Obj> secrets = secrets(app, problems);
+    Map<String, Obj> env = BicepChecks.envVars(t, container, problems);
+    Map<String, Obj> secrets = secrets(t, app, problems);
     secretReference(env, secrets, "PAYMENTS_API_KEY", "workerIdentityId", problems);
     if (env.containsKey("PAYMENTS_WEBHOOK_SECRET")
         || secrets.containsKey("payments-webhook-secret")) {
@@ -332,15 +332,14 @@ final class PaymentsChecks {
     return false;
   }
 
-  private static Map<String, Obj> secrets(Obj app, List<String> problems) {
+  private static Map<String, Obj> secrets(Template t, Obj app, List<String> problems) {
     Map<String, Obj> out = new java.util.LinkedHashMap<>();
-    if (app.at("properties.configuration.secrets").orElse(null) instanceof Arr list) {
-      for (Node item : list.items()) {
-        if (item instanceof Obj secret) {
-          out.put(secret.text("name").orElse("?").replaceAll("^'(.*)'$", "$1"), secret);
-        } else {
-          problems.add("secret entry is not an object literal: " + Bicep.text(item));
-        }
+    for (Node item :
+        BicepChecks.arrayItems(t, app.at("properties.configuration.secrets").orElse(null))) {
+      if (item instanceof Obj secret) {
+        out.put(secret.text("name").orElse("?").replaceAll("^'(.*)'$", "$1"), secret);
+      } else {
+        problems.add("secret entry is not an object literal: " + Bicep.text(item));
       }
     }
     return out;

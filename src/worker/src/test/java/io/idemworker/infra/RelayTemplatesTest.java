@@ -42,7 +42,7 @@ class RelayTemplatesTest {
       if (!params.text("topicName").orElse("").equals("serviceBus.outputs.topicName")) {
         problems.add("RELAY_TOPIC_NAME does not come from the Service Bus module's output");
       }
-      if (!params.text("imageName").orElse("").equals("workerImageName")) {
+      if (!params.text("imageName").orElse("").equals("workerImage")) {
         problems.add("the relay does not run the worker's image");
       }
     }
@@ -95,7 +95,7 @@ class RelayTemplatesTest {
         problems.add("the relay's telemetry is not its own role (OTEL_SERVICE_NAME)");
       }
     }
-    if (!workerText.contains("name: 'RELAY_ENABLED'\n              value: 'false'")) {
+    if (!workerText.matches("(?s).*name: 'RELAY_ENABLED'\\s+value: 'false'.*")) {
       problems.add("the worker app still runs the relay (RELAY_ENABLED is not false)");
     }
     return problems;
@@ -112,8 +112,8 @@ class RelayTemplatesTest {
     String workerRelays =
         replaceOnce(
             WORKER,
-            "name: 'RELAY_ENABLED'\n              value: 'false'",
-            "name: 'RELAY_ENABLED'\n              value: 'true'");
+            "name: 'RELAY_ENABLED'\n    value: 'false'",
+            "name: 'RELAY_ENABLED'\n    value: 'true'");
 
     assertThat(relay(RELAY, noModule, workerRelays))
         .anyMatch(p -> p.startsWith("no relay app"))
