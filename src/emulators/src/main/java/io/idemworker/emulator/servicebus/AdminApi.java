@@ -255,7 +255,7 @@ final class AdminApi {
       extras.put(key(name), x);
       LOG.info("queue {} created (administration API)", name);
       return new Response(
-          201, ENTRY_TYPE, queueEntry(request, broker.queue(name).orElseThrow(), false));
+          201, ENTRY_TYPE, queueEntry(request, broker.queue(name).orElseThrow(), true));
     }
     Broker.Queue queue = existing.orElseThrow(() -> notFound(name, "Queue"));
     QueueSettings current = queue.main().settings();
@@ -276,7 +276,7 @@ final class AdminApi {
     broker.updateQueue(queue, settings);
     extras.put(key(name), withUpdatedAt(x));
     LOG.info("queue {} updated (administration API)", name);
-    return new Response(200, ENTRY_TYPE, queueEntry(request, queue, false));
+    return new Response(200, ENTRY_TYPE, queueEntry(request, queue, true));
   }
 
   private Response putTopic(Request request, String name, Element d, boolean update) {
@@ -304,7 +304,7 @@ final class AdminApi {
       extras.put(key(name), x);
       LOG.info("topic {} created (administration API)", name);
       return new Response(
-          201, ENTRY_TYPE, topicEntry(request, broker.resolveTopic(name).orElseThrow(), false));
+          201, ENTRY_TYPE, topicEntry(request, broker.resolveTopic(name).orElseThrow(), true));
     }
     Topic topic = existing.orElseThrow(() -> notFound(name, "Topic"));
     TopicSettings current = topic.settings();
@@ -321,7 +321,7 @@ final class AdminApi {
     topic.updateSettings(settings);
     extras.put(key(name), withUpdatedAt(x));
     LOG.info("topic {} updated (administration API)", name);
-    return new Response(200, ENTRY_TYPE, topicEntry(request, topic, false));
+    return new Response(200, ENTRY_TYPE, topicEntry(request, topic, true));
   }
 
   private QueueSettings queueSettings(String name, Element d, QueueSettings base, boolean update) {
@@ -439,7 +439,7 @@ final class AdminApi {
     Topic.Subscription s = topic.subscription(name).orElseThrow();
     extras.put(key(s.main().path()), x);
     LOG.info("subscription {}/{} created (administration API)", topic.path(), name);
-    return new Response(201, ENTRY_TYPE, subscriptionEntry(request, topic, s, false));
+    return new Response(201, ENTRY_TYPE, subscriptionEntry(request, topic, s, true));
   }
 
   private Response updateSubscription(
@@ -456,7 +456,7 @@ final class AdminApi {
     topic.updateSubscription(s, settings);
     extras.put(key(s.main().path()), withUpdatedAt(x));
     LOG.info("subscription {} updated (administration API)", s.main().path());
-    return new Response(200, ENTRY_TYPE, subscriptionEntry(request, topic, s, false));
+    return new Response(200, ENTRY_TYPE, subscriptionEntry(request, topic, s, true));
   }
 
   private SubscriptionSettings subscriptionSettings(
@@ -1079,7 +1079,9 @@ final class AdminApi {
   private static Optional<Duration> duration(Element d, String name) {
     Optional<String> text = AtomXml.text(d, name).filter(t -> !t.isEmpty());
     try {
-      return text.map(AtomXml::parseDuration);
+      // The SDK writes TimeSpan.MaxValue with milliseconds only; the service keeps MaxValue.
+      return text.map(AtomXml::parseDuration)
+          .map(v -> v.getSeconds() >= AtomXml.MAX_DURATION.getSeconds() ? AtomXml.MAX_DURATION : v);
     } catch (IllegalArgumentException e) {
       throw new Refused(400, name + ": " + e.getMessage() + ".");
     }
