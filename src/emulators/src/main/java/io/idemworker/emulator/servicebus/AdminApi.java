@@ -5,13 +5,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -118,8 +121,21 @@ final class AdminApi {
   private final Duration shortestDuplicateWindow;
   private final Instant started;
   private final Map<String, Extras> extras = new ConcurrentHashMap<>();
+  private final Consumer<Set<EntityStore>> deleted;
 
-  AdminApi(Broker broker, Optional<SharedAccessKeys> keys, Duration shortestDuplicateWindow) {
+  /**
+   * Serves the administration API over {@code broker}.
+   *
+   * @param keys the key tokens are checked against; empty accepts every request
+   * @param shortestDuplicateWindow the shortest duplicate-detection window accepted
+   * @param deleted told the stores of every entity deleted, to detach their receivers
+   */
+  AdminApi(
+      Broker broker,
+      Optional<SharedAccessKeys> keys,
+      Duration shortestDuplicateWindow,
+      Consumer<Set<EntityStore>> deleted) {
+    this.deleted = deleted;
     this.broker = broker;
     this.keys = keys;
     this.shortestDuplicateWindow = shortestDuplicateWindow;
@@ -218,7 +234,16 @@ final class AdminApi {
       }
       case "DELETE" -> {
         synchronized (this) {
-          if (broker.deleteQueue(name).isPresent() || broker.deleteTopic(name).isPresent()) {
+          Optional<Broker.Queue> queue = broker.deleteQueue(name);
+          Optional<Topic> topic = queue.isPresent() ? Optional.empty() : broker.deleteTopic(name);
+          if (queue.isPresent() || topic.isPresent()) {
+            Set<EntityStore> stores = new HashSet<>();
+            queue.ifPresent(q -> stores.addAll(stores(q)));
+            topic.ifPresent(
+                t ->
+                    t.subscriptions()
+                        .forEach(s -> stores.addAll(List.of(s.main(), s.deadLetter()))));
+            deleted.accept(stores);
             forget(name);
             LOG.info("{} deleted (administration API)", name);
             return new Response(200, ENTRY_TYPE, "");
@@ -399,7 +424,11 @@ final class AdminApi {
       case "DELETE" -> {
         synchronized (this) {
           Topic.Subscription s = requireSubscription(topic, name);
+          Optional<Broker.Queue> stores = broker.subscriptionStores(s.main().path());
           broker.deleteSubscription(topic, s.settings().name());
+          Set<EntityStore> gone = new HashSet<>(List.of(s.main(), s.deadLetter()));
+          stores.ifPresent(q -> gone.addAll(stores(q)));
+          deleted.accept(gone);
           forget(s.main().path());
         }
         LOG.info("subscription {}/{} deleted (administration API)", topicName, name);
@@ -555,6 +584,10 @@ final class AdminApi {
       }
       default -> throw new Refused(405, "Method " + method + " is not allowed here.");
     }
+  }
+
+  private static List<EntityStore> stores(Broker.Queue q) {
+    return List.of(q.main(), q.deadLetter(), q.transferDeadLetter());
   }
 
   private static int indexOf(List<Topic.Rule> rules, String name) {

@@ -93,6 +93,11 @@ final class AmqpConnection implements Runnable {
     wake();
   }
 
+  /** Detaches, on the connection thread, the receivers of entities that were deleted. */
+  void entitiesDeleted(java.util.Set<EntityStore> stores) {
+    execute(() -> links.detachConsumersOf(stores));
+  }
+
   /** Asks the connection thread to offer available messages to its receivers. */
   void requestPump() {
     if (pumpRequested.compareAndSet(false, true)) {

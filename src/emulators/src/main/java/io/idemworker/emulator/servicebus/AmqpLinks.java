@@ -262,6 +262,28 @@ final class AmqpLinks {
     c.onDisposition(d);
   }
 
+  /**
+   * Detaches, as the service does when an entity is deleted, every consumer link reading one of
+   * {@code stores}: with {@code amqp:not-found}; its locks end with the store.
+   */
+  void detachConsumersOf(java.util.Set<EntityStore> stores) {
+    for (ConsumerLink c : new ArrayList<>(consumers.values())) {
+      if (stores.contains(c.store())) {
+        LOG.info(
+            "connection {}: receiver on {} detached: the entity was deleted",
+            context.remote(),
+            c.store().path());
+        close(c);
+        Sender s = c.sender();
+        s.setCondition(
+            new ErrorCondition(
+                AmqpError.NOT_FOUND,
+                "The messaging entity '" + c.store().path() + "' could not be found."));
+        s.close();
+      }
+    }
+  }
+
   /** Offers available messages on every consumer link. */
   void pumpAll() {
     for (ConsumerLink c : new ArrayList<>(consumers.values())) {

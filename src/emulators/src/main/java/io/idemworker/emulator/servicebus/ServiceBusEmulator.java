@@ -150,7 +150,7 @@ public final class ServiceBusEmulator implements AutoCloseable {
                       host,
                       requestedAdminPort,
                       tlsIdentity.sslContext(),
-                      new AdminApi(broker, keys, shortestDuplicateWindow),
+                      new AdminApi(broker, keys, shortestDuplicateWindow, this::entitiesDeleted),
                       THREAD_NAME_PREFIX));
         }
       } catch (UncheckedIOException e) {
@@ -398,6 +398,13 @@ public final class ServiceBusEmulator implements AutoCloseable {
 
   Broker broker() {
     return broker;
+  }
+
+  /** Detaches the receivers of deleted entities on every connection, as the service does. */
+  private void entitiesDeleted(java.util.Set<EntityStore> stores) {
+    for (AmqpConnection c : connections.keySet()) {
+      c.entitiesDeleted(stores);
+    }
   }
 
   /** Aborts every connection and waits (at most 5 s) until their links have ended. */

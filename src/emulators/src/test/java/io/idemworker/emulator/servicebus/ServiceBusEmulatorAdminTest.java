@@ -34,6 +34,10 @@ import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.apache.qpid.proton.amqp.messaging.Source;
+import org.apache.qpid.proton.amqp.messaging.Target;
+import org.apache.qpid.proton.engine.EndpointState;
+import org.apache.qpid.proton.engine.Receiver;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -220,6 +224,45 @@ class ServiceBusEmulatorAdminTest {
     assertThat(euOnly.getFilter())
         .isInstanceOfSatisfying(
             SqlRuleFilter.class, f -> assertThat(f.getSqlExpression()).isEqualTo("region = 'eu'"));
+  }
+
+  @Test
+  void messageScheduledOnATopic_isCountedOnTheTopicUntilDue_notInItsSubscriptions() {
+    admin.createTopic("adm-sched");
+    admin.createSubscription("adm-sched", "s");
+    try (ServiceBusSenderClient sender =
+        Clients.builder(emulator).sender().topicName("adm-sched").buildClient()) {
+      sender.scheduleMessage(new ServiceBusMessage("later"), OffsetDateTime.now().plusHours(1));
+      sender.sendMessage(new ServiceBusMessage("now"));
+    }
+
+    TopicRuntimeProperties topic = admin.getTopicRuntimeProperties("adm-sched");
+    SubscriptionRuntimeProperties sub = admin.getSubscriptionRuntimeProperties("adm-sched", "s");
+
+    assertThat(topic.getScheduledMessageCount()).isEqualTo(1);
+    assertThat(sub.getActiveMessageCount()).isEqualTo(1);
+    assertThat(sub.getTotalMessageCount()).isEqualTo(1);
+  }
+
+  @Test
+  void deletingAQueue_detachesItsReceiversWithNotFound() throws Exception {
+    admin.createQueue("adm-doomed");
+    try (RawAmqpClient client = new RawAmqpClient(emulator.port())) {
+      Receiver link = client.session.receiver("r-doomed");
+      Source source = new Source();
+      source.setAddress("adm-doomed");
+      link.setSource(source);
+      link.setTarget(new Target());
+      link.open();
+      link.flow(10);
+      client.pumpUntil(() -> link.getRemoteState() == EndpointState.ACTIVE, Duration.ofSeconds(20));
+
+      admin.deleteQueue("adm-doomed");
+      client.pumpUntil(() -> link.getRemoteState() == EndpointState.CLOSED, Duration.ofSeconds(20));
+
+      assertThat(link.getRemoteCondition().getCondition().toString()).isEqualTo("amqp:not-found");
+      assertThat(link.getRemoteCondition().getDescription()).contains("adm-doomed");
+    }
   }
 
   @Test
