@@ -552,7 +552,9 @@ final class AdminApi {
           if (!update) {
             requireRuleName(name);
           }
-          SubscriptionRule parsed = rule(d, update ? rules.get(at).rule().name() : name);
+          // The rule is named by its address (an update keeps the name's spelling).
+          SubscriptionRule parsed =
+              named(rule(d, name), update ? rules.get(at).rule().name() : name);
           Topic.Rule made =
               new Topic.Rule(parsed, update ? rules.get(at).createdAt() : broker.clock().instant());
           if (update) {
@@ -597,6 +599,10 @@ final class AdminApi {
       }
     }
     return -1;
+  }
+
+  private static SubscriptionRule named(SubscriptionRule rule, String name) {
+    return new SubscriptionRule(name, rule.filter());
   }
 
   /** Reads a rule description's filter and action. */
