@@ -1,5 +1,7 @@
 package io.idemworker.servicebus;
 
+import com.azure.core.http.policy.FixedDelayOptions;
+import com.azure.core.http.policy.RetryOptions;
 import com.azure.messaging.servicebus.administration.ServiceBusAdministrationClient;
 import com.azure.messaging.servicebus.administration.ServiceBusAdministrationClientBuilder;
 import com.azure.messaging.servicebus.administration.models.QueueProperties;
@@ -10,13 +12,17 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * Compares the queue values the worker was configured with (which bound how late a copy of a
- * message can come back) with the queue's real properties, when the credential may read them.
- * Reading them needs the Manage right, which a least-privilege worker identity lacks: then the
- * check says it could not look, and the configured values (filled by Bicep from the same parameters
- * it gives the queue) stand.
+ * message can come back) with the queue's real properties, when the credential may read them and
+ * the administration API answers. Reading them needs the Manage right, which a least-privilege
+ * worker identity lacks: then the check says it could not look, and the configured values (filled
+ * by Bicep from the same parameters it gives the queue) stand. On a connection string it is tried
+ * too (a namespace's SAS key with Manage answers; an emulator's connection string reaches no
+ * administration endpoint unless one is given, {@link #check(ServiceBusConnection, String,
+ * MarkerRetention, Duration, UnaryOperator)}).
  */
 public final class QueueRetentionCheck {
   private QueueRetentionCheck() {}
@@ -55,15 +61,42 @@ public final class QueueRetentionCheck {
       String queueName,
       MarkerRetention configured,
       Duration timeout) {
-    if (!(connection instanceof ServiceBusConnection.Namespace namespace)) {
-      return new NotChecked(
-          "a connection string is configured (emulators): the management API is not used");
-    }
+    return check(connection, queueName, configured, timeout, UnaryOperator.identity());
+  }
+
+  /**
+   * Reads the queue's properties and compares them, with a client adjusted by {@code adjust}.
+   *
+   * <p>On a connection string the administration client goes where the SDK sends it (HTTPS, port
+   * 443 of the connection string's host; the port of an emulator's connection string is dropped),
+   * once, without retries: an endpoint that does not answer (an emulator without the administration
+   * API) costs no start-up time, and the check says it could not look.
+   *
+   * @param connection the namespace
+   * @param queueName the queue
+   * @param configured the configured values
+   * @param timeout how long to wait for the namespace's answer
+   * @param adjust changes the client builder before it is built, e.g. to reach an emulator's
+   *     administration port (its HTTP client and port); identity for the service
+   * @return the result; never throws
+   */
+  public static Result check(
+      ServiceBusConnection connection,
+      String queueName,
+      MarkerRetention configured,
+      Duration timeout,
+      UnaryOperator<ServiceBusAdministrationClientBuilder> adjust) {
     try {
-      ServiceBusAdministrationClient admin =
-          new ServiceBusAdministrationClientBuilder()
-              .credential(namespace.fullyQualifiedNamespace(), namespace.credential())
-              .buildClient();
+      ServiceBusAdministrationClientBuilder builder = new ServiceBusAdministrationClientBuilder();
+      if (connection instanceof ServiceBusConnection.Namespace namespace) {
+        builder.credential(namespace.fullyQualifiedNamespace(), namespace.credential());
+      } else {
+        builder
+            .connectionString(
+                ((ServiceBusConnection.ConnectionString) connection).connectionString())
+            .retryOptions(new RetryOptions(new FixedDelayOptions(0, Duration.ofMillis(1))));
+      }
+      ServiceBusAdministrationClient admin = adjust.apply(builder).buildClient();
       QueueProperties queue =
           CompletableFuture.supplyAsync(() -> admin.getQueue(queueName))
               .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -76,6 +109,10 @@ public final class QueueRetentionCheck {
       return new NotChecked(
           "the queue's properties could not be read ("
               + cause.getClass().getSimpleName()
+              + (connection instanceof ServiceBusConnection.ConnectionString
+                  ? "; on a connection string the administration API is asked at the"
+                      + " connection string's host, port 443"
+                  : "")
               + "; reading them needs the Manage right)");
     }
   }

@@ -64,6 +64,7 @@ final class AmqpConnection implements Runnable {
       ScheduledExecutorService timer,
       Faults faults,
       Optional<SSLContext> tls,
+      Optional<SharedAccessKeys> keys,
       Runnable onClosed)
       throws IOException {
     this.channel = channel;
@@ -74,7 +75,8 @@ final class AmqpConnection implements Runnable {
     this.selector = Selector.open();
     this.links =
         new AmqpLinks(
-            new LinkContext(remote, broker, faults, timer, this::execute, this::requestPump));
+            new LinkContext(remote, broker, faults, timer, this::execute, this::requestPump),
+            keys.isEmpty() ? ConnectionClaims.NONE : new ConnectionClaims(remote, keys));
   }
 
   private static boolean quickAckSupported() {
@@ -89,6 +91,11 @@ final class AmqpConnection implements Runnable {
   void execute(Runnable task) {
     tasks.add(task);
     wake();
+  }
+
+  /** Detaches, on the connection thread, the receivers of entities that were deleted. */
+  void entitiesDeleted(java.util.Set<EntityStore> stores) {
+    execute(() -> links.detachConsumersOf(stores));
   }
 
   /** Asks the connection thread to offer available messages to its receivers. */

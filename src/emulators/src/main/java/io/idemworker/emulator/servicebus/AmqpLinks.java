@@ -44,11 +44,23 @@ final class AmqpLinks {
   private final Transactions transactions;
   private final CoordinatorLinks coordinators;
 
+  private final ConnectionClaims claims;
+
   AmqpLinks(LinkContext context) {
+    this(context, ConnectionClaims.NONE);
+  }
+
+  /**
+   * Serves the links of one connection.
+   *
+   * @param claims what the connection's put-tokens authorised; links outside it are refused
+   */
+  AmqpLinks(LinkContext context, ConnectionClaims claims) {
     this.context = context;
+    this.claims = claims;
     this.transactions = new Transactions(context.remote());
     this.coordinators = new CoordinatorLinks(context.remote(), transactions);
-    this.requests = new RequestLinks(context.remote(), transactions, context.faults());
+    this.requests = new RequestLinks(context.remote(), transactions, context.faults(), claims);
     this.transfers = new IncomingTransfers(context, requests, transactions);
   }
 
@@ -82,6 +94,13 @@ final class AmqpLinks {
       requests.attachCbs(r);
       return;
     }
+    Optional<ErrorCondition> unauthorized =
+        claims.refusal(
+            address, RequestLinks.isManagementAddress(address) ? "Manage,EntityRead" : "Send");
+    if (unauthorized.isPresent()) {
+      refuse(r, unauthorized.get());
+      return;
+    }
     if (RequestLinks.isManagementAddress(address)) {
       String entity = Broker.normalise(address);
       entity = entity.substring(0, entity.length() - Broker.MANAGEMENT_SUFFIX.length());
@@ -110,6 +129,11 @@ final class AmqpLinks {
     String address = AmqpTerms.address(s.getRemoteSource());
     if (RequestLinks.isNodeAddress(address)) {
       requests.attachReply(s);
+      return;
+    }
+    Optional<ErrorCondition> unauthorized = claims.refusal(address, "Listen");
+    if (unauthorized.isPresent()) {
+      refuse(s, unauthorized.get());
       return;
     }
     Optional<EntityStore> store = context.broker().resolve(address);
@@ -236,6 +260,28 @@ final class AmqpLinks {
       return;
     }
     c.onDisposition(d);
+  }
+
+  /**
+   * Detaches, as the service does when an entity is deleted, every consumer link reading one of
+   * {@code stores}: with {@code amqp:not-found}; its locks end with the store.
+   */
+  void detachConsumersOf(java.util.Set<EntityStore> stores) {
+    for (ConsumerLink c : new ArrayList<>(consumers.values())) {
+      if (stores.contains(c.store())) {
+        LOG.info(
+            "connection {}: receiver on {} detached: the entity was deleted",
+            context.remote(),
+            c.store().path());
+        close(c);
+        Sender s = c.sender();
+        s.setCondition(
+            new ErrorCondition(
+                AmqpError.NOT_FOUND,
+                "The messaging entity '" + c.store().path() + "' could not be found."));
+        s.close();
+      }
+    }
   }
 
   /** Offers available messages on every consumer link. */

@@ -23,7 +23,7 @@ final class Broker {
    * A queue or subscription with its subqueues. The transfer dead-letter subqueue holds what
    * auto-forwarding fails to deliver; without auto-forwarding it stays empty, but it is served.
    */
-  private record Queue(EntityStore main, EntityStore deadLetter, EntityStore transferDeadLetter) {
+  record Queue(EntityStore main, EntityStore deadLetter, EntityStore transferDeadLetter) {
     Queue(EntityStore main, EntityStore deadLetter) {
       this(
           main,
@@ -109,6 +109,82 @@ final class Broker {
     }
     topics.put(key, topic);
     return true;
+  }
+
+  /** The queue of that name (case-insensitive). */
+  Optional<Queue> queue(String name) {
+    return Optional.ofNullable(queues.get(name.toLowerCase(Locale.ROOT)));
+  }
+
+  /** The queues, in no particular order. */
+  List<Queue> queues() {
+    return List.copyOf(queues.values());
+  }
+
+  /** The topics, in no particular order. */
+  List<Topic> topics() {
+    return List.copyOf(topics.values());
+  }
+
+  /** The stores of a subscription ({@code topic/Subscriptions/name}), case-insensitive. */
+  Optional<Queue> subscriptionStores(String path) {
+    return Optional.ofNullable(subscriptions.get(normalise(path)));
+  }
+
+  /**
+   * Removes a queue with its subqueues; returns whether there was one. Links attached to it keep
+   * their stores until they end; new ones are refused.
+   */
+  synchronized Optional<Queue> deleteQueue(String name) {
+    return Optional.ofNullable(queues.remove(name.toLowerCase(Locale.ROOT)));
+  }
+
+  /** Removes a topic with its subscriptions; returns it, or empty when there was none. */
+  synchronized Optional<Topic> deleteTopic(String name) {
+    Topic topic = topics.remove(name.toLowerCase(Locale.ROOT));
+    if (topic != null) {
+      for (Topic.Subscription s : topic.subscriptions()) {
+        subscriptions.remove(s.main().path().toLowerCase(Locale.ROOT));
+      }
+    }
+    return Optional.ofNullable(topic);
+  }
+
+  /**
+   * Replaces a queue's settings, and its subqueues' likewise.
+   *
+   * @throws IllegalArgumentException when RequiresSession would change
+   */
+  synchronized void updateQueue(Queue queue, QueueSettings settings) {
+    queue.main().updateSettings(settings);
+    queue.deadLetter().updateSettings(settings.withRequiresSession(false));
+    queue.transferDeadLetter().updateSettings(settings.withRequiresSession(false));
+  }
+
+  /**
+   * Adds a subscription to a topic unless one of that name exists; returns whether it was added.
+   *
+   * @throws IllegalArgumentException when a queue has the subscription's path as its name
+   */
+  synchronized boolean createSubscription(Topic topic, SubscriptionSettings settings) {
+    String path = topic.path() + SUBSCRIPTIONS_SEGMENT + settings.name();
+    if (queues.containsKey(path.toLowerCase(Locale.ROOT))) {
+      throw new IllegalArgumentException(
+          "cannot create subscription " + settings.name() + ": a queue is named " + path);
+    }
+    Optional<Topic.Subscription> added = topic.addSubscription(settings);
+    added.ifPresent(
+        s ->
+            subscriptions.put(
+                s.main().path().toLowerCase(Locale.ROOT), new Queue(s.main(), s.deadLetter())));
+    return added.isPresent();
+  }
+
+  /** Removes a subscription of a topic; returns whether there was one. */
+  synchronized boolean deleteSubscription(Topic topic, String name) {
+    Optional<Topic.Subscription> removed = topic.removeSubscription(name);
+    removed.ifPresent(s -> subscriptions.remove(s.main().path().toLowerCase(Locale.ROOT)));
+    return removed.isPresent();
   }
 
   /**

@@ -104,6 +104,10 @@ final class ConsumerLink {
     this.transactions = transactions;
   }
 
+  EntityStore store() {
+    return store;
+  }
+
   Sender sender() {
     return sender;
   }

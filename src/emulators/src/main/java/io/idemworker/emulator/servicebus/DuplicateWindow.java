@@ -11,11 +11,16 @@ import java.util.Map;
  * Not thread-safe: the owning entity guards it with its own monitor.
  */
 final class DuplicateWindow {
-  private final Duration window;
+  private Duration window;
   private final LinkedHashMap<String, Instant> seen = new LinkedHashMap<>();
 
   DuplicateWindow(Duration window) {
     this.window = window;
+  }
+
+  /** Changes the window; ids seen stay and are judged by the new one. */
+  void window(Duration value) {
+    this.window = value;
   }
 
   /**

@@ -42,7 +42,7 @@ final class EntityStore implements MessageSink {
   }
 
   private final String path;
-  private final QueueSettings settings;
+  private volatile QueueSettings settings;
   private final Clock clock;
   private final AtomicLong sequence;
   private final EntityStore deadLetter;
@@ -50,6 +50,7 @@ final class EntityStore implements MessageSink {
   private final EntitySessions sessions;
   private final DuplicateWindow seenIds;
   private final Set<Runnable> listeners = new CopyOnWriteArraySet<>();
+  private final Instant createdAt;
 
   EntityStore(
       String path,
@@ -65,6 +66,26 @@ final class EntityStore implements MessageSink {
     this.seenIds = new DuplicateWindow(settings.duplicateDetectionHistoryTimeWindow());
     this.index = new MessageIndex(settings.requiresSession());
     this.sessions = new EntitySessions(this, index);
+    this.createdAt = clock.instant();
+  }
+
+  /** When the entity was made, on its clock. */
+  Instant createdAt() {
+    return createdAt;
+  }
+
+  /**
+   * Replaces the settings (administration API): new locks, deliveries, arrivals and expiries follow
+   * them; locks already held keep their end.
+   *
+   * @throws IllegalArgumentException when RequiresSession would change
+   */
+  synchronized void updateSettings(QueueSettings updated) {
+    if (updated.requiresSession() != settings.requiresSession()) {
+      throw new IllegalArgumentException("RequiresSession of an entity cannot be changed");
+    }
+    settings = updated;
+    seenIds.window(updated.duplicateDetectionHistoryTimeWindow());
   }
 
   @Override
@@ -591,6 +612,30 @@ final class EntityStore implements MessageSink {
   /** Every message held, whatever its state (available, locked, deferred, scheduled). */
   synchronized int messageCount() {
     return index.all.size();
+  }
+
+  /**
+   * What the entity holds, as the administration API reports it.
+   *
+   * @param active messages neither scheduled nor gone: available, locked or deferred
+   * @param scheduled messages waiting for their scheduled enqueue time
+   * @param sizeInBytes the encoded size of every message held
+   * @param scheduledSequenceNumbers the sequence numbers of the scheduled ones
+   */
+  record Counts(int active, int scheduled, long sizeInBytes, long[] scheduledSequenceNumbers) {}
+
+  synchronized Counts counts() {
+    int scheduled = 0;
+    long size = 0;
+    long[] numbers = new long[index.all.size()];
+    for (StoredMessage sm : index.all.values()) {
+      if (sm.state == State.SCHEDULED) {
+        numbers[scheduled++] = sm.sequenceNumber;
+      }
+      size += MessageCodec.encode(sm.message).length;
+    }
+    return new Counts(
+        index.all.size() - scheduled, scheduled, size, java.util.Arrays.copyOf(numbers, scheduled));
   }
 
   synchronized int activeCount() {

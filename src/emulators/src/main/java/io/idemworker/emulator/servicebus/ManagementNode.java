@@ -45,12 +45,18 @@ final class ManagementNode {
   static Message cbs(Message request) {
     Map<String, Object> props = applicationProperties(request);
     Object op = props.get("operation");
-    // The service's CBS node names the status status-code and status-description: uamqp (the
-    // Python and C SDKs) reads only those, the Java SDK either spelling.
-    Message answer =
-        "put-token".equals(op)
-            ? status(200, "OK", null, null)
-            : status(400, "unsupported $cbs operation " + op, null, "amqp:not-implemented");
+    return "put-token".equals(op)
+        ? cbsAnswer(200, "OK", null)
+        : cbsAnswer(400, "unsupported $cbs operation " + op, "amqp:not-implemented");
+  }
+
+  /**
+   * An answer of the {@code $cbs} node. The service's CBS node names the status status-code and
+   * status-description: uamqp (the Python and C SDKs) reads only those, the Java SDK either
+   * spelling.
+   */
+  static Message cbsAnswer(int code, String description, String errorCondition) {
+    Message answer = status(code, description, null, errorCondition);
     Map<String, Object> cbsProps = new HashMap<>();
     answer
         .getApplicationProperties()

@@ -53,8 +53,11 @@ final class RequestLinks {
 
   private final Transactions transactions;
 
-  RequestLinks(String remote, Transactions transactions, Faults faults) {
+  private final ConnectionClaims claims;
+
+  RequestLinks(String remote, Transactions transactions, Faults faults, ConnectionClaims claims) {
     this.remote = remote;
+    this.claims = claims;
     this.transactions = transactions;
     this.faults = faults;
   }
@@ -156,7 +159,7 @@ final class RequestLinks {
       AmqpTerms.answer(d, accepted(txnId));
       response =
           switch (link.node) {
-            case CBS -> ManagementNode.cbs(request);
+            case CBS -> claims.cbs(request);
             case MANAGEMENT ->
                 ManagementNode.handle(
                     link.store,

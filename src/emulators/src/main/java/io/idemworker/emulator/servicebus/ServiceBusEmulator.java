@@ -44,6 +44,9 @@ public final class ServiceBusEmulator implements AutoCloseable {
   /** Prefix of the name of every thread the emulator starts. */
   public static final String THREAD_NAME_PREFIX = "sb-emulator-";
 
+  private static final String DEFAULT_KEY_NAME = "RootManageSharedAccessKey";
+  private static final String DEFAULT_KEY = "SAS_KEY_VALUE";
+
   private final String host;
   private final int requestedPort;
   private final Duration housekeepingInterval;
@@ -51,6 +54,8 @@ public final class ServiceBusEmulator implements AutoCloseable {
   private final int requestedTlsPort;
   private final Optional<Path> tlsKeyStore;
   private final char[] tlsKeyStorePassword;
+  private final int requestedAdminPort;
+  private final Optional<SharedAccessKeys> keys;
   private final Broker broker;
   private final Faults faults = new Faults(this);
   private final Map<AmqpConnection, Thread> connections = new ConcurrentHashMap<>();
@@ -58,6 +63,7 @@ public final class ServiceBusEmulator implements AutoCloseable {
   private final Object lifecycle = new Object();
   private AmqpListener server;
   private Optional<AmqpListener> tlsServer = Optional.empty();
+  private Optional<AdminServer> adminServer = Optional.empty();
   private TlsIdentity tlsIdentity;
   private ScheduledExecutorService timer;
   private volatile boolean closed;
@@ -70,6 +76,9 @@ public final class ServiceBusEmulator implements AutoCloseable {
     this.requestedTlsPort = b.tlsPort;
     this.tlsKeyStore = b.tlsKeyStore;
     this.tlsKeyStorePassword = b.tlsKeyStorePassword;
+    this.requestedAdminPort = b.adminPort;
+    this.keys =
+        b.keyName.map(name -> new SharedAccessKeys(name, b.key, java.time.Clock.systemUTC()));
     this.broker = new Broker(b.clock);
     for (QueueSettings q : b.queues) {
       requireServiceWindow(q);
@@ -121,23 +130,35 @@ public final class ServiceBusEmulator implements AutoCloseable {
       if (server != null) {
         return this;
       }
-      if (requestedTlsPort >= 0) {
+      if (requestedTlsPort >= 0 || requestedAdminPort >= 0) {
         tlsIdentity =
             tlsKeyStore
                 .map(file -> TlsIdentity.load(file, tlsKeyStorePassword))
                 .orElseGet(() -> TlsIdentity.generate(host, Instant.now()));
       }
       server = AmqpListener.bind(host, requestedPort, Optional.empty());
-      if (tlsIdentity != null) {
-        try {
+      try {
+        if (requestedTlsPort >= 0) {
           tlsServer =
               Optional.of(
                   AmqpListener.bind(host, requestedTlsPort, Optional.of(tlsIdentity.sslContext())));
-        } catch (UncheckedIOException e) {
-          server.close();
-          server = null;
-          throw e;
         }
+        if (requestedAdminPort >= 0) {
+          adminServer =
+              Optional.of(
+                  AdminServer.start(
+                      host,
+                      requestedAdminPort,
+                      tlsIdentity.sslContext(),
+                      new AdminApi(broker, keys, shortestDuplicateWindow, this::entitiesDeleted),
+                      THREAD_NAME_PREFIX));
+        }
+      } catch (UncheckedIOException e) {
+        server.close();
+        server = null;
+        tlsServer.ifPresent(AmqpListener::close);
+        tlsServer = Optional.empty();
+        throw e;
       }
       timer =
           Executors.newSingleThreadScheduledExecutor(
@@ -158,6 +179,14 @@ public final class ServiceBusEmulator implements AutoCloseable {
             tls.start(THREAD_NAME_PREFIX + "tls-acceptor", this::serve);
             LOG.info("Service Bus emulator listening for AMQP over TLS on {}:{}", host, tls.port());
           });
+      adminServer.ifPresent(
+          admin ->
+              LOG.info(
+                  "Service Bus emulator serving the administration API on https://{}:{}",
+                  host,
+                  admin.port()));
+      keys.ifPresent(
+          k -> LOG.info("Service Bus emulator checks SAS tokens signed with key {}", k.keyName()));
       return this;
     }
   }
@@ -186,8 +215,37 @@ public final class ServiceBusEmulator implements AutoCloseable {
    */
   public TlsEndpoint tls() {
     synchronized (lifecycle) {
-      return new TlsEndpoint(host, requireTls().port(), tlsIdentity);
+      return new TlsEndpoint(host, requireTls().port(), tlsIdentity, keyName(), key());
     }
+  }
+
+  /**
+   * Returns the administration API's HTTPS endpoint: its port and the certificate it presents.
+   *
+   * @return the endpoint
+   * @throws IllegalStateException before {@link #start()} or when it was not asked for ({@link
+   *     Builder#adminPort(int)})
+   */
+  public AdminEndpoint admin() {
+    synchronized (lifecycle) {
+      if (server == null) {
+        throw new IllegalStateException("emulator not started");
+      }
+      AdminServer admin =
+          adminServer.orElseThrow(
+              () ->
+                  new IllegalStateException(
+                      "the administration API was not asked for: use Builder.adminPort(port)"));
+      return new AdminEndpoint(host, admin.port(), tlsIdentity);
+    }
+  }
+
+  private String keyName() {
+    return keys.map(SharedAccessKeys::keyName).orElse(DEFAULT_KEY_NAME);
+  }
+
+  private String key() {
+    return keys.map(SharedAccessKeys::key).orElse(DEFAULT_KEY);
   }
 
   private AmqpListener requireTls() {
@@ -207,8 +265,11 @@ public final class ServiceBusEmulator implements AutoCloseable {
   public String connectionString() {
     return "Endpoint=sb://localhost:"
         + port()
-        + ";SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;"
-        + "UseDevelopmentEmulator=true;";
+        + ";SharedAccessKeyName="
+        + keyName()
+        + ";SharedAccessKey="
+        + key()
+        + ";UseDevelopmentEmulator=true;";
   }
 
   /**
@@ -311,6 +372,7 @@ public final class ServiceBusEmulator implements AutoCloseable {
         server.close();
       }
       tlsServer.ifPresent(AmqpListener::close);
+      adminServer.ifPresent(AdminServer::close);
       dropConnections();
       if (timer != null) {
         timer.shutdownNow();
@@ -336,6 +398,13 @@ public final class ServiceBusEmulator implements AutoCloseable {
 
   Broker broker() {
     return broker;
+  }
+
+  /** Detaches the receivers of deleted entities on every connection, as the service does. */
+  private void entitiesDeleted(java.util.Set<EntityStore> stores) {
+    for (AmqpConnection c : connections.keySet()) {
+      c.entitiesDeleted(stores);
+    }
   }
 
   /** Aborts every connection and waits (at most 5 s) until their links have ended. */
@@ -372,7 +441,8 @@ public final class ServiceBusEmulator implements AutoCloseable {
     try {
       AmqpConnection[] self = new AmqpConnection[1];
       AmqpConnection c =
-          new AmqpConnection(socket, broker, timer, faults, tls, () -> connections.remove(self[0]));
+          new AmqpConnection(
+              socket, broker, timer, faults, tls, keys, () -> connections.remove(self[0]));
       self[0] = c;
       Thread t = new Thread(c, THREAD_NAME_PREFIX + "conn-" + connectionIds.incrementAndGet());
       t.setDaemon(true);
@@ -401,6 +471,9 @@ public final class ServiceBusEmulator implements AutoCloseable {
     private int tlsPort = -1;
     private Optional<Path> tlsKeyStore = Optional.empty();
     private char[] tlsKeyStorePassword = new char[0];
+    private int adminPort = -1;
+    private Optional<String> keyName = Optional.empty();
+    private String key;
     private final List<QueueSettings> queues = new ArrayList<>();
     private final List<TopicSettings> topics = new ArrayList<>();
 
@@ -473,6 +546,44 @@ public final class ServiceBusEmulator implements AutoCloseable {
         throw new IllegalArgumentException("tlsPort must be between 0 and 65535 but was " + value);
       }
       this.tlsPort = value;
+      return this;
+    }
+
+    /**
+     * Serves the administration API ({@code ServiceBusAdministrationClient}: queues, topics,
+     * subscriptions and rules as Atom entries) over HTTPS on this port of the same host, off by
+     * default. It presents the same certificate as the TLS AMQP port; see {@link
+     * ServiceBusEmulator#admin()}.
+     *
+     * @param value port between 0 (any free port) and 65535; 443 is the service's
+     * @return this builder
+     */
+    public Builder adminPort(int value) {
+      if (value < 0 || value > 65535) {
+        throw new IllegalArgumentException(
+            "adminPort must be between 0 and 65535 but was " + value);
+      }
+      this.adminPort = value;
+      return this;
+    }
+
+    /**
+     * Checks shared access signatures, as the service does, against this key (off by default: then
+     * every token is accepted). A {@code $cbs} put-token whose token is not signed with it, names
+     * another key, has expired or does not cover its audience is answered 401, and a link to an
+     * entity no accepted token covers is refused with {@code amqp:unauthorized-access}; the
+     * administration API answers such a request 401. {@link ServiceBusEmulator#connectionString()}
+     * and the TLS one carry this key name and key.
+     *
+     * @param keyName the SharedAccessKeyName, e.g. {@code RootManageSharedAccessKey}
+     * @param key the SharedAccessKey, used as its UTF-8 bytes (as the SDKs sign with it)
+     * @return this builder
+     */
+    public Builder sharedAccessKey(String keyName, String key) {
+      SharedAccessKeys checked =
+          new SharedAccessKeys(keyName, key, java.time.Clock.systemUTC()); // validates
+      this.keyName = Optional.of(checked.keyName());
+      this.key = key;
       return this;
     }
 
@@ -556,8 +667,9 @@ public final class ServiceBusEmulator implements AutoCloseable {
      *     given without a TLS port
      */
     public ServiceBusEmulator build() {
-      if (tlsKeyStore.isPresent() && tlsPort < 0) {
-        throw new IllegalArgumentException("tlsKeyStore needs tlsPort(port) to serve it");
+      if (tlsKeyStore.isPresent() && tlsPort < 0 && adminPort < 0) {
+        throw new IllegalArgumentException(
+            "tlsKeyStore needs tlsPort(port) or adminPort(port) to serve it");
       }
       return new ServiceBusEmulator(this);
     }

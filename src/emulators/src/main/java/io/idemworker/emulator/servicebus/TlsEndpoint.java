@@ -16,11 +16,15 @@ public final class TlsEndpoint {
   private final String host;
   private final int port;
   private final TlsIdentity identity;
+  private final String keyName;
+  private final String key;
 
-  TlsEndpoint(String host, int port, TlsIdentity identity) {
+  TlsEndpoint(String host, int port, TlsIdentity identity, String keyName, String key) {
     this.host = host;
     this.port = port;
     this.identity = identity;
+    this.keyName = keyName;
+    this.key = key;
   }
 
   /**
@@ -65,6 +69,10 @@ public final class TlsEndpoint {
     return "Endpoint=sb://"
         + (host.contains(":") ? "[" + host + "]" : host)
         + (port == 5671 ? "" : ":" + port)
-        + "/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;";
+        + "/;SharedAccessKeyName="
+        + keyName
+        + ";SharedAccessKey="
+        + key
+        + ";";
   }
 }

@@ -54,14 +54,22 @@
  * update-disposition and schedule-message join them; see {@link
  * io.idemworker.emulator.servicebus.Transactions}).
  *
+ * <p>With {@code Builder.adminPort}, the HTTPS administration API ({@code
+ * ServiceBusAdministrationClient}; {@link io.idemworker.emulator.servicebus.AdminEndpoint}):
+ * queues, topics, subscriptions and rules created, read, listed, updated and deleted, runtime
+ * message counts, and the service's 409, 404 and 400 answers. With {@code Builder.sharedAccessKey},
+ * shared access signatures are checked on {@code $cbs} put-tokens, link attaches and administration
+ * requests (off by default: every token and key is accepted).
+ *
  * <h2>Not implemented</h2>
  *
- * Rule management at runtime ({@code add-rule}, {@code remove-rule}, {@code enumerate-rules}) and
- * rule actions, SQL arithmetic and functions, listing sessions, global (distributed) transactions,
- * auto-forwarding ({@code ForwardTo}), authorisation (every token and key is accepted; the TLS port
- * checks no client certificate), partitioned entities, message size quotas per tier other than 256
- * KiB, persistence, and the HTTP administration API ({@code ServiceBusAdministrationClient}).
- * Unsupported management operations answer status 501 {@code amqp:not-implemented}; a {@code
- * Config.json} that asks for forwarding or rule actions is refused with a message naming the field.
+ * Rule management over AMQP ({@code add-rule}, {@code remove-rule}, {@code enumerate-rules}; the
+ * administration API manages rules) and rule actions, SQL arithmetic and functions, listing
+ * sessions, global (distributed) transactions, auto-forwarding ({@code ForwardTo}), authorisation
+ * beyond one shared access key (no rights per key; the TLS port checks no client certificate),
+ * entity status other than Active, partitioned entities, message size quotas per tier other than
+ * 256 KiB, and persistence. Unsupported management operations answer status 501 {@code
+ * amqp:not-implemented}; a {@code Config.json} that asks for forwarding or rule actions is refused
+ * with a message naming the field.
  */
 package io.idemworker.emulator.servicebus;
