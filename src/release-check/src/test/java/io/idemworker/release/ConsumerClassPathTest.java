@@ -77,6 +77,7 @@ class ConsumerClassPathTest {
           Pattern.DOTALL);
 
   @BeforeAll
+  @Timeout(value = 20, unit = TimeUnit.MINUTES)
   static void installTheReactor_thenResolveUsersProjects() throws Exception {
     Files.createDirectories(TARGET);
     writeSettings();
@@ -294,10 +295,15 @@ class ConsumerClassPathTest {
             .redirectErrorStream(true)
             .redirectOutput(log.toFile())
             .start();
-    if (!process.waitFor(15, TimeUnit.MINUTES)) {
-      process.descendants().forEach(ProcessHandle::destroy);
-      process.destroy();
-      fail("%s took longer than 15 minutes; its log: %s", command, log);
+    try {
+      if (!process.waitFor(15, TimeUnit.MINUTES)) {
+        fail("%s took longer than 15 minutes; its log: %s", command, log);
+      }
+    } finally {
+      if (process.isAlive()) { // timed out, or this test was interrupted: end the build we started
+        process.descendants().forEach(ProcessHandle::destroy);
+        process.destroy();
+      }
     }
     if (process.exitValue() != 0) {
       List<String> lines = Files.readAllLines(log);
