@@ -43,7 +43,7 @@ class TestedVersionsTest {
 
   private static String version(String groupId, String artifactId) throws IOException {
     String resource = "META-INF/maven/" + groupId + "/" + artifactId + "/pom.properties";
-    try (InputStream in = ClassLoader.getSystemResourceAsStream(resource)) {
+    try (InputStream in = TestedVersionsTest.class.getClassLoader().getResourceAsStream(resource)) {
       assertThat(in).as(resource).isNotNull();
       Properties properties = new Properties();
       properties.load(in);
@@ -54,7 +54,7 @@ class TestedVersionsTest {
   /** The slf4j-api azure-core declares, which a project that manages none of its own gets. */
   private static String azureCoresSlf4j() throws IOException {
     String resource = "META-INF/maven/com.azure/azure-core/pom.xml";
-    try (InputStream in = ClassLoader.getSystemResourceAsStream(resource)) {
+    try (InputStream in = TestedVersionsTest.class.getClassLoader().getResourceAsStream(resource)) {
       assertThat(in).as(resource).isNotNull();
       String pom = new String(in.readAllBytes(), StandardCharsets.UTF_8);
       Matcher m =
