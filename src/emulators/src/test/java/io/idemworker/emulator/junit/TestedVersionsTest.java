@@ -26,12 +26,15 @@ class TestedVersionsTest {
 
     assertThat(readme)
         .contains(row("Azure SDK BOM", bomProperty("azure-sdk-bom.version")))
-        .contains(row("azure-messaging-servicebus", version("com.azure", "azure-messaging-servicebus")))
+        .contains(
+            row("azure-messaging-servicebus", version("com.azure", "azure-messaging-servicebus")))
         .contains(row("azure-core-amqp", version("com.azure", "azure-core-amqp")))
         .contains(row("azure-cosmos", version("com.azure", "azure-cosmos")))
         .contains(row("azure-core", version("com.azure", "azure-core")))
         .contains(
-            row("Jackson (jackson-databind)", version("com.fasterxml.jackson.core", "jackson-databind")))
+            row(
+                "Jackson (jackson-databind)",
+                version("com.fasterxml.jackson.core", "jackson-databind")))
         .contains(row("JUnit Jupiter", Test.class.getPackage().getImplementationVersion()))
         .contains("| slf4j-api | " + version("org.slf4j", "slf4j-api") + " (the kit's own tests")
         .contains(" and " + azureCoresSlf4j() + " (`examples/order-service`: azure-core's)");
