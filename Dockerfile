@@ -2,7 +2,8 @@
 # Build: Maven on JDK 17. Tests run in CI (`mvn verify`), not in the image build.
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
-COPY pom.xml .
+COPY pom.xml LICENSE NOTICE ./
+COPY src/bom/pom.xml src/bom/
 COPY src/core/pom.xml src/core/
 COPY src/servicebus/pom.xml src/servicebus/
 COPY src/cosmos/pom.xml src/cosmos/
@@ -11,8 +12,10 @@ COPY src/telemetry/pom.xml src/telemetry/
 COPY src/emulators/pom.xml src/emulators/
 COPY src/worker/pom.xml src/worker/
 COPY src/proof/pom.xml src/proof/
-# The reactor lists the example too, so its pom must be here; the image never builds it (-pl below).
+# The reactor lists the example and the release check too, so their poms must be here; the image
+# never builds them (-pl below). src/bom is the root pom's parent.
 COPY examples/order-service/pom.xml examples/order-service/
+COPY src/release-check/pom.xml src/release-check/
 # Download dependencies before copying the sources, into a cache mount: ~/.m2 survives between builds
 # on the same builder but is in no image layer (this step's layer is empty), so the package step below
 # reuses it on that builder only, and a fresh builder (CI, a new machine) downloads everything again.
