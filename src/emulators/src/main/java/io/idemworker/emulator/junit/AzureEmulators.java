@@ -29,10 +29,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <p>Entities are created before the first test of the class and are idempotent (an existing entity
  * keeps its settings), so classes sharing emulators may declare the same ones. After each test the
- * fault controls of every running emulator are cleared. Declaring something the emulators do not
- * serve (an auto-forwarding queue in a {@code Config.json}, a malformed declaration) fails the
- * class with an {@link org.junit.jupiter.api.extension.ExtensionConfigurationException} that names
- * the declaration.
+ * faults that test armed (on its own thread, in {@code @BeforeEach}, the test or
+ * {@code @AfterEach}) are disarmed, and no others, so tests running in parallel keep theirs;
+ * whenever no test of the emulators is running, every fault is cleared. Declaring something the
+ * emulators do not serve (an auto-forwarding queue in a {@code Config.json}, a malformed
+ * declaration) fails the class with an {@link
+ * org.junit.jupiter.api.extension.ExtensionConfigurationException} that names the declaration.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

@@ -110,7 +110,9 @@ public final class Emulators {
   }
 
   /**
-   * Clears the fault controls of every running emulator (the extension does it after each test).
+   * Clears every fault of every running emulator, whoever armed it: in a class whose tests run in
+   * parallel, also those of the tests running beside. The extension disarms what each test armed
+   * after it, and calls this whenever no test of the emulators is running.
    */
   public void clearFaults() {
     serviceBus.ifPresent(s -> s.faults().clear());

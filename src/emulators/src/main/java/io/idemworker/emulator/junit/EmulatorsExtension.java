@@ -1,5 +1,6 @@
 package io.idemworker.emulator.junit;
 
+import io.idemworker.emulator.FaultOwner;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
@@ -22,6 +23,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -40,11 +42,16 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * own lock.
  */
 public final class EmulatorsExtension
-    implements BeforeAllCallback, AfterEachCallback, TestInstancePostProcessor, ParameterResolver {
+    implements BeforeAllCallback,
+        BeforeEachCallback,
+        AfterEachCallback,
+        TestInstancePostProcessor,
+        ParameterResolver {
   private static final ExtensionContext.Namespace NAMESPACE =
       ExtensionContext.Namespace.create(EmulatorsExtension.class);
   private static final Pattern CONTAINER =
       Pattern.compile("([^/\\\\?#:]{1,255})/([^/\\\\?#:]{1,255}):(/[A-Za-z0-9_/]+)");
+  private static final String OWNER = "fault-owner";
   private static final Pattern ENTITY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,259}");
 
   /** Creates the extension; JUnit does, through {@link AzureEmulators}. */
@@ -64,9 +71,33 @@ public final class EmulatorsExtension
     injectFields(testInstance.getClass(), testInstance, emulators(context), false);
   }
 
+  /**
+   * Opens the test's {@link FaultOwner} on its thread: the faults it arms from here to {@link
+   * #afterEach} are its own.
+   */
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    AzureEmulators config = config(context);
+    set(context, config).testStarted();
+    context.getStore(NAMESPACE).put(OWNER, FaultOwner.open(context.getUniqueId()));
+  }
+
+  /**
+   * Disarms the faults the test armed, and no others (tests running in parallel keep theirs); when
+   * no test of these emulators is running any more, clears every fault.
+   */
   @Override
   public void afterEach(ExtensionContext context) {
-    emulators(context).clearFaults();
+    AzureEmulators config = config(context);
+    FaultOwner owner = context.getStore(NAMESPACE).remove(OWNER, FaultOwner.class);
+    try {
+      if (owner != null) {
+        owner.close();
+      }
+    } finally {
+      EmulatorSet set = set(context, config);
+      set.testEnded(set.ensure(config.serviceBus(), config.cosmos(), config.payments()));
+    }
   }
 
   @Override
