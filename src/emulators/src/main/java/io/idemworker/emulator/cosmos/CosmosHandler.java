@@ -89,7 +89,7 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
       List<String> segs = segments(request.rawPath());
       container = containerScope(segs);
       Operation op = admit(request, segs, container);
-      Faults.Outcome outcome = faults.onRequest(op, container);
+      Faults.Outcome outcome = faults.onRequest(op, container, request.getFirst("User-Agent"));
       latency = outcome.latency();
       reply =
           outcome.failure().isPresent()
@@ -103,7 +103,17 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
       reply = error(new CosmosError(500, "The emulator failed on this request; see its log."));
     }
     holdUntil(request.arrivedNanos(), latency);
-    return finish(request, reply, container);
+    HttpReply finished = finish(request, reply, container);
+    if (LOG.isDebugEnabled()) {
+      LOG.debug(
+          "{} {} {} -> {} {}",
+          request.method(),
+          request.rawPath(),
+          request.headers(),
+          finished.status,
+          finished.body == null ? "" : new String(finished.body, StandardCharsets.UTF_8));
+    }
+    return finished;
   }
 
   /**

@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class Faults {
   private final Map<Operation, List<Armed>> armed;
   private final String scope;
+  private final String client;
 
   Faults() {
     this.armed = new EnumMap<>(Operation.class);
@@ -41,11 +42,13 @@ public final class Faults {
       armed.put(op, new CopyOnWriteArrayList<>());
     }
     this.scope = null;
+    this.client = null;
   }
 
-  private Faults(Faults all, String scope) {
+  private Faults(Faults all, String scope, String client) {
     this.armed = all.armed;
     this.scope = scope;
+    this.client = client;
   }
 
   /**
@@ -61,7 +64,27 @@ public final class Faults {
       throw new IllegalArgumentException(
           "container(...) is asked of the emulator's faults(), not of container " + scope);
     }
-    return new Faults(this, scopeKey(database, container));
+    return new Faults(this, scopeKey(database, container), client);
+  }
+
+  /**
+   * The switchboard of one client: what it arms meets only requests whose {@code User-Agent}
+   * contains {@code userAgentSuffix}, the text the client was built with ({@code
+   * CosmosClientBuilder.userAgentSuffix}). With it a test can cut one of several clients off (a
+   * host of a change feed processor that dies, say) while the others go on. Combines with {@link
+   * #container(String, String)}.
+   *
+   * @throws IllegalArgumentException when called on a client's switchboard, or the text is blank
+   */
+  public Faults client(String userAgentSuffix) {
+    if (client != null) {
+      throw new IllegalArgumentException(
+          "client(...) is asked of a switchboard without a client, not of client " + client);
+    }
+    if (userAgentSuffix == null || userAgentSuffix.isBlank()) {
+      throw new IllegalArgumentException("userAgentSuffix must not be blank");
+    }
+    return new Faults(this, scope, userAgentSuffix);
   }
 
   /** The key a container's scope is held under: its database's id, a slash, its id. */
@@ -78,7 +101,7 @@ public final class Faults {
   public Faults inject(Operation operation, Fault fault) {
     Objects.requireNonNull(operation, "operation");
     Objects.requireNonNull(fault, "fault");
-    arm(operation, new Armed(fault, 0, fault.occurrences(), scope));
+    arm(operation, new Armed(fault, 0, fault.occurrences(), scope, client));
     return this;
   }
 
@@ -130,7 +153,7 @@ public final class Faults {
     if (n < 1) {
       throw new IllegalArgumentException("n must be >= 1, got " + n);
     }
-    arm(operation, new Armed(fault, n, 1, scope));
+    arm(operation, new Armed(fault, n, 1, scope, client));
     return this;
   }
 
@@ -150,16 +173,21 @@ public final class Faults {
   }
 
   private void clearIn(List<Armed> list) {
-    if (scope == null) {
+    if (scope == null && client == null) {
       list.clear();
     } else {
-      list.removeIf(a -> scope.equals(a.scope));
+      list.removeIf(a -> Objects.equals(scope, a.scope) && Objects.equals(client, a.client));
     }
   }
 
   /** What a request of {@code operation} on no container meets. */
   Outcome onRequest(Operation operation) {
-    return onRequest(operation, null);
+    return onRequest(operation, null, null);
+  }
+
+  /** What a request of {@code operation} on {@code container}, from no named client, meets. */
+  Outcome onRequest(Operation operation, String container) {
+    return onRequest(operation, container, null);
   }
 
   /**
@@ -167,8 +195,9 @@ public final class Faults {
    *
    * @param container the {@link #scopeKey scope key} of the container the request is on, or null
    *     for a request on no container
+   * @param userAgent the request's {@code User-Agent}, or null
    */
-  Outcome onRequest(Operation operation, String container) {
+  Outcome onRequest(Operation operation, String container, String userAgent) {
     List<Armed> faults = armed.get(operation);
     if (faults.isEmpty()) {
       return Outcome.NONE;
@@ -178,6 +207,9 @@ public final class Faults {
     List<Armed> spent = new ArrayList<>();
     for (Armed a : faults) {
       if (a.scope != null && !a.scope.equals(container)) {
+        continue;
+      }
+      if (a.client != null && (userAgent == null || !userAgent.contains(a.client))) {
         continue;
       }
       if (!a.due()) {
@@ -211,10 +243,12 @@ public final class Faults {
     final AtomicInteger countdown;
     final AtomicInteger remaining;
     final String scope;
+    final String client;
 
-    Armed(Fault fault, int nth, int times, String scope) {
+    Armed(Fault fault, int nth, int times, String scope, String client) {
       this.fault = fault;
       this.scope = scope;
+      this.client = client;
       this.countdown = new AtomicInteger(nth);
       this.remaining = new AtomicInteger(times);
     }
