@@ -22,6 +22,9 @@ import java.util.function.Predicate;
 final class ChangeFeed {
   static final int DEFAULT_PAGE_SIZE = 100;
 
+  /** The header that asks for entries with {@code current} and {@code metadata}. */
+  static final String WIRE_FORMAT = "x-ms-cosmos-changefeed-wire-format-version";
+
   private ChangeFeed() {}
 
   /**
@@ -59,11 +62,12 @@ final class ChangeFeed {
     body.put("_rid", c.rid);
     ArrayNode docs = body.putArray("Documents");
     double charge = 0;
+    boolean withMetadata = h.getFirst(WIRE_FORMAT) != null;
     for (StoredItem item : page.items()) {
       try {
         ObjectNode doc = (ObjectNode) mapper.readTree(item.json());
         doc.put("_lsn", item.lsn());
-        docs.add(doc);
+        docs.add(withMetadata ? withMetadata(doc, item, mapper) : doc);
       } catch (IOException e) {
         throw new IllegalStateException("stored item is not JSON", e);
       }
@@ -79,6 +83,25 @@ final class ChangeFeed {
     reply.header("etag", etag(page.continuationLsn()));
     reply.header("x-ms-item-count", Integer.toString(docs.size()));
     return inRange(reply.withSession(c, c.lsn()), range);
+  }
+
+  /**
+   * An entry of the wire format the SDK asks for with {@value #WIRE_FORMAT} (its epk-based change
+   * feed processor does, in latest-version mode too): the item under {@code current}, and under
+   * {@code metadata} its LSN, its {@code _ts} as {@code crts}, whether it was created or replaced,
+   * and for a replace the LSN of the version before.
+   */
+  private static ObjectNode withMetadata(ObjectNode doc, StoredItem item, ObjectMapper mapper) {
+    ObjectNode entry = mapper.createObjectNode();
+    entry.set("current", doc);
+    ObjectNode metadata = entry.putObject("metadata");
+    metadata.put("lsn", item.lsn());
+    metadata.put("crts", item.ts());
+    metadata.put("operationType", item.previousLsn() == 0 ? "create" : "replace");
+    if (item.previousLsn() != 0) {
+      metadata.put("previousImageLSN", item.previousLsn());
+    }
+    return entry;
   }
 
   private static HttpReply inRange(HttpReply reply, Optional<Integer> range) {

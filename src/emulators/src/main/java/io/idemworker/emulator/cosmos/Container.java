@@ -609,7 +609,7 @@ final class Container {
           feed.forget(old);
         }
         for (StoredItem version : staged.values()) {
-          StoredItem item = version.committedAt(committed);
+          StoredItem item = version.committedAt(committed, partition.items.get(version.id()));
           StoredItem old = partition.items.put(item.id(), item);
           if (old != null && !old.rid().equals(item.rid())) {
             itemsByRid.remove(old.rid());

@@ -52,6 +52,7 @@ public final class CosmosEmulator implements AutoCloseable {
   private final Faults faults = new Faults();
   private final RequestStats stats = new RequestStats();
   private final Store store;
+  private final PartitionKeyRanges defaultRanges;
   // A document followed by more bytes is malformed, as the service's parser says.
   private final ObjectMapper mapper =
       new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
@@ -67,9 +68,8 @@ public final class CosmosEmulator implements AutoCloseable {
     this.key = b.key;
     this.purgeInterval = b.purgeInterval;
     this.maxConnections = b.maxConnections;
-    this.store =
-        new Store(
-            mapper, clock, new PartitionKeyRanges(b.partitionKeyRanges), b.rangesFromThroughput);
+    this.defaultRanges = new PartitionKeyRanges(b.partitionKeyRanges);
+    this.store = new Store(mapper, clock, defaultRanges, b.rangesFromThroughput);
     new MasterKeyAuth(key); // fail fast on a malformed key
   }
 
@@ -128,6 +128,22 @@ public final class CosmosEmulator implements AutoCloseable {
    *     partition key path
    */
   public void createContainer(String database, String container, String partitionKeyPath) {
+    createContainer(ContainerSettings.of(database, container, partitionKeyPath));
+  }
+
+  /**
+   * Creates a database (when missing) and a container in it with the settings given: its partition
+   * key ranges (else the emulator's default) and its default time to live (else off). Idempotent:
+   * an existing container is kept as it is when it has the partition key path, and the ranges and
+   * time to live the settings name.
+   *
+   * @throws IllegalArgumentException when an id is invalid, or the container exists with another
+   *     partition key path, number of ranges or time to live than the settings name
+   */
+  public void createContainer(ContainerSettings settings) {
+    Objects.requireNonNull(settings, "settings");
+    String database = settings.database();
+    String container = settings.container();
     synchronized (store) {
       Database db;
       try {
@@ -138,34 +154,55 @@ public final class CosmosEmulator implements AutoCloseable {
                 () -> store.createDatabase(mapper.createObjectNode().put("id", database)));
       }
       Database owner = db;
-      if (owner.containersByName.containsKey(container)) {
-        String existing =
-            owner
-                .containersByName
-                .get(container)
-                .properties()
-                .path("partitionKey")
-                .path("paths")
-                .path(0)
-                .asText();
-        if (!existing.equals(partitionKeyPath)) {
-          throw new IllegalArgumentException(
-              "container "
-                  + database
-                  + "/"
-                  + container
-                  + " exists with partition key "
-                  + existing
-                  + ", not "
-                  + partitionKeyPath);
-        }
+      Container existing = owner.containersByName.get(container);
+      if (existing != null) {
+        requireSame(settings, existing);
         return;
       }
       ObjectNode body = mapper.createObjectNode().put("id", container);
       ObjectNode key = body.putObject("partitionKey");
-      key.putArray("paths").add(partitionKeyPath);
+      key.putArray("paths").add(settings.partitionKeyPath());
       key.put("kind", "Hash").put("version", 2);
-      createOrReject(() -> store.createContainer(owner, body));
+      settings.defaultTimeToLive().ifPresent(ttl -> body.put("defaultTtl", ttl));
+      PartitionKeyRanges ranges =
+          settings.partitionKeyRanges() == 0
+              ? defaultRanges
+              : new PartitionKeyRanges(settings.partitionKeyRanges());
+      createOrReject(() -> store.createContainer(owner, body, ranges));
+    }
+  }
+
+  private static void requireSame(ContainerSettings settings, Container existing) {
+    String name = settings.database() + "/" + settings.container();
+    String path = existing.properties().path("partitionKey").path("paths").path(0).asText();
+    if (!path.equals(settings.partitionKeyPath())) {
+      throw new IllegalArgumentException(
+          "container "
+              + name
+              + " exists with partition key "
+              + path
+              + ", not "
+              + settings.partitionKeyPath());
+    }
+    if (settings.partitionKeyRanges() != 0
+        && settings.partitionKeyRanges() != existing.ranges.count()) {
+      throw new IllegalArgumentException(
+          "container "
+              + name
+              + " exists with "
+              + existing.ranges.count()
+              + " partition key ranges, not "
+              + settings.partitionKeyRanges());
+    }
+    if (settings.defaultTimeToLive().isPresent()
+        && !settings.defaultTimeToLive().get().equals(existing.defaultTtl())) {
+      throw new IllegalArgumentException(
+          "container "
+              + name
+              + " exists with default time to live "
+              + (existing.defaultTtl() == null ? "off" : existing.defaultTtl())
+              + ", not "
+              + settings.defaultTimeToLive().get());
     }
   }
 

@@ -84,10 +84,12 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
   public HttpReply apply(HttpRequest request) {
     Duration latency = Duration.ZERO;
     HttpReply reply;
+    String container = null;
     try {
       List<String> segs = segments(request.rawPath());
-      Operation op = admit(request, segs);
-      Faults.Outcome outcome = faults.onRequest(op);
+      container = containerScope(segs);
+      Operation op = admit(request, segs, container);
+      Faults.Outcome outcome = faults.onRequest(op, container, request.getFirst("User-Agent"));
       latency = outcome.latency();
       reply =
           outcome.failure().isPresent()
@@ -101,14 +103,43 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
       reply = error(new CosmosError(500, "The emulator failed on this request; see its log."));
     }
     holdUntil(request.arrivedNanos(), latency);
-    return finish(request, reply);
+    HttpReply finished = finish(request, reply, container);
+    if (LOG.isDebugEnabled()) {
+      LOG.debug(
+          "{} {} {} -> {} {}",
+          request.method(),
+          request.rawPath(),
+          request.headers(),
+          finished.status,
+          finished.body == null ? "" : new String(finished.body, StandardCharsets.UTF_8));
+    }
+    return finished;
+  }
+
+  /**
+   * The {@link Faults#scopeKey scope key} of the container a request is on ({@code
+   * dbs/{db}/colls/{container}/…}, by name or RID), for container-scoped faults and counters; null
+   * for a request on no container. A container that does not exist is keyed by the names as given.
+   */
+  private String containerScope(List<String> segs) {
+    if (segs.size() < 4 || !segs.get(0).equals("dbs") || !segs.get(2).equals("colls")) {
+      return null;
+    }
+    try {
+      Database db = store.database(segs.get(1));
+      return Faults.scopeKey(db.id, store.container(db, segs.get(3)).id);
+    } catch (CosmosError | IllegalArgumentException e) {
+      return segs.get(1).isBlank() || segs.get(3).isBlank()
+          ? null
+          : Faults.scopeKey(segs.get(1), segs.get(3));
+    }
   }
 
   /** Counts and authorises the request; what it is, for the faults to match. */
-  private Operation admit(HttpRequest request, List<String> segs) {
+  private Operation admit(HttpRequest request, List<String> segs, String container) {
     String method = request.method();
     Operation op = classify(method, segs, request);
-    stats.record(op);
+    stats.record(op, container);
     refuseUnserved(segs);
     authorize(method, segs, request);
     return op;
@@ -401,7 +432,7 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     return reply;
   }
 
-  private HttpReply finish(HttpRequest request, HttpReply reply) {
+  private HttpReply finish(HttpRequest request, HttpReply reply, String container) {
     String activity = request.getFirst("x-ms-activity-id");
     reply.headers.putIfAbsent("x-ms-activity-id", activity != null ? activity : randomUuid());
     reply.headers.put("x-ms-request-charge", Double.toString(reply.charge));
@@ -410,7 +441,7 @@ final class CosmosHandler implements Function<HttpRequest, HttpReply> {
     if (reply.body != null) {
       reply.headers.putIfAbsent("Content-Type", "application/json");
     }
-    stats.charge(reply.charge);
+    stats.charge(reply.charge, container);
     return reply;
   }
 

@@ -1,5 +1,6 @@
 package io.idemworker.emulator.cosmos;
 
+import io.idemworker.emulator.FaultOwner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -19,22 +20,95 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (nothing is written). A fault limited with {@link Fault#times(int)} disarms itself after that
  * many requests; others stay until {@link #clear()} or {@link #clear(Operation)}. Faulted requests
  * still count in {@link RequestStats}.
+ *
+ * <p><b>Scope.</b> {@link CosmosEmulator#faults()} is the emulator-wide switchboard: what it arms
+ * meets requests on every container (and the account and database requests). {@link
+ * #container(String, String)} gives a container's own: what it arms meets only requests on that
+ * container (its items, queries, change feed, batches, and its own metadata: the container and its
+ * partition key ranges), and its {@code failNth} counts only those requests, so tests that run in
+ * parallel on one emulator, each on containers of its own, do not meet each other's faults.
+ *
+ * <p><b>Owner.</b> A fault armed while a {@link FaultOwner} is open on the thread (the JUnit
+ * extension opens one per test) is disarmed when that owner closes, and no other is.
  */
 public final class Faults {
-  private final Map<Operation, List<Armed>> armed = new EnumMap<>(Operation.class);
+  private final Map<Operation, List<Armed>> armed;
+  private final String scope;
+  private final String client;
 
   Faults() {
+    this.armed = new EnumMap<>(Operation.class);
     for (Operation op : Operation.values()) {
       armed.put(op, new CopyOnWriteArrayList<>());
     }
+    this.scope = null;
+    this.client = null;
+  }
+
+  private Faults(Faults all, String scope, String client) {
+    this.armed = all.armed;
+    this.scope = scope;
+    this.client = client;
+  }
+
+  /**
+   * The switchboard of one container, by the ids of its database and itself (a container of that
+   * name need not exist yet; the scope follows the name, so a container deleted and created again
+   * keeps its faults). Arming there meets only requests on that container; clearing there disarms
+   * only what was armed there.
+   *
+   * @throws IllegalArgumentException when called on a container's switchboard, or an id is blank
+   */
+  public Faults container(String database, String container) {
+    if (scope != null) {
+      throw new IllegalArgumentException(
+          "container(...) is asked of the emulator's faults(), not of container " + scope);
+    }
+    return new Faults(this, scopeKey(database, container), client);
+  }
+
+  /**
+   * The switchboard of one client: what it arms meets only requests whose {@code User-Agent}
+   * contains {@code userAgentSuffix}, the text the client was built with ({@code
+   * CosmosClientBuilder.userAgentSuffix}). With it a test can cut one of several clients off (a
+   * host of a change feed processor that dies, say) while the others go on. Combines with {@link
+   * #container(String, String)}.
+   *
+   * @throws IllegalArgumentException when called on a client's switchboard, or the text is blank
+   */
+  public Faults client(String userAgentSuffix) {
+    if (client != null) {
+      throw new IllegalArgumentException(
+          "client(...) is asked of a switchboard without a client, not of client " + client);
+    }
+    if (userAgentSuffix == null || userAgentSuffix.isBlank()) {
+      throw new IllegalArgumentException("userAgentSuffix must not be blank");
+    }
+    return new Faults(this, scope, userAgentSuffix);
+  }
+
+  /** The key a container's scope is held under: its database's id, a slash, its id. */
+  static String scopeKey(String database, String container) {
+    for (String id : new String[] {database, container}) {
+      if (id == null || id.isBlank()) {
+        throw new IllegalArgumentException("database and container ids must not be blank");
+      }
+    }
+    return database + "/" + container;
   }
 
   /** Arms {@code fault} for every later request of {@code operation}. */
   public Faults inject(Operation operation, Fault fault) {
     Objects.requireNonNull(operation, "operation");
     Objects.requireNonNull(fault, "fault");
-    armed.get(operation).add(new Armed(fault, 0, fault.occurrences()));
+    arm(operation, new Armed(fault, 0, fault.occurrences(), scope, client));
     return this;
+  }
+
+  private void arm(Operation operation, Armed a) {
+    List<Armed> list = armed.get(operation);
+    list.add(a);
+    FaultOwner.register(() -> list.remove(a));
   }
 
   /**
@@ -79,24 +153,51 @@ public final class Faults {
     if (n < 1) {
       throw new IllegalArgumentException("n must be >= 1, got " + n);
     }
-    armed.get(operation).add(new Armed(fault, n, 1));
+    arm(operation, new Armed(fault, n, 1, scope, client));
     return this;
   }
 
-  /** Disarms every fault of every operation. */
+  /**
+   * Disarms every fault of every operation: on the emulator-wide switchboard every fault, those of
+   * containers included; on a container's, that container's.
+   */
   public Faults clear() {
-    armed.values().forEach(List::clear);
+    armed.values().forEach(this::clearIn);
     return this;
   }
 
-  /** Disarms every fault of {@code operation}. */
+  /** Disarms every fault of {@code operation}, in this switchboard's scope as {@link #clear()}. */
   public Faults clear(Operation operation) {
-    armed.get(operation).clear();
+    clearIn(armed.get(Objects.requireNonNull(operation, "operation")));
     return this;
   }
 
-  /** What a request of {@code operation} meets: total latency and the status fault, if any. */
+  private void clearIn(List<Armed> list) {
+    if (scope == null && client == null) {
+      list.clear();
+    } else {
+      list.removeIf(a -> Objects.equals(scope, a.scope) && Objects.equals(client, a.client));
+    }
+  }
+
+  /** What a request of {@code operation} on no container meets. */
   Outcome onRequest(Operation operation) {
+    return onRequest(operation, null, null);
+  }
+
+  /** What a request of {@code operation} on {@code container}, from no named client, meets. */
+  Outcome onRequest(Operation operation, String container) {
+    return onRequest(operation, container, null);
+  }
+
+  /**
+   * What a request of {@code operation} meets: total latency and the status fault, if any.
+   *
+   * @param container the {@link #scopeKey scope key} of the container the request is on, or null
+   *     for a request on no container
+   * @param userAgent the request's {@code User-Agent}, or null
+   */
+  Outcome onRequest(Operation operation, String container, String userAgent) {
     List<Armed> faults = armed.get(operation);
     if (faults.isEmpty()) {
       return Outcome.NONE;
@@ -105,6 +206,12 @@ public final class Faults {
     Fault failure = null;
     List<Armed> spent = new ArrayList<>();
     for (Armed a : faults) {
+      if (a.scope != null && !a.scope.equals(container)) {
+        continue;
+      }
+      if (a.client != null && (userAgent == null || !userAgent.contains(a.client))) {
+        continue;
+      }
       if (!a.due()) {
         continue;
       }
@@ -135,9 +242,13 @@ public final class Faults {
     final Fault fault;
     final AtomicInteger countdown;
     final AtomicInteger remaining;
+    final String scope;
+    final String client;
 
-    Armed(Fault fault, int nth, int times) {
+    Armed(Fault fault, int nth, int times, String scope, String client) {
       this.fault = fault;
+      this.scope = scope;
+      this.client = client;
       this.countdown = new AtomicInteger(nth);
       this.remaining = new AtomicInteger(times);
     }

@@ -73,7 +73,15 @@ final class QueryEngine {
             : Optional.of(c.ranges.parse(rangeHeader));
     long planned = System.nanoTime();
     List<StoredItem> items;
-    if (pk.isPresent()) {
+    if (!query.scansContainer()) {
+      // It reads no document, so it yields the same rows on every range: the first range answers
+      // for the container, the others yield nothing, and the SDK's merge has each row once.
+      boolean first = range.map(r -> c.ranges.minInclusive(r).isEmpty()).orElse(true);
+      items = List.of();
+      if (!first) {
+        query = emptyQuery(query);
+      }
+    } else if (pk.isPresent()) {
       items = c.partitionItems(pk.get());
     } else if (range.isPresent()) {
       int r = range.get();
@@ -109,6 +117,26 @@ final class QueryEngine {
     }
     range.ifPresent(r -> reply.header("x-ms-documentdb-partitionkeyrangeid", Integer.toString(r)));
     return reply.withSession(c, c.lsn());
+  }
+
+  /** A query that yields no row: {@code query} with {@code TOP 0}. */
+  private static SqlQuery emptyQuery(SqlQuery q) {
+    return new SqlQuery(
+        q.alias(),
+        q.from(),
+        Optional.of(
+            new SqlExpression.Literal(com.fasterxml.jackson.databind.node.IntNode.valueOf(0))),
+        q.distinct(),
+        q.value(),
+        q.selectAll(),
+        q.projections(),
+        q.where(),
+        q.groupBy(),
+        q.orderBy(),
+        q.offset(),
+        q.limit(),
+        q.aggregates(),
+        q.source());
   }
 
   private static boolean needsMerging(SqlQuery query) {
@@ -160,7 +188,23 @@ final class QueryEngine {
    */
   private record Row(JsonNode value, List<JsonNode> keys, long number) {}
 
+  /**
+   * A row before projection: its bindings (an object from alias to value; for the container's
+   * documents before binding, the document itself), its ORDER BY keys and the creation number of
+   * its document.
+   */
   private record Matched(JsonNode doc, List<JsonNode> keys, long number) {}
+
+  private static final ObjectMapper PLAIN = new ObjectMapper();
+
+  /**
+   * The rows of a sub-query in an expression ({@code EXISTS}, {@code ARRAY}, a scalar sub-query),
+   * run with the bindings of the row it is evaluated for; it reads no container.
+   */
+  static List<JsonNode> subquery(SqlQuery query, JsonNode bindings, Map<String, JsonNode> params) {
+    ObjectNode outer = bindings instanceof ObjectNode o ? o : PLAIN.createObjectNode();
+    return run(query, outer, List.of(), params, PLAIN).stream().map(Row::value).toList();
+  }
 
   /**
    * Runs {@code query} over resources that are not items (databases, containers, offers), in the
@@ -175,7 +219,9 @@ final class QueryEngine {
     for (int i = 0; i < resources.size(); i++) {
       docs.add(new Matched(resources.get(i), List.of(), i));
     }
-    return rows(query, docs, parameters, mapper).stream().map(Row::value).toList();
+    return run(query, mapper.createObjectNode(), docs, parameters, mapper).stream()
+        .map(Row::value)
+        .toList();
   }
 
   private static List<Row> evaluateRows(
@@ -192,13 +238,87 @@ final class QueryEngine {
         throw new IllegalStateException("stored item is not JSON", e);
       }
     }
-    return rows(query, docs, parameters, mapper);
+    return run(query, mapper.createObjectNode(), docs, parameters, mapper);
   }
 
-  private static List<Row> rows(
-      SqlQuery query, List<Matched> docs, Map<String, JsonNode> parameters, ObjectMapper mapper) {
+  /**
+   * Each row of the query's FROM: the outer bindings plus, for the root source and then each join,
+   * one value per alias (a join repeats the row for each of its values); a query without FROM has
+   * one row, the outer bindings.
+   */
+  private static List<Matched> bindings(
+      SqlQuery query,
+      ObjectNode outer,
+      List<Matched> container,
+      Map<String, JsonNode> parameters,
+      ObjectMapper mapper) {
+    if (query.from().isEmpty()) {
+      return List.of(new Matched(outer, List.of(), 0));
+    }
+    SqlQuery.From from = query.from().get();
+    List<Matched> rows = new ArrayList<>();
+    SqlQuery.FromItem root = from.root();
+    if (root instanceof SqlQuery.ContainerSource) {
+      for (Matched d : container) {
+        rows.add(new Matched(bind(outer, root.alias(), d.doc()), List.of(), d.number()));
+      }
+    } else {
+      Matched only = new Matched(outer, List.of(), 0);
+      for (JsonNode v : values(root, outer, container, parameters, mapper)) {
+        rows.add(new Matched(bind(outer, root.alias(), v), List.of(), only.number()));
+      }
+    }
+    for (SqlQuery.FromItem join : from.joins()) {
+      List<Matched> joined = new ArrayList<>();
+      for (Matched m : rows) {
+        ObjectNode env = (ObjectNode) m.doc();
+        for (JsonNode v : values(join, env, List.of(), parameters, mapper)) {
+          joined.add(new Matched(bind(env, join.alias(), v), List.of(), m.number()));
+        }
+      }
+      rows = joined;
+    }
+    return rows;
+  }
+
+  /** The values a non-container source gives its alias under {@code env}. */
+  private static List<JsonNode> values(
+      SqlQuery.FromItem source,
+      ObjectNode env,
+      List<Matched> container,
+      Map<String, JsonNode> parameters,
+      ObjectMapper mapper) {
+    if (source instanceof SqlQuery.InSource in) {
+      JsonNode collection = in.collection().evaluate(env, parameters);
+      List<JsonNode> out = new ArrayList<>();
+      if (collection.isArray()) {
+        collection.forEach(out::add);
+      }
+      return out;
+    }
+    SqlQuery sub = ((SqlQuery.SubquerySource) source).query();
+    return run(sub, env, container, parameters, mapper).stream().map(Row::value).toList();
+  }
+
+  private static ObjectNode bind(ObjectNode outer, String alias, JsonNode value) {
+    ObjectNode env = outer.objectNode();
+    env.setAll(outer);
+    env.set(alias, value);
+    return env;
+  }
+
+  /**
+   * Runs {@code query} with the outer bindings {@code outer} over {@code container}, the documents
+   * its container source reads (each as {@link Matched} with the bare document).
+   */
+  private static List<Row> run(
+      SqlQuery query,
+      ObjectNode outer,
+      List<Matched> container,
+      Map<String, JsonNode> parameters,
+      ObjectMapper mapper) {
     List<Matched> matched = new ArrayList<>();
-    for (Matched d : docs) {
+    for (Matched d : bindings(query, outer, container, parameters, mapper)) {
       JsonNode doc = d.doc();
       if (query.where().map(w -> w.matches(doc, parameters)).orElse(true)) {
         List<JsonNode> keys = new ArrayList<>();
@@ -213,7 +333,7 @@ final class QueryEngine {
     }
     if (!query.aggregates().isEmpty()) {
       // The aggregate row is the result set that TOP / OFFSET … LIMIT then apply to (TOP 0 → none).
-      return window(query, parameters, aggregate(query, matched, parameters, mapper));
+      return window(query, parameters, aggregate(query, outer, matched, parameters, mapper));
     }
     matched.sort((a, b) -> compare(query, a.keys(), a.number(), b.keys(), b.number()));
     List<Row> rows = new ArrayList<>();
@@ -313,10 +433,11 @@ final class QueryEngine {
 
   private static List<Row> aggregate(
       SqlQuery query,
+      ObjectNode outer,
       List<Matched> matched,
       Map<String, JsonNode> parameters,
       ObjectMapper mapper) {
-    return project(query, SqlExpression.UNDEFINED, bind(query, matched, parameters), mapper)
+    return project(query, outer, bind(query, matched, parameters), mapper)
         .map(v -> List.of(new Row(v, List.of(), 0)))
         .orElse(List.of());
   }
@@ -324,7 +445,20 @@ final class QueryEngine {
   private static Optional<JsonNode> project(
       SqlQuery query, JsonNode doc, Map<String, JsonNode> parameters, ObjectMapper mapper) {
     if (query.selectAll()) {
-      return Optional.of(doc);
+      List<String> aliases = query.visibleAliases();
+      if (aliases.size() == 1) {
+        JsonNode v = doc.path(aliases.get(0));
+        return v.isMissingNode() ? Optional.empty() : Optional.of(v);
+      }
+      // With JOINs, SELECT * is an object of every alias of the FROM clause.
+      ObjectNode row = mapper.createObjectNode();
+      for (String alias : aliases) {
+        JsonNode v = doc.path(alias);
+        if (!v.isMissingNode()) {
+          row.set(alias, v);
+        }
+      }
+      return Optional.of(row);
     }
     if (query.value()) {
       JsonNode v = query.projections().get(0).expression().evaluate(doc, parameters);

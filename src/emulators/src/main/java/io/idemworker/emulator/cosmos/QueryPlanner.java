@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -58,6 +59,22 @@ final class QueryPlanner {
     ObjectNode n = skeleton(query, mapper);
     ObjectNode info = (ObjectNode) n.get("queryInfo");
     SqlQuery.Source src = query.source();
+    Optional<SqlQuery> distinctCount = distinctCount(query);
+    if (distinctCount.isPresent()) {
+      // SELECT VALUE COUNT(1) FROM (SELECT DISTINCT …): each range returns the sub-query's rows;
+      // the SDK de-duplicates them over every range and counts (dCountInfo).
+      SqlQuery sub = distinctCount.get();
+      ObjectNode plan = crossPartition(sub, parameters, supportedFeatures, mapper);
+      ObjectNode subInfo = (ObjectNode) plan.get("queryInfo");
+      if (subInfo.path("rewrittenQuery").asText().isEmpty()) {
+        subInfo.put("rewrittenQuery", sub.source().text());
+      }
+      subInfo
+          .putObject("dCountInfo")
+          .put("dCountAlias", query.value() ? "" : query.projections().get(0).name());
+      subInfo.put("hasSelectValue", query.value());
+      return plan;
+    }
     if (!query.groupBy().isEmpty()) {
       groupBy(query, parameters, info);
       return n;
@@ -79,14 +96,17 @@ final class QueryPlanner {
           "rewrittenQuery",
           "SELECT "
               + payload
-              + "} AS payload FROM "
-              + src.from()
+              + "} AS payload"
+              + fromPart(src)
               + src.where().map(w -> " WHERE " + w).orElse(""));
       return n;
     }
     if (!query.aggregates().isEmpty()) {
       info.put("rewrittenQuery", aggregateRewrite(query, arrayPartials(supportedFeatures)));
       info.putArray("aggregates").add(operator(query.aggregates().get(0).function()));
+      if (query.distinct()) {
+        info.put("distinctType", "Unordered");
+      }
       // TOP and OFFSET/LIMIT apply to the one combined row, so the SDK takes them after
       // combining the partials; the ranges' queries carry neither.
       query.top().ifPresent(t -> info.put("top", QueryEngine.count(t, parameters, "TOP")));
@@ -196,8 +216,8 @@ final class QueryPlanner {
             + items
             + " AS groupByItems, "
             + payload
-            + " AS payload FROM "
-            + src.from()
+            + " AS payload"
+            + fromPart(src)
             + src.where().map(w -> " WHERE " + w).orElse("")
             + " GROUP BY "
             + groupBy);
@@ -247,8 +267,13 @@ final class QueryPlanner {
             .map(o -> "{\"item\": " + o.text() + "}")
             .collect(Collectors.joining(", ", "[", "]"));
     String payload;
-    if (query.selectAll()) {
-      payload = alias;
+    if (query.selectAll() && query.visibleAliases().size() == 1) {
+      payload = query.visibleAliases().get(0);
+    } else if (query.selectAll()) {
+      payload =
+          query.visibleAliases().stream()
+              .map(a -> quote(a) + ": " + a)
+              .collect(Collectors.joining(", ", "{", "}"));
     } else if (query.value()) {
       payload = query.projections().get(0).text();
     } else {
@@ -271,8 +296,8 @@ final class QueryPlanner {
         + items
         + " AS orderByItems, "
         + payload
-        + " AS payload FROM "
-        + src.from()
+        + " AS payload"
+        + fromPart(src)
         + " WHERE "
         + where
         + " ORDER BY "
@@ -299,23 +324,54 @@ final class QueryPlanner {
 
   private static String aggregateRewrite(SqlQuery query, boolean arrayPartials) {
     SqlExpression.Aggregate a = query.aggregates().get(0);
+    boolean extreme =
+        a.function() == SqlExpression.Aggregate.Function.MIN
+            || a.function() == SqlExpression.Aggregate.Function.MAX;
     if (!query.value()
         || query.aggregates().size() != 1
         || query.projections().get(0).expression() != a
-        || query.distinct()) {
+        || (query.distinct() && !extreme)) {
       throw CosmosError.badRequest(
           "Across partitions the idemworker Cosmos DB emulator serves aggregates as SELECT [TOP n]"
               + " VALUE COUNT|SUM|MIN|MAX|AVG(<expression>) FROM … [WHERE …] [OFFSET m LIMIT n]"
-              + " (without DISTINCT); set a partition key on the query for other forms.");
+              + " (DISTINCT with MIN and MAX only); set a partition key on the query for other"
+              + " forms.");
     }
     String partial = partial(a, argumentText(query.projections().get(0).text()));
     SqlQuery.Source src = query.source();
     String row = "{\"item\": " + partial + "}";
     return "SELECT VALUE "
         + (arrayPartials ? "[" + row + "]" : row)
-        + " FROM "
-        + src.from()
+        + fromPart(src)
         + src.where().map(w -> " WHERE " + w).orElse("");
+  }
+
+  /** {@code " FROM <clause>"}, or nothing for a query without FROM. */
+  private static String fromPart(SqlQuery.Source src) {
+    return src.from().isEmpty() ? "" : " FROM " + src.from();
+  }
+
+  /**
+   * The sub-query of a distinct count, {@code SELECT VALUE COUNT(1) FROM (SELECT DISTINCT …) x} (or
+   * {@code SELECT COUNT(1) AS n …}), with nothing else in the outer query.
+   */
+  private static Optional<SqlQuery> distinctCount(SqlQuery query) {
+    if (query.aggregates().size() != 1
+        || query.projections().size() != 1
+        || query.projections().get(0).expression() != query.aggregates().get(0)
+        || query.aggregates().get(0).function() != SqlExpression.Aggregate.Function.COUNT
+        || !(query.aggregates().get(0).argument() instanceof SqlExpression.Literal)
+        || query.where().isPresent()
+        || query.top().isPresent()
+        || query.limit().isPresent()
+        || query.distinct()
+        || query.from().isEmpty()
+        || !query.from().get().joins().isEmpty()
+        || !(query.from().get().root() instanceof SqlQuery.SubquerySource sub)
+        || !sub.query().distinct()) {
+      return Optional.empty();
+    }
+    return Optional.of(sub.query());
   }
 
   /** The partial result one range returns for aggregate {@code a} of {@code arg}. */

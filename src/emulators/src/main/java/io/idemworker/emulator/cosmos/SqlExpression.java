@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * A scalar expression of the Cosmos DB SQL dialect, evaluated against one document. Evaluation
@@ -32,6 +34,105 @@ sealed interface SqlExpression {
   default boolean matches(JsonNode document, Map<String, JsonNode> parameters) {
     JsonNode value = evaluate(document, parameters);
     return value.isBoolean() && value.booleanValue();
+  }
+
+  /**
+   * A filter written against one document ({@code FROM c WHERE …} of a patch): evaluates {@code
+   * inner}, whose paths start at their alias, with {@code alias} bound to the document.
+   */
+  record Rooted(String alias, SqlExpression inner) implements SqlExpression {
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      ObjectNode env = JsonNodeFactory.instance.objectNode();
+      env.set(alias, document);
+      return inner.evaluate(env, parameters);
+    }
+  }
+
+  /**
+   * {@code value LIKE pattern [ESCAPE 'c']}: {@code %} matches any run of characters, {@code _}
+   * one, {@code [abc]}, {@code [a-f]} and {@code [^abc]} one of a set (or not); the escape
+   * character makes the next one literal. Case-sensitive. Undefined unless both are strings.
+   */
+  record Like(SqlExpression value, SqlExpression pattern, Optional<SqlExpression> escape)
+      implements SqlExpression {
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      JsonNode v = value.evaluate(document, parameters);
+      JsonNode p = pattern.evaluate(document, parameters);
+      if (!v.isTextual() || !p.isTextual()) {
+        return UNDEFINED;
+      }
+      Character esc = null;
+      if (escape.isPresent()) {
+        JsonNode e = escape.get().evaluate(document, parameters);
+        if (!e.isTextual() || e.textValue().length() != 1) {
+          return UNDEFINED;
+        }
+        esc = e.textValue().charAt(0);
+      }
+      return BooleanNode.valueOf(regex(p.textValue(), esc).matcher(v.textValue()).matches());
+    }
+
+    static Pattern regex(String like, Character escape) {
+      StringBuilder re = new StringBuilder();
+      int i = 0;
+      while (i < like.length()) {
+        char ch = like.charAt(i++);
+        if (escape != null && ch == escape && i < like.length()) {
+          re.append(Pattern.quote(String.valueOf(like.charAt(i++))));
+        } else if (ch == '%') {
+          re.append("(?s:.*)");
+        } else if (ch == '_') {
+          re.append("(?s:.)");
+        } else if (ch == '[' && like.indexOf(']', i) > i) {
+          int close = like.indexOf(']', i);
+          String set = like.substring(i, close);
+          i = close + 1;
+          boolean negate = set.startsWith("^");
+          if (negate) {
+            set = set.substring(1);
+          }
+          StringBuilder cls = new StringBuilder(negate ? "[^" : "[");
+          for (int k = 0; k < set.length(); k++) {
+            char c = set.charAt(k);
+            boolean range = c == '-' && k > 0 && k < set.length() - 1;
+            cls.append(range ? "-" : Character.isLetterOrDigit(c) ? String.valueOf(c) : "\\" + c);
+          }
+          re.append(cls).append(']');
+        } else {
+          re.append(Pattern.quote(String.valueOf(ch)));
+        }
+      }
+      return Pattern.compile(re.toString());
+    }
+  }
+
+  /** {@code EXISTS(SELECT …)}: whether the sub-query, run with the outer bindings, yields a row. */
+  record Exists(SqlQuery query) implements SqlExpression {
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      return BooleanNode.valueOf(!QueryEngine.subquery(query, document, parameters).isEmpty());
+    }
+  }
+
+  /** {@code ARRAY(SELECT …)}: the sub-query's rows, run with the outer bindings, as an array. */
+  record ArrayQuery(SqlQuery query) implements SqlExpression {
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      ArrayNode out = JsonNodeFactory.instance.arrayNode();
+      QueryEngine.subquery(query, document, parameters).forEach(out::add);
+      return out;
+    }
+  }
+
+  /** {@code (SELECT …)} as a value: the sub-query's first row, or undefined when it has none. */
+  record Scalar(SqlQuery query) implements SqlExpression {
+    @Override
+    public JsonNode evaluate(JsonNode document, Map<String, JsonNode> parameters) {
+      List<JsonNode> rows = QueryEngine.subquery(query, document, parameters);
+      return rows.isEmpty() ? UNDEFINED : rows.get(0);
+    }
   }
 
   /** A constant: number, string, boolean or null. */
@@ -62,8 +163,9 @@ sealed interface SqlExpression {
   }
 
   /**
-   * A property path from the document root: {@code c.a.b}, {@code c["x"]}, {@code c.items[0]}. Each
-   * step is a {@code String} (object property) or an {@code Integer} (array index).
+   * A property path: {@code c.a.b}, {@code c["x"]}, {@code c.items[0]}, evaluated from the query's
+   * bindings, so its first step is the alias ({@code "c"}). Each step is a {@code String} (object
+   * property) or an {@code Integer} (array index).
    */
   record Path(List<Object> steps) implements SqlExpression {
     public Path {

@@ -15,21 +15,42 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Parses the subset of the Cosmos DB SQL dialect the emulator serves: patch filter predicates
- * ({@code FROM c WHERE …}) and single-container queries ({@code SELECT [TOP n] [VALUE] … FROM c
- * [WHERE …] [GROUP BY …] [ORDER BY …] [OFFSET m LIMIT n]}). Anything outside the subset is refused
- * with a 400 whose message names the construct. Stateless and thread-safe.
+ * Parses the Cosmos DB SQL dialect the emulator serves: patch filter predicates ({@code FROM c
+ * WHERE …}) and queries ({@code SELECT [DISTINCT] [TOP n] [VALUE] … [FROM c [JOIN x IN c.path |
+ * JOIN (SELECT …) x]…] [WHERE …] [GROUP BY …] [ORDER BY …] [OFFSET m LIMIT n]}), with sub-queries
+ * in FROM, in JOIN and as values ({@code (SELECT …)}, {@code EXISTS(SELECT …)}, {@code ARRAY(SELECT
+ * …)}), {@code LIKE}, and queries without FROM. Anything outside is refused with a 400 whose
+ * message names the construct. Paths start at their alias ({@link SqlExpression.Path}); a name no
+ * FROM of this query or an enclosing one binds is refused. Stateless and thread-safe.
  */
 final class SqlParser {
-  private static final Set<String> UNSUPPORTED_KEYWORDS =
-      Set.of("JOIN", "GROUP", "DISTINCT", "LIKE", "EXISTS", "ARRAY");
-
   private final List<Token> tokens;
   private final String text;
   private int pos;
-  private String alias = "";
-  private boolean inSelect;
-  private final List<SqlExpression.Aggregate> aggregates = new ArrayList<>();
+  private int aggregateIds;
+  private Level level = new Level(null);
+
+  /** The names one query (a sub-query's level sees its enclosing levels' too) binds. */
+  private static final class Level {
+    final Level outer;
+    final List<String> aliases = new ArrayList<>();
+    final List<SqlExpression.Aggregate> aggregates = new ArrayList<>();
+    boolean inSelect;
+
+    Level(Level outer) {
+      this.outer = outer;
+    }
+
+    boolean resolves(String name) {
+      return aliases.contains(name) || (outer != null && outer.resolves(name));
+    }
+
+    List<String> visible() {
+      List<String> all = new ArrayList<>(outer == null ? List.of() : outer.visible());
+      all.addAll(aliases);
+      return all;
+    }
+  }
 
   private SqlParser(String text) {
     this.text = text;
@@ -44,11 +65,20 @@ final class SqlParser {
   static SqlExpression parseFilter(String condition) {
     SqlParser p = new SqlParser(condition);
     p.expectKeyword("FROM");
-    p.alias = p.fromClause();
+    String alias = p.expectIdentifier();
+    if (p.acceptKeyword("AS")) {
+      alias = p.expectIdentifier();
+    } else if (p.peek(Kind.IDENTIFIER)) {
+      alias = p.expectIdentifier();
+    }
+    if (p.peekKeyword("JOIN") || p.peekKeyword("IN") || p.peek(Kind.SYMBOL, ",")) {
+      throw unsupported("JOIN or IN in a patch condition");
+    }
+    p.level.aliases.add(alias);
     p.expectKeyword("WHERE");
     SqlExpression where = p.expression();
     p.expectEnd();
-    return where;
+    return new SqlExpression.Rooted(alias, where);
   }
 
   /**
@@ -58,10 +88,31 @@ final class SqlParser {
    */
   static SqlQuery parseQuery(String query) {
     SqlParser p = new SqlParser(query);
-    return p.query();
+    SqlQuery q = p.query(false, true);
+    p.expectEnd();
+    return q;
   }
 
-  private SqlQuery query() {
+  /**
+   * One query, from SELECT to its end: the whole text, or (nested) the closing parenthesis the
+   * caller then reads.
+   *
+   * @param containerAllowed whether its FROM may name the container (the statement, and the
+   *     sub-queries in the root FROM of one that may); other sub-queries read what their enclosing
+   *     query binds
+   */
+  private SqlQuery query(boolean nested, boolean containerAllowed) {
+    Level enclosing = level;
+    level = new Level(nested ? enclosing : null);
+    try {
+      return queryAtLevel(nested, containerAllowed);
+    } finally {
+      level = enclosing;
+    }
+  }
+
+  private SqlQuery queryAtLevel(boolean nested, boolean containerAllowed) {
+    int queryStart = peekToken().start();
     expectKeyword("SELECT");
     boolean distinct = acceptKeyword("DISTINCT");
     Optional<SqlExpression> top = Optional.empty();
@@ -75,14 +126,19 @@ final class SqlParser {
     if (!value && accept(Kind.SYMBOL, "*")) {
       star = true;
     } else {
-      // The alias is only known after FROM: skip to it, then come back for the projections.
-      skipToKeyword("FROM");
+      // The aliases are only known after FROM: skip to it, then come back for the projections.
+      skipSelectList();
     }
     int selectEnd = pos;
-    expectKeyword("FROM");
-    int fromStart = peekToken().start();
-    alias = fromClause();
-    String from = text.substring(fromStart, previousEnd());
+    Optional<SqlQuery.From> from = Optional.empty();
+    String fromText = "";
+    if (acceptKeyword("FROM")) {
+      int fromStart = peekToken().start();
+      from = Optional.of(fromClause(containerAllowed));
+      fromText = text.substring(fromStart, previousEnd());
+    } else if (star) {
+      throw CosmosError.badRequest("'SELECT *' is not valid if FROM clause is omitted.");
+    }
     Optional<SqlExpression> where = Optional.empty();
     Optional<String> whereText = Optional.empty();
     if (acceptKeyword("WHERE")) {
@@ -121,7 +177,7 @@ final class SqlParser {
     }
     Optional<SqlExpression> offset = Optional.empty();
     Optional<SqlExpression> limit = Optional.empty();
-    int offsetStart = text.length();
+    int offsetStart = -1;
     if (peekKeyword("OFFSET")) {
       offsetStart = peekToken().start();
       pos++;
@@ -132,15 +188,19 @@ final class SqlParser {
     if (peekKeyword("GROUP")) {
       throw CosmosError.badRequest("Syntax error: GROUP BY goes before ORDER BY and OFFSET.");
     }
-    expectEnd();
+    int queryEnd = nested ? previousEnd() : text.length();
+    if (nested && !peek(Kind.SYMBOL, ")")) {
+      throw syntaxError();
+    }
     if (!star) {
       int end = pos;
       pos = selectStart;
-      inSelect = true;
-      projections = projections(value, selectEnd);
-      inSelect = false;
+      level.inSelect = true;
+      projections = projections(value, selectEnd, from);
+      level.inSelect = false;
       pos = end;
     }
+    List<SqlExpression.Aggregate> aggregates = level.aggregates;
     if (!aggregates.isEmpty() && !orderBy.isEmpty()) {
       throw unsupported("an aggregate with ORDER BY");
     }
@@ -148,9 +208,14 @@ final class SqlParser {
       throw unsupported(star ? "SELECT * with GROUP BY" : "GROUP BY with ORDER BY");
     }
     SqlQuery.Source source =
-        new SqlQuery.Source(text, from, whereText, text.substring(0, offsetStart));
+        new SqlQuery.Source(
+            text.substring(queryStart, queryEnd),
+            fromText,
+            whereText,
+            text.substring(queryStart, offsetStart < 0 ? queryEnd : offsetStart));
     return new SqlQuery(
-        alias,
+        from.map(SqlParser::documentAlias).orElse(""),
+        from,
         top,
         distinct,
         value,
@@ -165,11 +230,144 @@ final class SqlParser {
         source);
   }
 
+  /** The alias of the container's documents, or the root alias when it is not the container. */
+  private static String documentAlias(SqlQuery.From from) {
+    return from.root().alias();
+  }
+
+  /**
+   * {@code FROM} up to the next clause: a root source, then any number of {@code JOIN}s. The root
+   * is the container ({@code c}, {@code root r}, {@code c IN root.children} over each document's
+   * array), a sub-query ({@code (SELECT …) p}) or, in a sub-query, {@code x IN <outer path>}.
+   */
+  private SqlQuery.From fromClause(boolean containerAllowed) {
+    SqlQuery.FromItem root;
+    List<SqlQuery.FromItem> joins = new ArrayList<>();
+    if (accept(Kind.SYMBOL, "(")) {
+      root = subquerySource(containerAllowed);
+    } else {
+      String first = expectIdentifier();
+      if (acceptKeyword("IN")) {
+        Token head = peekToken();
+        if (containerAllowed
+            && head.kind() == Kind.IDENTIFIER
+            && !level.resolves(head.text())
+            && !peek2(Kind.SYMBOL, "(")) {
+          // FROM x IN c.children: the container, named to reach into each document's array.
+          root = new SqlQuery.ContainerSource(head.text(), true);
+          level.aliases.add(head.text());
+          joins.add(new SqlQuery.InSource(first, bind(first, operand())));
+        } else {
+          root = new SqlQuery.InSource(first, bind(first, operand()));
+        }
+      } else {
+        String alias = first;
+        if (acceptKeyword("AS")) {
+          alias = expectIdentifier();
+        } else if (peek(Kind.IDENTIFIER)) {
+          alias = expectIdentifier();
+        }
+        if (!containerAllowed) {
+          throw CosmosError.badRequest(
+              "A sub-query reads what its enclosing query binds: write 'x IN "
+                  + first
+                  + ".path' or a sub-query in its FROM, not the container '"
+                  + first
+                  + "'.");
+        }
+        if (peek(Kind.SYMBOL, ".") || peek(Kind.SYMBOL, "[")) {
+          throw unsupported("a path in FROM (FROM c.path): use JOIN x IN c.path");
+        }
+        root = new SqlQuery.ContainerSource(alias, false);
+        level.aliases.add(alias);
+      }
+    }
+    if (root instanceof SqlQuery.SubquerySource s) {
+      level.aliases.add(s.alias());
+    }
+    while (true) {
+      if (peek(Kind.SYMBOL, ",")) {
+        throw unsupported("a list of sources in FROM (FROM a, b): use JOIN");
+      }
+      if (!acceptKeyword("JOIN")) {
+        break;
+      }
+      if (accept(Kind.SYMBOL, "(")) {
+        SqlQuery.SubquerySource s = subquerySource(false);
+        level.aliases.add(s.alias());
+        joins.add(s);
+      } else {
+        String alias = expectIdentifier();
+        expectKeyword("IN");
+        joins.add(new SqlQuery.InSource(alias, bind(alias, operand())));
+      }
+    }
+    return new SqlQuery.From(root, joins);
+  }
+
+  /** Registers {@code alias} (bound from now on) and answers {@code source}. */
+  private SqlExpression bind(String alias, SqlExpression source) {
+    if (level.aliases.contains(alias)) {
+      throw CosmosError.badRequest("The alias '" + alias + "' is bound twice in one FROM.");
+    }
+    level.aliases.add(alias);
+    return source;
+  }
+
+  /** {@code (SELECT …) [AS] alias}, read after the opening parenthesis. */
+  private SqlQuery.SubquerySource subquerySource(boolean containerAllowed) {
+    if (!peekKeyword("SELECT")) {
+      throw syntaxError();
+    }
+    SqlQuery sub = query(true, containerAllowed);
+    expect(Kind.SYMBOL, ")");
+    if (acceptKeyword("AS") || peek(Kind.IDENTIFIER)) {
+      return new SqlQuery.SubquerySource(expectIdentifier(), sub);
+    }
+    // FROM (SELECT …) without an alias: its rows are read, but cannot be named.
+    return new SqlQuery.SubquerySource("$subquery" + aggregateIds++, sub);
+  }
+
+  private boolean peek2(Kind kind, String tokenText) {
+    if (pos + 1 >= tokens.size()) {
+      return false;
+    }
+    Token t = tokens.get(pos + 1);
+    return t.kind() == kind && t.text().equals(tokenText);
+  }
+
+  /**
+   * Moves past the SELECT list: to the first FROM, WHERE, GROUP, ORDER or OFFSET outside brackets,
+   * or to the end of the query (its closing parenthesis when nested).
+   */
+  private void skipSelectList() {
+    Set<String> clauses = Set.of("FROM", "WHERE", "GROUP", "ORDER", "OFFSET");
+    int depth = 0;
+    while (pos < tokens.size()) {
+      Token t = tokens.get(pos);
+      if (t.kind() == Kind.SYMBOL && (t.text().equals("(") || t.text().equals("["))) {
+        depth++;
+      } else if (t.kind() == Kind.SYMBOL && (t.text().equals(")") || t.text().equals("]"))) {
+        if (depth == 0) {
+          return;
+        }
+        depth--;
+      } else if (depth == 0
+          && t.kind() == Kind.KEYWORD
+          && clauses.contains(t.text())
+          && !(pos > 0 && tokens.get(pos - 1).text().equals("."))) {
+        return;
+      }
+      pos++;
+    }
+  }
+
   private int previousEnd() {
     return pos == 0 ? 0 : tokens.get(pos - 1).end();
   }
 
-  private List<SqlQuery.Projection> projections(boolean value, int end) {
+  private List<SqlQuery.Projection> projections(
+      boolean value, int end, Optional<SqlQuery.From> from) {
     List<SqlQuery.Projection> result = new ArrayList<>();
     if (pos == end) {
       throw syntaxError();
@@ -187,7 +385,7 @@ final class SqlParser {
       } else if (peek(Kind.IDENTIFIER) && pos < end) {
         name = expectIdentifier();
       } else {
-        name = impliedName(e, result.size() + 1, alias);
+        name = impliedName(e, result.size() + 1);
       }
       result.add(new SqlQuery.Projection(e, name, exprText));
       if (pos >= end) {
@@ -204,11 +402,8 @@ final class SqlParser {
     return result;
   }
 
-  private static String impliedName(SqlExpression e, int ordinal, String alias) {
+  private static String impliedName(SqlExpression e, int ordinal) {
     if (e instanceof SqlExpression.Path path) {
-      if (path.steps().isEmpty()) {
-        return alias;
-      }
       Object last = path.steps().get(path.steps().size() - 1);
       if (last instanceof String name) {
         return name;
@@ -227,23 +422,6 @@ final class SqlParser {
     }
     throw CosmosError.badRequest(
         clause + " expects a non-negative integer or a parameter, near '" + t.text() + "'.");
-  }
-
-  private String fromClause() {
-    String first = expectIdentifier();
-    String name = first;
-    if (acceptKeyword("AS")) {
-      name = expectIdentifier();
-    } else if (peek(Kind.IDENTIFIER)) {
-      name = expectIdentifier();
-    }
-    if (peekKeyword("JOIN") || peek(Kind.SYMBOL, ",")) {
-      throw unsupported("JOIN");
-    }
-    if (peekKeyword("IN")) {
-      throw unsupported("FROM … IN");
-    }
-    return name;
   }
 
   private SqlExpression expression() {
@@ -296,7 +474,7 @@ final class SqlParser {
         && t.text().equals("NOT")
         && pos + 1 < tokens.size()
         && tokens.get(pos + 1).kind() == Kind.KEYWORD
-        && Set.of("IN", "BETWEEN").contains(tokens.get(pos + 1).text())) {
+        && Set.of("IN", "BETWEEN", "LIKE").contains(tokens.get(pos + 1).text())) {
       pos++;
       negated = true;
       t = peekToken();
@@ -318,10 +496,16 @@ final class SqlParser {
               new SqlExpression.Comparison(SqlExpression.Comparison.Operator.LE, left, operand()));
       return negated ? new SqlExpression.Not(between) : between;
     }
-    if (t.kind() == Kind.KEYWORD
-        && UNSUPPORTED_KEYWORDS.contains(t.text())
-        && !t.text().equals("GROUP")) {
-      throw unsupported(t.text());
+    if (t.kind() == Kind.KEYWORD && t.text().equals("LIKE")) {
+      pos++;
+      SqlExpression pattern = operand();
+      Optional<SqlExpression> escape = Optional.empty();
+      if (peek(Kind.IDENTIFIER) && peekToken().text().equalsIgnoreCase("ESCAPE")) {
+        pos++;
+        escape = Optional.of(operand());
+      }
+      SqlExpression like = new SqlExpression.Like(left, pattern, escape);
+      return negated ? new SqlExpression.Not(like) : like;
     }
     return left;
   }
@@ -383,16 +567,17 @@ final class SqlParser {
           case "FALSE" -> new SqlExpression.Literal(BooleanNode.FALSE);
           case "NULL" -> new SqlExpression.Literal(NullNode.getInstance());
           case "UNDEFINED" -> new SqlExpression.Literal(SqlExpression.UNDEFINED);
-          default ->
-              throw UNSUPPORTED_KEYWORDS.contains(t.text())
-                  ? unsupported(t.text())
-                  : syntaxError(t);
+          case "EXISTS" -> new SqlExpression.Exists(parenthesisedSubquery(t));
+          case "ARRAY" -> new SqlExpression.ArrayQuery(parenthesisedSubquery(t));
+          default -> throw syntaxError(t);
         };
       }
       case SYMBOL -> {
         if (t.text().equals("(")) {
           if (peekKeyword("SELECT")) {
-            throw unsupported("sub-queries");
+            SqlQuery sub = subqueryWithAggregatesOfItsOwn();
+            expect(Kind.SYMBOL, ")");
+            return new SqlExpression.Scalar(sub);
           }
           SqlExpression inner = expression();
           expect(Kind.SYMBOL, ")");
@@ -424,15 +609,17 @@ final class SqlParser {
         if (peek(Kind.SYMBOL, "(")) {
           return call(t);
         }
-        if (!t.text().equals(alias)) {
+        if (!level.resolves(t.text())) {
           throw CosmosError.badRequest(
               "Identifier '"
                   + t.text()
-                  + "' could not be resolved: paths start at '"
-                  + alias
-                  + "'.");
+                  + "' could not be resolved"
+                  + (level.visible().isEmpty()
+                      ? ": the query binds no name (it has no FROM)."
+                      : ": paths start at " + level.visible() + ".")
+                  + "");
         }
-        return path();
+        return path(t.text());
       }
       default -> throw syntaxError(t);
     }
@@ -457,8 +644,26 @@ final class SqlParser {
     return new SqlExpression.ObjectLiteral(properties);
   }
 
-  private SqlExpression path() {
+  /** {@code EXISTS(…)} or {@code ARRAY(…)}: the sub-query between the parentheses. */
+  private SqlQuery parenthesisedSubquery(Token keyword) {
+    expect(Kind.SYMBOL, "(");
+    if (!peekKeyword("SELECT")) {
+      throw CosmosError.badRequest(
+          "Syntax error: " + keyword.text() + " takes a sub-query, " + near(peekToken()) + ".");
+    }
+    SqlQuery sub = subqueryWithAggregatesOfItsOwn();
+    expect(Kind.SYMBOL, ")");
+    return sub;
+  }
+
+  /** A sub-query in an expression, which may aggregate even outside a SELECT clause. */
+  private SqlQuery subqueryWithAggregatesOfItsOwn() {
+    return query(true, false);
+  }
+
+  private SqlExpression path(String alias) {
     List<Object> steps = new ArrayList<>();
+    steps.add(alias);
     while (true) {
       if (accept(Kind.SYMBOL, ".")) {
         steps.add(expectIdentifierOrKeyword());
@@ -528,7 +733,7 @@ final class SqlParser {
   }
 
   private SqlExpression aggregate(SqlExpression.Aggregate.Function function) {
-    if (!inSelect) {
+    if (!level.inSelect) {
       throw CosmosError.badRequest(
           "The aggregate " + function + " is allowed in the SELECT clause only.");
     }
@@ -536,12 +741,13 @@ final class SqlParser {
     if (peekKeyword("DISTINCT")) {
       throw unsupported(function + "(DISTINCT …)");
     }
-    inSelect = false; // no aggregate inside an aggregate
+    level.inSelect = false; // no aggregate inside an aggregate
     SqlExpression argument = expression();
-    inSelect = true;
+    level.inSelect = true;
     expect(Kind.SYMBOL, ")");
-    SqlExpression.Aggregate a = new SqlExpression.Aggregate(function, argument, aggregates.size());
-    aggregates.add(a);
+    // Slots are unique in the statement: a sub-query's aggregates never shadow its query's.
+    SqlExpression.Aggregate a = new SqlExpression.Aggregate(function, argument, aggregateIds++);
+    level.aggregates.add(a);
     return a;
   }
 
@@ -549,25 +755,6 @@ final class SqlParser {
     return f.minArguments == f.maxArguments
         ? Integer.toString(f.minArguments)
         : f.minArguments + " to " + f.maxArguments;
-  }
-
-  private void skipToKeyword(String keyword) {
-    int depth = 0;
-    while (pos < tokens.size()) {
-      Token t = tokens.get(pos);
-      if (t.kind() == Kind.SYMBOL && (t.text().equals("(") || t.text().equals("["))) {
-        depth++;
-      } else if (t.kind() == Kind.SYMBOL && (t.text().equals(")") || t.text().equals("]"))) {
-        depth--;
-      } else if (depth == 0
-          && t.kind() == Kind.KEYWORD
-          && t.text().equals(keyword)
-          && !(pos > 0 && tokens.get(pos - 1).text().equals("."))) {
-        return;
-      }
-      pos++;
-    }
-    throw CosmosError.badRequest("Syntax error: the query has no " + keyword + " clause.");
   }
 
   private Token end() {
@@ -648,9 +835,6 @@ final class SqlParser {
   private void expectEnd() {
     Token t = peekToken();
     if (t.kind() != Kind.END) {
-      if (t.kind() == Kind.KEYWORD && UNSUPPORTED_KEYWORDS.contains(t.text())) {
-        throw unsupported(t.text());
-      }
       throw syntaxError(t);
     }
   }
@@ -672,7 +856,7 @@ final class SqlParser {
         "The query uses "
             + construct
             + ", which the idemworker Cosmos DB emulator does not support (it serves SELECT"
-            + " [DISTINCT] [TOP n] */property lists/VALUE, COUNT/SUM/MIN/MAX/AVG, one FROM alias,"
-            + " WHERE, ORDER BY property paths, OFFSET…LIMIT).");
+            + " [DISTINCT] [TOP n] */property lists/VALUE, COUNT/SUM/MIN/MAX/AVG, FROM with JOIN …"
+            + " IN and sub-queries, WHERE, GROUP BY, ORDER BY property paths, OFFSET…LIMIT).");
   }
 }

@@ -75,8 +75,10 @@
  *
  * {@link io.idemworker.emulator.cosmos.Faults} injects statuses, sub-statuses, retry-after delays
  * and latency per {@link io.idemworker.emulator.cosmos.Operation}, for N occurrences, until
- * cleared, or on the N-th request; {@link io.idemworker.emulator.cosmos.RequestStats} counts
- * requests by operation and sums the request charge. All public types are thread-safe unless stated
+ * cleared, or on the N-th request, on the whole emulator, one container ({@code
+ * faults().container(db, c)}) or one client ({@code faults().client(userAgentSuffix)}); {@link
+ * io.idemworker.emulator.cosmos.RequestStats} counts requests by operation and sums the request
+ * charge, for the emulator or one container. All public types are thread-safe unless stated
  * otherwise.
  */
 package io.idemworker.emulator.cosmos;

@@ -29,10 +29,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <p>Entities are created before the first test of the class and are idempotent (an existing entity
  * keeps its settings), so classes sharing emulators may declare the same ones. After each test the
- * fault controls of every running emulator are cleared. Declaring something the emulators do not
- * serve (an auto-forwarding queue in a {@code Config.json}, a malformed declaration) fails the
- * class with an {@link org.junit.jupiter.api.extension.ExtensionConfigurationException} that names
- * the declaration.
+ * faults that test armed (on its own thread, in {@code @BeforeEach}, the test or
+ * {@code @AfterEach}) are disarmed, and no others, so tests running in parallel keep theirs;
+ * whenever no test of the emulators is running, every fault is cleared. Declaring something the
+ * emulators do not serve (an auto-forwarding queue in a {@code Config.json}, a malformed
+ * declaration) fails the class with an {@link
+ * org.junit.jupiter.api.extension.ExtensionConfigurationException} that names the declaration.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
@@ -66,7 +68,24 @@ public @interface AzureEmulators {
   /** How long the emulators live; {@link Sharing#PER_RUN} by default. */
   Sharing sharing() default Sharing.PER_RUN;
 
-  /** Queues to create with the emulator's defaults (PT1M lock, 10 deliveries), by name. */
+  /**
+   * Queues to create, each a name followed by options separated by spaces, for instance {@code
+   * "orders lockDuration=30s maxDeliveryCount=3 sessions duplicateDetection=10m"}. Options, keys in
+   * any case:
+   *
+   * <ul>
+   *   <li>{@code lockDuration=30s}: LockDuration (default 1 minute);
+   *   <li>{@code maxDeliveryCount=3}: MaxDeliveryCount (default 10);
+   *   <li>{@code sessions}: RequiresSession;
+   *   <li>{@code duplicateDetection} or {@code duplicateDetection=10m}: RequiresDuplicateDetection,
+   *       with its history window (default 10 minutes);
+   *   <li>{@code ttl=1h}: DefaultMessageTimeToLive (default 14 days);
+   *   <li>{@code deadLetterOnExpiry}: DeadLetteringOnMessageExpiration.
+   * </ul>
+   *
+   * Durations are {@code 500ms}, {@code 30s}, {@code 10m}, {@code 1h}, {@code 2d} or ISO-8601
+   * ({@code PT30S}); a flag also takes {@code =true} or {@code =false}.
+   */
   String[] queues() default {};
 
   /**
@@ -77,7 +96,20 @@ public @interface AzureEmulators {
 
   /**
    * Cosmos DB containers to create, each {@code database/container:/partitionKeyPath} (the database
-   * is created when missing).
+   * is created when missing) followed by options separated by spaces, for instance {@code
+   * "shop/orders:/orderId ranges=3 ttl=60s"}:
+   *
+   * <ul>
+   *   <li>{@code ranges=3}: the container's partition key ranges, 1 to 64 (default: the emulator's,
+   *       one), so that the SDK fans cross-partition queries and the change feed out over them and
+   *       merges the answers;
+   *   <li>{@code ttl=60s} (or {@code ttl=60}, {@code ttl=2m}): the container's {@code defaultTtl}
+   *       in whole seconds; {@code ttl=-1} or {@code ttl=on} switches time to live on without a
+   *       default expiry (items expire by their own {@code ttl}). Without it time to live is off.
+   * </ul>
+   *
+   * A container that exists already is kept when it has the path and the options named, and fails
+   * the class otherwise.
    */
   String[] containers() default {};
 

@@ -17,6 +17,7 @@ final class EmulatorSet implements AutoCloseable {
   private ServiceBusEmulator serviceBus;
   private CosmosEmulator cosmos;
   private PaymentProviderEmulator payments;
+  private int testsRunning;
 
   synchronized Emulators ensure(boolean wantServiceBus, boolean wantCosmos, boolean wantPayments) {
     if (wantServiceBus && serviceBus == null) {
@@ -37,6 +38,23 @@ final class EmulatorSet implements AutoCloseable {
         wantServiceBus ? Optional.of(serviceBus) : Optional.empty(),
         wantCosmos ? Optional.of(cosmos) : Optional.empty(),
         wantPayments ? Optional.of(payments) : Optional.empty());
+  }
+
+  /** Notes that a test on these emulators begins. */
+  synchronized void testStarted() {
+    testsRunning++;
+  }
+
+  /**
+   * Notes that a test on these emulators ended; when none is running any more, clears every fault
+   * (those armed off a test's thread or in {@code @BeforeAll} included), under the same lock as
+   * {@link #testStarted()}, so a test that begins meanwhile arms its faults after the clearing.
+   */
+  synchronized void testEnded(Emulators emulators) {
+    testsRunning = Math.max(0, testsRunning - 1);
+    if (testsRunning == 0) {
+      emulators.clearFaults();
+    }
   }
 
   @Override

@@ -110,7 +110,51 @@ public final class Emulators {
   }
 
   /**
-   * Clears the fault controls of every running emulator (the extension does it after each test).
+   * Creates a queue with a fresh name and the options an {@link AzureEmulators#queues()} entry
+   * takes, for a test of its own.
+   *
+   * @param prefix as for {@link #uniqueName(String)}
+   * @param options options separated by spaces, such as {@code "lockDuration=5s sessions"}
+   * @return the queue's name
+   * @throws IllegalArgumentException for a malformed prefix or option
+   */
+  public String newQueue(String prefix, String options) {
+    String name = uniqueName(prefix);
+    try {
+      serviceBus().createQueue(Declarations.queue(name + " " + options));
+    } catch (org.junit.jupiter.api.extension.ExtensionConfigurationException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+    return name;
+  }
+
+  /**
+   * Creates a container with a fresh name in a database (created when missing), with the partition
+   * key path and options an {@link AzureEmulators#containers()} entry takes, for a test of its own:
+   * {@code newContainer("shop", "orders", "/orderId ranges=3 ttl=60s")}.
+   *
+   * @param database the database's id
+   * @param prefix as for {@link #uniqueName(String)}
+   * @param partitionKeyAndOptions the partition key path, then options separated by spaces
+   * @return the container's id
+   * @throws IllegalArgumentException for a malformed prefix, path or option
+   */
+  public String newContainer(String database, String prefix, String partitionKeyAndOptions) {
+    String name = uniqueName(prefix);
+    try {
+      cosmos()
+          .createContainer(
+              Declarations.container(database + "/" + name + ":" + partitionKeyAndOptions.trim()));
+    } catch (org.junit.jupiter.api.extension.ExtensionConfigurationException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+    return name;
+  }
+
+  /**
+   * Clears every fault of every running emulator, whoever armed it: in a class whose tests run in
+   * parallel, also those of the tests running beside. The extension disarms what each test armed
+   * after it, and calls this whenever no test of the emulators is running.
    */
   public void clearFaults() {
     serviceBus.ifPresent(s -> s.faults().clear());

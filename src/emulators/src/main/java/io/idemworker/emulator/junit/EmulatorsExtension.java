@@ -1,5 +1,7 @@
 package io.idemworker.emulator.junit;
 
+import io.idemworker.emulator.FaultOwner;
+import io.idemworker.emulator.cosmos.ContainerSettings;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
@@ -18,10 +20,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -40,12 +41,14 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * own lock.
  */
 public final class EmulatorsExtension
-    implements BeforeAllCallback, AfterEachCallback, TestInstancePostProcessor, ParameterResolver {
+    implements BeforeAllCallback,
+        BeforeEachCallback,
+        AfterEachCallback,
+        TestInstancePostProcessor,
+        ParameterResolver {
   private static final ExtensionContext.Namespace NAMESPACE =
       ExtensionContext.Namespace.create(EmulatorsExtension.class);
-  private static final Pattern CONTAINER =
-      Pattern.compile("([^/\\\\?#:]{1,255})/([^/\\\\?#:]{1,255}):(/[A-Za-z0-9_/]+)");
-  private static final Pattern ENTITY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,259}");
+  private static final String OWNER = "fault-owner";
 
   /** Creates the extension; JUnit does, through {@link AzureEmulators}. */
   public EmulatorsExtension() {}
@@ -64,9 +67,33 @@ public final class EmulatorsExtension
     injectFields(testInstance.getClass(), testInstance, emulators(context), false);
   }
 
+  /**
+   * Opens the test's {@link FaultOwner} on its thread: the faults it arms from here to {@link
+   * #afterEach} are its own.
+   */
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    AzureEmulators config = config(context);
+    set(context, config).testStarted();
+    context.getStore(NAMESPACE).put(OWNER, FaultOwner.open(context.getUniqueId()));
+  }
+
+  /**
+   * Disarms the faults the test armed, and no others (tests running in parallel keep theirs); when
+   * no test of these emulators is running any more, clears every fault.
+   */
   @Override
   public void afterEach(ExtensionContext context) {
-    emulators(context).clearFaults();
+    AzureEmulators config = config(context);
+    FaultOwner owner = context.getStore(NAMESPACE).remove(OWNER, FaultOwner.class);
+    try {
+      if (owner != null) {
+        owner.close();
+      }
+    } finally {
+      EmulatorSet set = set(context, config);
+      set.testEnded(set.ensure(config.serviceBus(), config.cosmos(), config.payments()));
+    }
   }
 
   @Override
@@ -151,42 +178,36 @@ public final class EmulatorsExtension
       entities.topics().forEach(emulators.serviceBus()::createTopic);
     }
     for (String queue : config.queues()) {
-      emulators.serviceBus().createQueue(QueueSettings.defaults(entityName("queues", queue)));
+      QueueSettings settings = Declarations.queue(queue);
+      create(queue, () -> emulators.serviceBus().createQueue(settings));
     }
     for (String declaration : config.topics()) {
       String[] parts = declaration.split("/", 2);
-      TopicSettings topic = TopicSettings.defaults(entityName("topics", parts[0]));
+      TopicSettings topic = TopicSettings.defaults(Declarations.entityName("topics", parts[0]));
       if (parts.length == 2) {
         for (String subscription : parts[1].split(",")) {
           topic =
               topic.withSubscription(
-                  SubscriptionSettings.defaults(entityName("topics", subscription.trim())));
+                  SubscriptionSettings.defaults(
+                      Declarations.entityName("topics", subscription.trim())));
         }
       }
       emulators.serviceBus().createTopic(topic);
     }
     for (String declaration : config.containers()) {
-      Matcher m = CONTAINER.matcher(declaration);
-      if (!m.matches()) {
-        throw new ExtensionConfigurationException(
-            "@AzureEmulators(containers) entry '"
-                + declaration
-                + "' is not database/container:/partitionKeyPath (e.g. shop/orders:/orderId)");
-      }
-      emulators.cosmos().createContainer(m.group(1), m.group(2), m.group(3));
+      ContainerSettings settings = Declarations.container(declaration);
+      create(declaration, () -> emulators.cosmos().createContainer(settings));
     }
   }
 
-  private static String entityName(String attribute, String name) {
-    if (!ENTITY.matcher(name).matches()) {
+  /** Creates a declared entity; one the emulator refuses fails the class, naming it. */
+  private static void create(String declaration, Runnable create) {
+    try {
+      create.run();
+    } catch (IllegalArgumentException e) {
       throw new ExtensionConfigurationException(
-          "@AzureEmulators("
-              + attribute
-              + ") name '"
-              + name
-              + "' is not 1-260 letters, digits, '.', '-' or '_', starting with a letter or digit");
+          "@AzureEmulators entry '" + declaration + "': " + e.getMessage(), e);
     }
-    return name;
   }
 
   private static Path configFile(String location) {

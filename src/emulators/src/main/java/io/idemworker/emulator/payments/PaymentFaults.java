@@ -1,5 +1,6 @@
 package io.idemworker.emulator.payments;
 
+import io.idemworker.emulator.FaultOwner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * #failBeforeApply} (500, nothing recorded, the key released) or else {@link
  * #applyThenDropConnection} (executed and stored, connection closed without an answer). When both
  * would fire, the first wins and the second's trigger is not used up.
+ *
+ * <p>A fault armed while a {@link FaultOwner} is open on the thread (the JUnit extension opens one
+ * per test) is disarmed when that owner closes (a pause is released), and no other is.
  */
 public final class PaymentFaults {
   private final List<Armed<Duration>> latencies = new CopyOnWriteArrayList<>();
@@ -36,8 +40,7 @@ public final class PaymentFaults {
    * key is free again, so a retry with it executes normally.
    */
   public PaymentFaults failBeforeApply(Trigger when) {
-    failures.add(Objects.requireNonNull(when, "when"));
-    return this;
+    return arm(failures, Objects.requireNonNull(when, "when"));
   }
 
   /**
@@ -45,8 +48,7 @@ public final class PaymentFaults {
    * caller cannot know whether it happened. A retry with the same key gets the stored answer.
    */
   public PaymentFaults applyThenDropConnection(Trigger when) {
-    drops.add(Objects.requireNonNull(when, "when"));
-    return this;
+    return arm(drops, Objects.requireNonNull(when, "when"));
   }
 
   /** Delays executions by {@code delay} of wall-clock time while their key is in flight. */
@@ -55,7 +57,12 @@ public final class PaymentFaults {
     if (delay.isNegative()) {
       throw new IllegalArgumentException("delay must not be negative, got " + delay);
     }
-    latencies.add(new Armed<>(delay, Objects.requireNonNull(when, "when")));
+    return arm(latencies, new Armed<>(delay, Objects.requireNonNull(when, "when")));
+  }
+
+  private <T> PaymentFaults arm(List<T> list, T fault) {
+    list.add(fault);
+    FaultOwner.register(() -> list.remove(fault));
     return this;
   }
 
@@ -65,7 +72,13 @@ public final class PaymentFaults {
    */
   public Pause pauseBeforeApply(Trigger when) {
     Pause pause = new Pause();
-    pauses.add(new Armed<>(pause, Objects.requireNonNull(when, "when")));
+    Armed<Pause> armed = new Armed<>(pause, Objects.requireNonNull(when, "when"));
+    pauses.add(armed);
+    FaultOwner.register(
+        () -> {
+          pauses.remove(armed);
+          pause.release();
+        });
     return pause;
   }
 

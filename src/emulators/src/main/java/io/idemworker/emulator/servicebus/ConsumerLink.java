@@ -253,7 +253,7 @@ final class ConsumerLink {
           sessionId != null
               ? store.takeSession(sessionId, max, this, receiveAndDelete)
               : store.take(max, this, receiveAndDelete);
-      long delay = messages.isEmpty() ? 0 : context.faults().nextDeliveryDelayNanos();
+      long delay = messages.isEmpty() ? 0 : context.faults().nextDeliveryDelayNanos(store.path());
       if (delay <= 0) {
         messages.forEach(this::send);
       } else {
@@ -319,7 +319,7 @@ final class ConsumerLink {
     if (state == null) {
       return;
     }
-    long delay = context.faults().nextDispositionDelayNanos();
+    long delay = context.faults().nextDispositionDelayNanos(store.path());
     if (delay <= 0) {
       settle(d, token, state);
     } else {

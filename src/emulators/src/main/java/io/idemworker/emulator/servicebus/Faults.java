@@ -1,25 +1,41 @@
 package io.idemworker.emulator.servicebus;
 
+import io.idemworker.emulator.FaultOwner;
 import io.idemworker.emulator.Latencies;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Fault injection for tests. Thread-safe; every method takes effect immediately.
  *
  * <p>Obtained from {@link ServiceBusEmulator#faults()}.
+ *
+ * <p><b>Scope.</b> Lock losses, refused renewals and their counts name the queue or subscription
+ * they act on, and the delays may too ({@link #delayDeliveries(String, Duration)}, {@link
+ * #delayDispositions(String, Duration)}); {@link #clear(String)} clears one entity's. Tests that
+ * run in parallel on one emulator, each on entities of its own, then do not meet each other's
+ * faults. {@link #dropConnections()} and the delays without an entity act on the whole namespace.
+ *
+ * <p><b>Owner.</b> A fault armed while a {@link FaultOwner} is open on the thread (the JUnit
+ * extension opens one per test) is disarmed when that owner closes, and no other is.
  */
 public final class Faults {
   private final ServiceBusEmulator emulator;
-  private volatile Delay dispositionDelay = Delay.NONE;
-  private volatile Delay deliveryDelay = Delay.NONE;
-  private final Map<String, AtomicInteger> renewalsToRefuse = new ConcurrentHashMap<>();
-  private final AtomicInteger refusedRenewals = new AtomicInteger();
-  private final Map<String, AtomicInteger> sessionRenewalsToRefuse = new ConcurrentHashMap<>();
-  private final AtomicInteger refusedSessionRenewals = new AtomicInteger();
+  private final AtomicReference<Delay> dispositionDelay = new AtomicReference<>(Delay.NONE);
+  private final AtomicReference<Delay> deliveryDelay = new AtomicReference<>(Delay.NONE);
+  private final Map<String, Delay> entityDispositionDelays = new ConcurrentHashMap<>();
+  private final Map<String, Delay> entityDeliveryDelays = new ConcurrentHashMap<>();
+  private final Map<String, Queue<AtomicInteger>> renewalsToRefuse = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> refusedRenewals = new ConcurrentHashMap<>();
+  private final Map<String, Queue<AtomicInteger>> sessionRenewalsToRefuse =
+      new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> refusedSessionRenewals = new ConcurrentHashMap<>();
 
   Faults(ServiceBusEmulator emulator) {
     this.emulator = emulator;
@@ -73,7 +89,30 @@ public final class Faults {
    * @param spread 0 (constant) to 1
    */
   public void delayDispositions(Duration mean, double spread) {
-    dispositionDelay = Delay.of(mean, spread);
+    setShared(dispositionDelay, Delay.of(mean, spread));
+  }
+
+  /**
+   * As {@link #delayDispositions(Duration)}, for dispositions on one queue or subscription only;
+   * where set, it replaces the namespace-wide delay there. Zero switches it off.
+   *
+   * @param entity queue name or subscription path {@code topic/Subscriptions/name},
+   *     case-insensitive
+   * @throws IllegalArgumentException when no such queue or subscription exists
+   */
+  public void delayDispositions(String entity, Duration delay) {
+    setFor(entityDispositionDelays, entity, Delay.of(delay, 0));
+  }
+
+  private static void setShared(AtomicReference<Delay> slot, Delay delay) {
+    slot.set(delay);
+    FaultOwner.register(() -> slot.compareAndSet(delay, Delay.NONE));
+  }
+
+  private void setFor(Map<String, Delay> delays, String entity, Delay delay) {
+    String path = emulator.broker().requireQueueOrSubscription(entity);
+    delays.put(path, delay);
+    FaultOwner.register(() -> delays.remove(path, delay));
   }
 
   /**
@@ -103,7 +142,19 @@ public final class Faults {
    * @param spread 0 (constant) to 1
    */
   public void delayDeliveries(Duration mean, double spread) {
-    deliveryDelay = Delay.of(mean, spread);
+    setShared(deliveryDelay, Delay.of(mean, spread));
+  }
+
+  /**
+   * As {@link #delayDeliveries(Duration)}, for deliveries from one queue or subscription only;
+   * where set, it replaces the namespace-wide delay there. Zero switches it off.
+   *
+   * @param entity queue name or subscription path {@code topic/Subscriptions/name},
+   *     case-insensitive
+   * @throws IllegalArgumentException when no such queue or subscription exists
+   */
+  public void delayDeliveries(String entity, Duration delay) {
+    setFor(entityDeliveryDelays, entity, Delay.of(delay, 0));
   }
 
   /**
@@ -124,18 +175,43 @@ public final class Faults {
     if (count < 1) {
       throw new IllegalArgumentException("count must be at least 1 but was " + count);
     }
-    String path = emulator.broker().requireQueueOrSubscription(entity);
-    renewalsToRefuse.computeIfAbsent(path, p -> new AtomicInteger()).addAndGet(count);
+    arm(renewalsToRefuse, emulator.broker().requireQueueOrSubscription(entity), count);
+  }
+
+  private static void arm(Map<String, Queue<AtomicInteger>> toRefuse, String path, int count) {
+    AtomicInteger left = new AtomicInteger(count);
+    toRefuse.computeIfAbsent(path, p -> new ConcurrentLinkedQueue<>()).add(left);
+    FaultOwner.register(() -> left.set(0));
   }
 
   /**
    * How many lock renewals {@link #refuseLockRenewals} has refused since the emulator started or
-   * {@link #clear()} last ran.
+   * {@link #clear()} last ran, on every entity.
    *
    * @return the count
    */
   public int refusedLockRenewals() {
-    return refusedRenewals.get();
+    return sum(refusedRenewals);
+  }
+
+  /**
+   * How many lock renewals {@link #refuseLockRenewals} has refused on one queue or subscription
+   * since the emulator started or {@link #clear()} or {@link #clear(String)} last ran there.
+   *
+   * @param entity queue name or subscription path, case-insensitive
+   * @return the count
+   */
+  public int refusedLockRenewals(String entity) {
+    return count(refusedRenewals, entity);
+  }
+
+  private static int sum(Map<String, AtomicInteger> counts) {
+    return counts.values().stream().mapToInt(AtomicInteger::get).sum();
+  }
+
+  private static int count(Map<String, AtomicInteger> counts, String entity) {
+    AtomicInteger n = counts.get(Broker.normalise(entity));
+    return n == null ? 0 : n.get();
   }
 
   /**
@@ -158,31 +234,61 @@ public final class Faults {
     if (count < 1) {
       throw new IllegalArgumentException("count must be at least 1 but was " + count);
     }
-    String path = emulator.broker().requireQueueOrSubscription(entity);
-    sessionRenewalsToRefuse.computeIfAbsent(path, p -> new AtomicInteger()).addAndGet(count);
+    arm(sessionRenewalsToRefuse, emulator.broker().requireQueueOrSubscription(entity), count);
   }
 
   /**
    * How many session lock renewals {@link #refuseSessionLockRenewals} has refused since the
-   * emulator started or {@link #clear()} last ran.
+   * emulator started or {@link #clear()} last ran, on every entity.
    *
    * @return the count
    */
   public int refusedSessionLockRenewals() {
-    return refusedSessionRenewals.get();
+    return sum(refusedSessionRenewals);
+  }
+
+  /**
+   * How many session lock renewals {@link #refuseSessionLockRenewals} has refused on one queue or
+   * subscription since the emulator started or {@link #clear()} or {@link #clear(String)} last ran
+   * there.
+   *
+   * @param entity queue name or subscription path, case-insensitive
+   * @return the count
+   */
+  public int refusedSessionLockRenewals(String entity) {
+    return count(refusedSessionRenewals, entity);
   }
 
   /**
    * Removes every fault that is still in effect (the disposition and delivery delays, renewals
-   * still to refuse) and resets the counts of refused renewals.
+   * still to refuse), on every entity and namespace-wide, and resets the counts of refused
+   * renewals.
    */
   public void clear() {
-    dispositionDelay = Delay.NONE;
-    deliveryDelay = Delay.NONE;
+    dispositionDelay.set(Delay.NONE);
+    deliveryDelay.set(Delay.NONE);
+    entityDispositionDelays.clear();
+    entityDeliveryDelays.clear();
     renewalsToRefuse.clear();
-    refusedRenewals.set(0);
+    refusedRenewals.clear();
     sessionRenewalsToRefuse.clear();
-    refusedSessionRenewals.set(0);
+    refusedSessionRenewals.clear();
+  }
+
+  /**
+   * Removes the faults of one queue or subscription (its own delays, renewals still to refuse on
+   * it) and resets its counts of refused renewals; the namespace-wide delays stay.
+   *
+   * @param entity queue name or subscription path, case-insensitive (it need not exist any more)
+   */
+  public void clear(String entity) {
+    String path = Broker.normalise(entity);
+    entityDispositionDelays.remove(path);
+    entityDeliveryDelays.remove(path);
+    renewalsToRefuse.remove(path);
+    refusedRenewals.remove(path);
+    sessionRenewalsToRefuse.remove(path);
+    refusedSessionRenewals.remove(path);
   }
 
   /** Whether to refuse this renewal on {@code entityPath}; uses up one refusal when so. */
@@ -196,23 +302,48 @@ public final class Faults {
   }
 
   private static boolean useUp(
-      Map<String, AtomicInteger> toRefuse, AtomicInteger refused, String entityPath) {
-    AtomicInteger left = toRefuse.get(Broker.normalise(entityPath));
-    if (left == null || left.getAndUpdate(n -> Math.max(0, n - 1)) <= 0) {
+      Map<String, Queue<AtomicInteger>> toRefuse,
+      Map<String, AtomicInteger> refused,
+      String entityPath) {
+    String path = Broker.normalise(entityPath);
+    Queue<AtomicInteger> armed = toRefuse.get(path);
+    if (armed == null) {
       return false;
     }
-    refused.incrementAndGet();
-    return true;
+    for (AtomicInteger left : armed) {
+      if (left.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        refused.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
+        return true;
+      }
+      armed.remove(left);
+    }
+    return false;
   }
 
-  /** The next disposition answer's delay in nanoseconds; 0 for none. */
+  /** The next namespace-wide disposition delay, in nanoseconds; 0 for none. */
   long nextDispositionDelayNanos() {
-    return dispositionDelay.drawNanos();
+    return dispositionDelay.get().drawNanos();
   }
 
-  /** The next delivery's delay in nanoseconds; 0 for none. */
+  /** The next namespace-wide delivery delay, in nanoseconds; 0 for none. */
   long nextDeliveryDelayNanos() {
-    return deliveryDelay.drawNanos();
+    return deliveryDelay.get().drawNanos();
+  }
+
+  /** The next disposition answer's delay on {@code entityPath}, in nanoseconds; 0 for none. */
+  long nextDispositionDelayNanos(String entityPath) {
+    return delayOn(entityDispositionDelays, dispositionDelay, entityPath).drawNanos();
+  }
+
+  /** The next delivery's delay from {@code entityPath}, in nanoseconds; 0 for none. */
+  long nextDeliveryDelayNanos(String entityPath) {
+    return delayOn(entityDeliveryDelays, deliveryDelay, entityPath).drawNanos();
+  }
+
+  private static Delay delayOn(
+      Map<String, Delay> own, AtomicReference<Delay> shared, String entityPath) {
+    Delay delay = own.isEmpty() ? null : own.get(Broker.normalise(entityPath));
+    return delay != null ? delay : shared.get();
   }
 
   private record Delay(Duration mean, double spread) {
