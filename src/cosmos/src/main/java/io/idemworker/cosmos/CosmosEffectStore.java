@@ -23,8 +23,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * An {@link EffectStore} on one Cosmos DB container partitioned by the write sets' partition key
- * (for orders, {@code /orderId}).
+ * An {@link EffectStore} on one Cosmos DB container partitioned by the write sets' partition key, a
+ * single top-level field (e.g. {@code /shipmentId}).
  *
  * <p>{@link #apply} is one transactional batch of creates and then patches: Cosmos DB commits all
  * or none, and answers 409 on the anchor's create when the anchor exists, which makes the batch
@@ -44,21 +44,11 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
   private final String partitionKeyField;
 
   /**
-   * Creates the adapter for the orders container (partition key {@code /orderId}).
-   *
-   * @param container the container holding the effects
-   * @param listener told about every round trip
-   */
-  public CosmosEffectStore(CosmosContainer container, StoreCallListener listener) {
-    this(container, listener, CosmosContainers.PARTITION_KEY_PATH);
-  }
-
-  /**
    * Creates the adapter for a container with any single-field partition key.
    *
    * @param container the container holding the effects
    * @param listener told about every round trip
-   * @param partitionKeyPath the container's partition key path, e.g. {@code /customerId}: the
+   * @param partitionKeyPath the container's partition key path, e.g. {@code /shipmentId}: the
    *     readiness probe's document carries its own partition in that field
    */
   public CosmosEffectStore(

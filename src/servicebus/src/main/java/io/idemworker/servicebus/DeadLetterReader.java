@@ -37,7 +37,7 @@ public final class DeadLetterReader {
   /** A queue or a topic subscription, the two things that have a dead-letter queue. */
   public sealed interface Source {
     /**
-     * The entity as operators write it: {@code orders} or {@code order-events/loyalty}.
+     * The entity as operators write it: {@code inbound} or {@code events/audit}.
      *
      * @return the name
      */

@@ -24,7 +24,7 @@ import java.util.function.Predicate;
  * Moves messages from a queue's dead-letter queue back to the queue, unchanged: same MessageId,
  * body, content type, subject, correlation id and application properties, minus the dead-letter
  * reason and description. Because the MessageId is the idempotency key, resubmitting is safe: an
- * order that was created meanwhile is completed as a duplicate, never created twice.
+ * entity that was created meanwhile is completed as a duplicate, never created twice.
  *
  * <p>Each message is sent first and completed in the dead-letter queue only after the send
  * succeeded, so a crash in between leaves a copy in both places (which the worker absorbs), never
@@ -32,7 +32,7 @@ import java.util.function.Predicate;
  * of a message first sent less than that long ago.
  *
  * <p><b>One send per MessageId per run.</b> A resubmitted message that the worker refuses again (a
- * reused key, an order that still does not exist) is back in the dead-letter queue within
+ * reused key, a target that still does not exist) is back in the dead-letter queue within
  * milliseconds, under the same MessageId, and would be received again by the same run. Sent a
  * second time inside the duplicate-detection window, the broker drops it without a word while the
  * dead-letter copy is completed: the message would be gone from both places. So a message whose
@@ -247,7 +247,7 @@ public final class DeadLetterResubmitter {
    * Abandons dead-lettered messages by lock token, once the link that received them is closed,
    * through a receiver that never receives (the SDK then settles through the management node); a
    * lock that ran out meanwhile is skipped (the message is back already). Shared with {@link
-   * ParkedOrders}, whose release reads the dead-letter queue the same way.
+   * ParkedSessions}, whose release reads the dead-letter queue the same way.
    */
   static void abandonByLockToken(
       ServiceBusConnection connection, String queue, List<ServiceBusReceivedMessage> messages) {

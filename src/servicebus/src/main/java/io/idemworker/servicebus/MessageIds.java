@@ -28,7 +28,7 @@ import java.util.regex.Pattern;
  * </ol>
  *
  * <p>A business key that is itself such an id, minted once when the entity was made and stored with
- * it (an order id that is a random UUID), is sent under {@link Rule#ASSIGNED_ONCE}: the producer
+ * it (a business id that is a random UUID), is sent under {@link Rule#ASSIGNED_ONCE}: the producer
  * vouches that every retry reads it back rather than minting another.
  *
  * <p>Stateless and thread-safe.
@@ -50,9 +50,9 @@ public final class MessageIds {
   /** How the producer came by the id, which decides what the kit checks. */
   public enum Rule {
     /**
-     * The business key itself ({@code orderId}, {@code creditId}, {@code {orderId}:status:{v}}, an
-     * id derived from a name): not empty, at most {@value MessageIds#MAX_LENGTH} characters, not
-     * random-looking.
+     * The business key itself ({@code shipmentId}, {@code scanId}, {@code
+     * {shipmentId}:delivery:{v}}, an id derived from a name): not empty, at most {@value
+     * MessageIds#MAX_LENGTH} characters, not random-looking.
      */
     BUSINESS_KEY,
     /**

@@ -18,7 +18,7 @@ import java.util.Optional;
  * @param contentType the content type ({@code application/json} for every type the worker reads)
  * @param body the body (copied)
  * @param correlationId the correlation id
- * @param sessionId the session id (in session mode {@code SessionId} = the orderId), at most 128
+ * @param sessionId the session id (in session mode, the message's session key), at most 128
  *     characters
  * @param properties application properties (copied, null values kept; the kit adds its own stamp)
  */
@@ -84,7 +84,7 @@ public record Outgoing(
 
   /**
    * A JSON message keyed by an id that was assigned once and stored with what it names (an outbox
-   * event's id, read back on every re-publish; an order id that is itself a random UUID): only
+   * event's id, read back on every re-publish; a business id that is itself a random UUID): only
    * refused when empty or too long ({@link MessageIds.Rule#ASSIGNED_ONCE}).
    *
    * @param storedId the MessageId
@@ -147,7 +147,7 @@ public record Outgoing(
   }
 
   /**
-   * This message in a session (session mode: {@code SessionId} = the orderId).
+   * This message in a session (session mode: {@code SessionId} = the session key).
    *
    * @param value the session id
    * @return a copy

@@ -129,9 +129,9 @@ public final class ServiceBusWorker implements MessageWorker {
    * The worker in session mode: the SDK's session processor on an entity that requires sessions, up
    * to {@link ProcessorSessions#maxConcurrentSessions()} sessions at once and one message at a time
    * in each (the settings' concurrent calls and prefetch do not apply). Every delivery still goes
-   * through the flow, so idempotency is unchanged: sessions order messages, they do not deduplicate
-   * them. A delivery whose {@code SessionId} is not the owner its body names is dead-lettered as
-   * {@link ProcessorSessions#SESSION_ID_MISMATCH} before the flow runs.
+   * through the flow, so idempotency is unchanged: sessions sequence messages, they do not
+   * deduplicate them. A delivery whose {@code SessionId} is not the owner its body names is
+   * dead-lettered as {@link ProcessorSessions#SESSION_ID_MISMATCH} before the flow runs.
    *
    * <p>The flow runs without the lock fence here: the processor renews the session lock, which the
    * delivery does not show ({@code getLockedUntil} is not moved by a session renewal), so the fence
@@ -350,9 +350,10 @@ public final class ServiceBusWorker implements MessageWorker {
                 Optional.empty(),
                 Optional.empty(),
                 ProcessorSessions.SESSION_ID_MISMATCH,
-                "SessionId must equal the order id of the body (orderId): in session mode an"
-                    + " event is taken in its order's session only, and the relay sets SessionId"
-                    + " = orderId on every event it publishes");
+                "SessionId must equal the "
+                    + sessions.get().keyName()
+                    + " the body names: in session mode a message is taken in that session only,"
+                    + " and producers (the relay among them) set SessionId to it");
         boolean settled = settle(context, received, outcome);
         observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
         return;

@@ -9,9 +9,9 @@ import org.slf4j.LoggerFactory;
 /**
  * What session mode does beyond the flow's outcomes, logged, counted in process and passed to a
  * {@link SessionListener} (the worker's OpenTelemetry counters): messages deferred while a version
- * is missing, gaps given up, messages applied after waiting, parked and released orders, and
- * messages stopped by a lost session lock. Logs carry the session (order) id and versions, never
- * payloads. Thread-safe; tests in this package extend it to wait for an event.
+ * is missing, gaps given up, messages applied after waiting, parked and released sessions, and
+ * messages stopped by a lost session lock. Logs carry the session id and versions, never payloads.
+ * Thread-safe; tests in this package extend it to wait for an event.
  */
 public class SessionEvents {
   private static final Logger LOG = LoggerFactory.getLogger(SessionWorker.class);
@@ -51,14 +51,17 @@ public class SessionEvents {
     deferred.incrementAndGet();
     tell(Event.DEFERRED);
     LOG.info(
-        "order {}: version {} deferred until version {} applies", sessionId, version, applied + 1);
+        "session {}: version {} deferred until version {} applies",
+        sessionId,
+        version,
+        applied + 1);
   }
 
   void gapGivenUp(String sessionId, long missing, int waiting, String why) {
     gapsGivenUp.incrementAndGet();
     tell(Event.GAP_GIVEN_UP);
     LOG.warn(
-        "order {}: gap given up, version {} never came ({}); {} waiting message(s) apply as"
+        "session {}: gap given up, version {} never came ({}); {} waiting message(s) apply as"
             + " outside session mode",
         sessionId,
         missing,
@@ -69,14 +72,14 @@ public class SessionEvents {
   void appliedAfterWaiting(String sessionId, long version) {
     appliedAfterWaiting.incrementAndGet();
     tell(Event.APPLIED_AFTER_WAITING);
-    LOG.debug("order {}: version {} applied after waiting", sessionId, version);
+    LOG.debug("session {}: version {} applied after waiting", sessionId, version);
   }
 
   void parked(String sessionId, String messageId, String reason) {
     parked.incrementAndGet();
     tell(Event.PARKED);
     LOG.warn(
-        "order {}: parked behind message {} dead-lettered as {}; later messages wait for"
+        "session {}: parked behind message {} dead-lettered as {}; later messages wait for"
             + " 'dlq release' or 'dlq discard'",
         sessionId,
         messageId,
@@ -85,17 +88,17 @@ public class SessionEvents {
 
   void parkedBehind(String sessionId, String messageId) {
     tell(Event.PARKED_BEHIND);
-    LOG.info("order {}: message {} parked", sessionId, messageId);
+    LOG.info("session {}: message {} parked", sessionId, messageId);
   }
 
   void released(String sessionId, int messages) {
     released.incrementAndGet();
     tell(Event.RELEASED);
-    LOG.info("order {}: released; {} parked message(s) apply in their order", sessionId, messages);
+    LOG.info("session {}: released; {} parked message(s) apply in sequence", sessionId, messages);
   }
 
   /**
-   * Parked orders whose dead-lettered message came back and went through.
+   * Parked sessions whose dead-lettered message came back and went through.
    *
    * @return the count since start
    */
@@ -106,7 +109,7 @@ public class SessionEvents {
   void parkingExpired(String sessionId, int messages) {
     tell(Event.PARKING_EXPIRED);
     LOG.warn(
-        "order {}: parked longer than WORKER_PARK_MAX_AGE; {} parked message(s) dead-lettered as"
+        "session {}: parked longer than maxParkedAge; {} parked message(s) dead-lettered as"
             + " ParkingBoundExceeded",
         sessionId,
         messages);
@@ -116,7 +119,7 @@ public class SessionEvents {
     locksLost.incrementAndGet();
     tell(Event.LOCK_LOST);
     LOG.warn(
-        "order {}: message {} (key {}, delivery count {}): session lock lost before the handler"
+        "session {}: message {} (key {}, delivery count {}): session lock lost before the handler"
             + " finished; it stopped before its next write or call, settles nothing, and the"
             + " session is released",
         sessionId,
@@ -135,7 +138,7 @@ public class SessionEvents {
   }
 
   /**
-   * Orders parked behind a dead-lettered message.
+   * Sessions parked behind a dead-lettered message.
    *
    * @return the count since start
    */
@@ -153,7 +156,7 @@ public class SessionEvents {
   }
 
   /**
-   * Gaps given up ({@code WORKER_GAP_TIMEOUT}, or too many messages waiting).
+   * Gaps given up ({@link SessionSettings#gapTimeout()} passed, or too many messages waiting).
    *
    * @return the count since start
    */

@@ -4,10 +4,10 @@ import com.azure.messaging.servicebus.ServiceBusMessage;
 import java.util.Map;
 
 /**
- * What a producer sets in session mode: {@code SessionId} = the orderId, on every message of the
- * {@code orders} queue, so that one order's messages are handled one at a time and in order (a
- * session queue refuses a message without it). The relay sets it on every event too: a subscription
- * without sessions ignores it, one with sessions needs it.
+ * What a producer sets in session mode: {@code SessionId} = the session key (the entity the message
+ * changes), on every message of a session queue, so that one entity's messages are handled one at a
+ * time and in sequence (a session queue refuses a message without it). The relay sets it on every
+ * event too: a subscription without sessions ignores it, one with sessions needs it.
  */
 public final class SessionIds {
   private SessionIds() {}
@@ -26,13 +26,13 @@ public final class SessionIds {
   }
 
   /**
-   * Puts a message in its order's session.
+   * Puts a message in its entity's session.
    *
    * @param message the message
-   * @param orderId the order it belongs to
-   * @return the same message, with {@code SessionId} = orderId
+   * @param sessionKey the entity it belongs to
+   * @return the same message, with {@code SessionId} = the session key
    */
-  public static ServiceBusMessage stamp(ServiceBusMessage message, String orderId) {
-    return message.setSessionId(orderId);
+  public static ServiceBusMessage stamp(ServiceBusMessage message, String sessionKey) {
+    return message.setSessionId(sessionKey);
   }
 }

@@ -14,17 +14,15 @@ public interface SessionListener {
     DEFERRED,
     /** A deferred message received again and settled after the flow ran it. */
     APPLIED_AFTER_WAITING,
-    /** A gap given up ({@code WORKER_GAP_TIMEOUT}, or too many messages waiting). */
+    /** A gap given up (the gap timeout passed, or too many messages waiting). */
     GAP_GIVEN_UP,
-    /** An order parked behind a dead-lettered message. */
+    /** A session parked behind a dead-lettered message. */
     PARKED,
-    /** A message deferred behind a parked order's dead-lettered one. */
+    /** A message deferred behind a parked session's dead-lettered one. */
     PARKED_BEHIND,
-    /** A parked order whose dead-lettered message came back and went through. */
+    /** A parked session whose dead-lettered message came back and went through. */
     RELEASED,
-    /**
-     * A parked order whose waiting messages were dead-lettered past {@code WORKER_PARK_MAX_AGE}.
-     */
+    /** A parked session whose waiting messages were dead-lettered past the parking age. */
     PARKING_EXPIRED,
     /** A message that stopped because its session's lock was gone ({@code LOCK_LOST}). */
     LOCK_LOST

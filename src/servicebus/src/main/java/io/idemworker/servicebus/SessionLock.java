@@ -94,8 +94,7 @@ final class SessionLock implements DeliveryLock, AutoCloseable {
    *
    * @param sessionId for logs
    * @param renewal renews once
-   * @param maxRenewal how long after acceptance renewals go on ({@code WORKER_MAX_LOCK_RENEWAL});
-   *     zero renews nothing
+   * @param maxRenewal how long after acceptance renewals go on; zero renews nothing
    * @param clock the worker's clock (the end is the service's: {@link
    *     io.idemworker.core.Change.TwoPhase#CALL_MARGIN} absorbs the difference)
    * @param scheduler runs the renewals (they block for a round trip)
@@ -192,7 +191,7 @@ final class SessionLock implements DeliveryLock, AutoCloseable {
 
   /**
    * Whether this lock is renewed past {@code instant}: it is not lost, and renewals go on until
-   * then ({@code WORKER_MAX_LOCK_RENEWAL}). A wait that ends before then keeps the lock.
+   * then. A wait that ends before then keeps the lock.
    *
    * @param instant by the worker's clock
    * @return true when the lock is renewed past it

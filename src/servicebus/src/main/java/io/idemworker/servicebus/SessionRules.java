@@ -14,11 +14,11 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * What session mode must know of a message before the flow runs it: which entity (order) it belongs
- * to, checked against its {@code SessionId}, and, for a versioned change (a status change), its
- * version and where the applied version is stored. It decodes with the flow's own decoder, so a
- * message type needs nothing new to take part: every {@link Change.Versioned} waits for its
- * predecessor. Thread-safe; the decoder touches no store.
+ * What session mode must know of a message before the flow runs it: which entity it belongs to,
+ * checked against its {@code SessionId}, and, for a versioned change (a status change), its version
+ * and where the applied version is stored. It decodes with the flow's own decoder, so a message
+ * type needs nothing new to take part: every {@link Change.Versioned} waits for its predecessor.
+ * Thread-safe; the decoder touches no store.
  */
 final class SessionRules {
   private static final IdempotencyKey PEEK_KEY = new IdempotencyKey("session-peek");
@@ -40,7 +40,7 @@ final class SessionRules {
   /**
    * What a message is, as far as ordering goes.
    *
-   * @param entityId the entity (order) it belongs to, when the body tells
+   * @param entityId the entity it belongs to, when the body tells
    * @param versioned the versioned change it asks for, if it is one
    */
   record Peeked(Optional<String> entityId, Optional<Change.Versioned> versioned) {

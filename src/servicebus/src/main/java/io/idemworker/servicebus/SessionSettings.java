@@ -4,34 +4,38 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Session mode's own settings ({@code SERVICEBUS_SESSIONS=true}). Validates itself; messages name
- * the environment variable each value comes from.
+ * Session mode's own settings. Validates itself; messages name the component that is wrong.
  *
- * @param maxConcurrentSessions sessions (orders) held at once, each handled one message at a time,
- *     1–1000 ({@code WORKER_MAX_CONCURRENT_SESSIONS})
+ * @param maxConcurrentSessions sessions (entities) held at once, each handled one message at a
+ *     time, 1–1000
  * @param sessionIdleTimeout how long a session with nothing to receive is kept before it is
  *     released for the next one (a session with a version gap open is kept until the gap fills or
  *     times out)
  * @param gapTimeout how long a status change waits for its missing predecessor before the gap is
- *     given up and the waiting ones apply as outside session mode ({@code WORKER_GAP_TIMEOUT})
+ *     given up and the waiting ones apply as outside session mode
  * @param maxWaiting the most messages one session keeps deferred (waiting for a gap or parked
- *     behind a dead-lettered one); past it they are dead-lettered with their own reason ({@code
- *     WORKER_PARK_MAX_MESSAGES})
- * @param maxParkedAge how long an order stays parked before the messages waiting behind its
- *     dead-lettered one are dead-lettered with their own reason ({@code WORKER_PARK_MAX_AGE})
+ *     behind a dead-lettered one), 1–1000; past it they are dead-lettered with their own reason
+ * @param maxParkedAge how long a session stays parked before the messages waiting behind its
+ *     dead-lettered one are dead-lettered with their own reason
+ * @param sessionKeyName what producers set {@code SessionId} to, as the message contract names it
+ *     (a body field such as {@code shipmentId}); dead-letter descriptions name it
  */
 public record SessionSettings(
     int maxConcurrentSessions,
     Duration sessionIdleTimeout,
     Duration gapTimeout,
     int maxWaiting,
-    Duration maxParkedAge) {
+    Duration maxParkedAge,
+    String sessionKeyName) {
+
+  /** The session key's name when none is given. */
+  public static final String DEFAULT_SESSION_KEY_NAME = "session key";
 
   /** Checks every value. */
   public SessionSettings {
     if (maxConcurrentSessions < 1 || maxConcurrentSessions > 1000) {
       throw new IllegalArgumentException(
-          "WORKER_MAX_CONCURRENT_SESSIONS must be 1-1000, was " + maxConcurrentSessions);
+          "maxConcurrentSessions must be 1-1000, was " + maxConcurrentSessions);
     }
     Objects.requireNonNull(sessionIdleTimeout, "sessionIdleTimeout");
     Objects.requireNonNull(gapTimeout, "gapTimeout");
@@ -40,23 +44,50 @@ public record SessionSettings(
       throw new IllegalArgumentException("the session idle timeout must be > 0");
     }
     if (gapTimeout.isNegative()) {
-      throw new IllegalArgumentException("WORKER_GAP_TIMEOUT must not be negative");
+      throw new IllegalArgumentException("gapTimeout must not be negative");
     }
     if (maxWaiting < 1 || maxWaiting > 1000) {
-      throw new IllegalArgumentException(
-          "WORKER_PARK_MAX_MESSAGES must be 1-1000, was " + maxWaiting);
+      throw new IllegalArgumentException("maxWaiting must be 1-1000, was " + maxWaiting);
     }
     if (maxParkedAge.isNegative() || maxParkedAge.isZero()) {
-      throw new IllegalArgumentException("WORKER_PARK_MAX_AGE must be > 0");
+      throw new IllegalArgumentException("maxParkedAge must be > 0");
+    }
+    if (sessionKeyName == null || sessionKeyName.isBlank()) {
+      throw new IllegalArgumentException("sessionKeyName must not be blank");
     }
   }
 
   /**
+   * Settings whose dead-letter descriptions call the session key {@value
+   * #DEFAULT_SESSION_KEY_NAME}.
+   *
+   * @param maxConcurrentSessions sessions held at once, 1–1000
+   * @param sessionIdleTimeout how long an idle session is kept
+   * @param gapTimeout how long a missing predecessor is waited for
+   * @param maxWaiting the most messages one session keeps deferred, 1–1000
+   * @param maxParkedAge how long a session stays parked
+   */
+  public SessionSettings(
+      int maxConcurrentSessions,
+      Duration sessionIdleTimeout,
+      Duration gapTimeout,
+      int maxWaiting,
+      Duration maxParkedAge) {
+    this(
+        maxConcurrentSessions,
+        sessionIdleTimeout,
+        gapTimeout,
+        maxWaiting,
+        maxParkedAge,
+        DEFAULT_SESSION_KEY_NAME);
+  }
+
+  /**
    * Defaults: 8 sessions, released after 200 ms idle (an idle session holds a slot that another
-   * order could use: with 1 s, 200 orders of 5 messages at 8 sessions took 25 s of waiting alone),
-   * gaps given up after 5 minutes, at most 100 waiting messages per order, parked for at most a day
-   * (less than the queue's default message time to live, P6D, which deferred messages are subject
-   * to).
+   * session could use: with 1 s, 200 sessions of 5 messages at 8 sessions took 25 s of waiting
+   * alone), gaps given up after 5 minutes, at most 100 waiting messages per session, parked for at
+   * most a day (less than the queue's default message time to live, P6D, which deferred messages
+   * are subject to).
    *
    * @return the settings
    */
@@ -73,7 +104,12 @@ public record SessionSettings(
    */
   public SessionSettings withGapTimeout(Duration timeout) {
     return new SessionSettings(
-        maxConcurrentSessions, sessionIdleTimeout, timeout, maxWaiting, maxParkedAge);
+        maxConcurrentSessions,
+        sessionIdleTimeout,
+        timeout,
+        maxWaiting,
+        maxParkedAge,
+        sessionKeyName);
   }
 
   /**
@@ -83,7 +119,8 @@ public record SessionSettings(
    * @return the copy
    */
   public SessionSettings withMaxConcurrentSessions(int sessions) {
-    return new SessionSettings(sessions, sessionIdleTimeout, gapTimeout, maxWaiting, maxParkedAge);
+    return new SessionSettings(
+        sessions, sessionIdleTimeout, gapTimeout, maxWaiting, maxParkedAge, sessionKeyName);
   }
 
   /**
@@ -95,6 +132,17 @@ public record SessionSettings(
    */
   public SessionSettings withParkingBounds(int messages, Duration age) {
     return new SessionSettings(
-        maxConcurrentSessions, sessionIdleTimeout, gapTimeout, messages, age);
+        maxConcurrentSessions, sessionIdleTimeout, gapTimeout, messages, age, sessionKeyName);
+  }
+
+  /**
+   * A copy whose dead-letter descriptions name the session key as the message contract does.
+   *
+   * @param name e.g. the body field producers copy into {@code SessionId}
+   * @return the copy
+   */
+  public SessionSettings withSessionKeyName(String name) {
+    return new SessionSettings(
+        maxConcurrentSessions, sessionIdleTimeout, gapTimeout, maxWaiting, maxParkedAge, name);
   }
 }

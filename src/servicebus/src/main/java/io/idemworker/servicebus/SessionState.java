@@ -14,19 +14,19 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * What a session (one order) remembers between messages, kept in the Service Bus session state and
+ * What a session (one entity) remembers between messages, kept in the Service Bus session state and
  * nowhere else: the highest version applied, the messages deferred while a predecessor version is
- * missing, and whether the order is parked behind a dead-lettered message. Immutable; every change
- * returns a new state, which the worker writes before it settles the message the change is about,
- * so that a crash at any point leaves a state that describes the messages at least as far as they
- * got (see {@link OrderSession}).
+ * missing, and whether the session is parked behind a dead-lettered message. Immutable; every
+ * change returns a new state, which the worker writes before it settles the message the change is
+ * about, so that a crash at any point leaves a state that describes the messages at least as far as
+ * they got (see {@link HeldSession}).
  *
  * <p>Stored as JSON: {@code {"applied":3,"waiting":[{"seq":12,"version":5,"since":"…",
  * "applied":false}],"parked":{…}}}; an absent or empty state is {@link #EMPTY}.
  *
  * @param applied the highest version applied in this session, when known
- * @param waiting status changes deferred until their predecessor applies, any order
- * @param parked the dead-lettered message that parks the order, and what waits behind it
+ * @param waiting status changes deferred until their predecessor applies, in any sequence
+ * @param parked the dead-lettered message that parks the session, and what waits behind it
  */
 record SessionState(OptionalLong applied, List<Waiting> waiting, Optional<Parked> parked) {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -58,7 +58,7 @@ record SessionState(OptionalLong applied, List<Waiting> waiting, Optional<Parked
   }
 
   /**
-   * The order is parked: a message of it was dead-lettered, the ones after it wait.
+   * The session is parked: a message of it was dead-lettered, the ones after it wait.
    *
    * @param reason the dead-letter reason code
    * @param messageId the dead-lettered message's id

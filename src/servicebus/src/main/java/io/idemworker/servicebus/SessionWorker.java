@@ -26,12 +26,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The worker in session mode ({@code SERVICEBUS_SESSIONS=true}): the queue or subscription requires
- * sessions, the producers set {@code SessionId} = orderId, and this worker holds up to {@link
- * SessionSettings#maxConcurrentSessions()} sessions at once, each handled one message at a time by
- * an {@link OrderSession}, so one order's messages apply in order while different orders run in
- * parallel. Idempotency is unchanged: every message still goes through the {@link
- * IdempotentConsumer}; sessions order messages, they do not deduplicate them.
+ * The worker in session mode: the queue or subscription requires sessions, the producers set {@code
+ * SessionId} = the session key of each message (the entity it changes), and this worker holds up to
+ * {@link SessionSettings#maxConcurrentSessions()} sessions at once, each handled one message at a
+ * time by an {@link HeldSession}, so one entity's messages apply in sequence while different
+ * entities run in parallel. Idempotency is unchanged: every message still goes through the {@link
+ * IdempotentConsumer}; sessions sequence messages, they do not deduplicate them.
  *
  * <p><b>Why not the SDK's session processor.</b> Its message context offers complete, abandon,
  * defer and dead-letter, but neither the session state nor receiving a deferred message, and both
@@ -56,7 +56,7 @@ public final class SessionWorker implements MessageWorker {
   private static final Logger LOG = LoggerFactory.getLogger(SessionWorker.class);
   private static final Duration ACCEPT_RETRY = Duration.ofSeconds(1);
 
-  /** Everything an {@link OrderSession} needs, shared by all sessions. */
+  /** Everything an {@link HeldSession} needs, shared by all sessions. */
   record Parts(
       IdempotentConsumer consumer,
       SessionRules rules,
@@ -99,7 +99,8 @@ public final class SessionWorker implements MessageWorker {
    *     session takes one message at a time)
    * @param sessionSettings sessions at once, idle timeout, gap timeout and parking bounds
    * @param consumer the flow
-   * @param decoder the flow's decoder, to tell a message's order and version before the flow runs
+   * @param decoder the flow's decoder, to tell a message's session key and version before the flow
+   *     runs
    * @param store the flow's store, read once per session when its state does not know the version
    * @param probe tells a paused worker when it may resume
    * @param observer metrics, logs and traces
@@ -310,7 +311,7 @@ public final class SessionWorker implements MessageWorker {
       try {
         lock.start();
         if (accepting()) {
-          serve(new OrderSession(receiver.getSessionId(), receiver, lock, parts), receiver);
+          serve(new HeldSession(receiver.getSessionId(), receiver, lock, parts), receiver);
         }
       } catch (RuntimeException e) {
         LOG.info(
@@ -341,7 +342,7 @@ public final class SessionWorker implements MessageWorker {
     }
   }
 
-  private void serve(OrderSession session, ServiceBusReceiverClient receiver) {
+  private void serve(HeldSession session, ServiceBusReceiverClient receiver) {
     session.open();
     while (accepting() && !session.lost()) {
       boolean any = false;

@@ -11,6 +11,7 @@ import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.servicebus.ProcessorSessions;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
@@ -131,7 +132,10 @@ public final class ConsumerWorkers {
         role,
         connection,
         settings,
-        Optional.of(ProcessorSessions.of(sessions, CustomerConsumers::sessionOf)),
+        Optional.of(
+            ProcessorSessions.of(
+                sessions.withSessionKeyName(OrderDocumentIds.PARTITION_KEY_FIELD),
+                CustomerConsumers::sessionOf)),
         customers,
         markerTtl,
         maxDeliveryCount,

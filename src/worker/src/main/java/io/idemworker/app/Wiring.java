@@ -90,7 +90,7 @@ public final class Wiring {
   static String partitionKeyPath(WorkerConfig config) {
     return config.consumerRole().isPresent()
         ? CustomerDocumentIds.PARTITION_KEY_PATH
-        : CosmosContainers.PARTITION_KEY_PATH;
+        : OrderDocumentIds.PARTITION_KEY_PATH;
   }
 
   /**

@@ -10,6 +10,7 @@ import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.azure.messaging.servicebus.models.SubQueue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.app.OrderMessages;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
@@ -17,6 +18,7 @@ import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.OrderDecoder;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.Orders;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.MutableClock;
@@ -68,10 +70,12 @@ class DeadLetterResubmissionTest {
             new IdempotentConsumer(
                 KeyStrategies.messageId(),
                 new OrderDecoder(true),
-                new CosmosEffectStore(Emulators.orders(), (o, s, c, l) -> {}),
+                new CosmosEffectStore(
+                    Emulators.orders(), (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH),
                 Clock.systemUTC(),
                 256 * 1024),
-            new CosmosEffectStore(Emulators.orders(), (o, s, c, l) -> {}),
+            new CosmosEffectStore(
+                Emulators.orders(), (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH),
             observer,
             Clock.systemUTC());
     worker.start();

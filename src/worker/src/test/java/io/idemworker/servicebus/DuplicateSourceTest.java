@@ -12,6 +12,7 @@ import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.azure.messaging.servicebus.models.DeadLetterOptions;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.app.OrderMessages;
 import io.idemworker.core.Change;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.DuplicateSource;
@@ -27,6 +28,7 @@ import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.OrderDecoder;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.Orders;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.MutableClock;
@@ -98,7 +100,8 @@ class DuplicateSourceTest {
   }
 
   private void startWorker(EffectStore store, MessageDecoder decoder, Clock handlerClock) {
-    CosmosEffectStore probe = new CosmosEffectStore(container, (o, s, c, l) -> {});
+    CosmosEffectStore probe =
+        new CosmosEffectStore(container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
     ServiceBusWorker worker =
         new ServiceBusWorker(
             new ServiceBusConnection.ConnectionString(serviceBus.connectionString()),
@@ -116,7 +119,8 @@ class DuplicateSourceTest {
   }
 
   private void startWorker() {
-    startWorker(new CosmosEffectStore(container, (o, s, c, l) -> {}));
+    startWorker(
+        new CosmosEffectStore(container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH));
   }
 
   private static String newOrderId() {
@@ -206,7 +210,10 @@ class DuplicateSourceTest {
                 }
               });
         };
-    startWorker(new CosmosEffectStore(container, (o, s, c, l) -> {}), meeting, handlerClock);
+    startWorker(
+        new CosmosEffectStore(container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH),
+        meeting,
+        handlerClock);
     String orderId = newOrderId();
 
     send(orderId);
@@ -219,7 +226,8 @@ class DuplicateSourceTest {
 
   @Test
   void lockLostAfterTheCommit_redeliveryIsARedelivery() {
-    CosmosEffectStore cosmos = new CosmosEffectStore(container, (o, s, c, l) -> {});
+    CosmosEffectStore cosmos =
+        new CosmosEffectStore(container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
     AtomicBoolean crashed = new AtomicBoolean();
     startWorker(
         new EffectStore() {

@@ -11,6 +11,7 @@ import io.idemworker.core.Outcome;
 import io.idemworker.core.WriteSet;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
 import java.time.Clock;
@@ -32,7 +33,8 @@ final class FencingFixtures {
                     KeyStrategies.messageId(),
                     OrderMessageTypes.decoder(
                         true, new InboxMarkers("orders", Optional.empty()), Optional.empty()),
-                    new CosmosEffectStore(container, (o, s, c, l) -> {}),
+                    new CosmosEffectStore(
+                        container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH),
                     Clock.systemUTC(),
                     256 * 1024)
                 .handle(Orders.order(orderId)))

@@ -19,6 +19,7 @@ import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
 import io.idemworker.orders.PaymentProvider;
@@ -125,7 +126,8 @@ class LockFencingTest {
                 .withMaxRetryBackoff(Duration.ofMillis(50))
                 .withProbeInterval(Duration.ofMillis(200)),
             consumer,
-            new CosmosEffectStore(container, (o, s, c, l) -> {}),
+            new CosmosEffectStore(
+                container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH),
             observer,
             Clock.systemUTC());
     worker.start();
@@ -154,7 +156,8 @@ class LockFencingTest {
       throws Exception {
     // given an order, a payment request for it, and a handler stalled at its first write
     String orderId = FencingFixtures.placedOrder(container);
-    CosmosEffectStore cosmos = new CosmosEffectStore(container, (o, s, c, l) -> {});
+    CosmosEffectStore cosmos =
+        new CosmosEffectStore(container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
     CountDownLatch atFirstWrite = new CountDownLatch(1);
     CountDownLatch goOn = new CountDownLatch(1);
     startWorker(FencingFixtures.stallingAtFirstWrite(cosmos, atFirstWrite, goOn, WAIT));
@@ -189,7 +192,8 @@ class LockFencingTest {
     // given an order whose payment request another attempt claimed, and left with 4 s of lease
     String orderId = FencingFixtures.placedOrder(container);
     String requestId = "pr-" + orderId;
-    CosmosEffectStore cosmos = new CosmosEffectStore(container, (o, s, c, l) -> {});
+    CosmosEffectStore cosmos =
+        new CosmosEffectStore(container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
     Duration ceiling = Duration.ofSeconds(4);
     Outcome stalled =
         consumer(

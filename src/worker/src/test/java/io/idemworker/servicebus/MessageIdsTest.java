@@ -3,6 +3,7 @@ package io.idemworker.servicebus;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.idemworker.app.OrderMessages;
 import io.idemworker.core.IdempotencyKey;
 import io.idemworker.orders.OrderDocumentIds;
 import java.util.UUID;

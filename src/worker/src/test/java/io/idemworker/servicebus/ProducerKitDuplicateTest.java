@@ -6,6 +6,7 @@ import com.azure.core.amqp.exception.AmqpException;
 import com.azure.messaging.servicebus.ServiceBusErrorSource;
 import com.azure.messaging.servicebus.ServiceBusException;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import io.idemworker.app.OrderMessages;
 import io.idemworker.core.DuplicateSource;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.KeyStrategies;
@@ -14,6 +15,7 @@ import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.OrderDecoder;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.Orders;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.MutableClock;
@@ -63,7 +65,9 @@ class ProducerKitDuplicateTest {
                     .withDuplicateDetectionHistoryTimeWindow(WINDOW)
                     .withLockDuration(Duration.ofSeconds(30)))
             .start();
-    CosmosEffectStore store = new CosmosEffectStore(Emulators.orders(), (o, s, c, l) -> {});
+    CosmosEffectStore store =
+        new CosmosEffectStore(
+            Emulators.orders(), (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
     worker =
         new ServiceBusWorker(
             new ServiceBusConnection.ConnectionString(serviceBus.connectionString()),

@@ -10,6 +10,7 @@ import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import io.idemworker.app.OrderMessages;
 import io.idemworker.core.DeliveryOrigin;
 import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.KeyStrategy;

@@ -10,6 +10,7 @@ import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.app.OrderMessages;
 import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
@@ -21,6 +22,7 @@ import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
 import io.idemworker.orders.OrderDecoder;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.Orders;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.RecordingObserver;
@@ -88,7 +90,8 @@ class ServiceBusWorkerTest {
     return new CosmosEffectStore(
         container,
         (operation, status, charge, latency) ->
-            roundTrips.computeIfAbsent(operation, k -> new AtomicInteger()).incrementAndGet());
+            roundTrips.computeIfAbsent(operation, k -> new AtomicInteger()).incrementAndGet(),
+        OrderDocumentIds.PARTITION_KEY_PATH);
   }
 
   private ServiceBusWorker startWorker(EffectStore store, CosmosEffectStore probe) {

@@ -13,7 +13,7 @@ import java.util.Optional;
  * Every schedule of one order's versioned status messages through a session, with crashes,
  * breadth-first: the producer sends the messages (versions 1..n and duplicates) in any order, one
  * at a time; the broker hands the session's active messages to its one holder in the order they
- * were sent; the holder works as {@link OrderSession} does: it records a version whose predecessor
+ * were sent; the holder works as {@link HeldSession} does: it records a version whose predecessor
  * has not applied in the session state, then defers it; when the predecessor applies it receives
  * the waiting ones by sequence number and applies them in version order, marking each applied in
  * the session state before completing it, and completes the message that filled the gap last. A
@@ -35,7 +35,7 @@ import java.util.Optional;
  * <p>Not thread-safe; one exploration per instance.
  */
 final class SessionExploration {
-  /** How the holder behaves: as {@link OrderSession}, or a mutant. */
+  /** How the holder behaves: as {@link HeldSession}, or a mutant. */
   enum Flow {
     /** Record, then defer; apply waiting ones when ready, lowest version first; gap filler last. */
     REAL,

@@ -20,6 +20,7 @@ import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
 import io.idemworker.payments.HttpPaymentProvider;
@@ -114,7 +115,8 @@ class SessionLockFencingTest {
                     new HttpPaymentProvider(provider.baseUrl(), provider.apiKey(), CALL_TIMEOUT),
                     leaseCeiling,
                     CALL_TIMEOUT)));
-    CosmosEffectStore cosmos = new CosmosEffectStore(container, (o, s, c, l) -> {});
+    CosmosEffectStore cosmos =
+        new CosmosEffectStore(container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
     worker =
         new SessionWorker(
             new ServiceBusConnection.ConnectionString(serviceBus.connectionString()),
@@ -164,7 +166,11 @@ class SessionLockFencingTest {
     CountDownLatch goOn = new CountDownLatch(1);
     startWorker(
         FencingFixtures.stallingAtFirstWrite(
-            new CosmosEffectStore(container, (o, s, c, l) -> {}), atFirstWrite, goOn, WAIT));
+            new CosmosEffectStore(
+                container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH),
+            atFirstWrite,
+            goOn,
+            WAIT));
     sender.sendMessage(
         inSession(Orders.payment(orderId, "pr-" + orderId, "10.00", "EUR"), orderId));
     assertThat(atFirstWrite.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
@@ -200,7 +206,8 @@ class SessionLockFencingTest {
     // given an order whose payment request another attempt claimed, and left with 4 s of lease
     String orderId = FencingFixtures.placedOrder(container);
     String requestId = "pr-" + orderId;
-    CosmosEffectStore cosmos = new CosmosEffectStore(container, (o, s, c, l) -> {});
+    CosmosEffectStore cosmos =
+        new CosmosEffectStore(container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
     Duration ceiling = Duration.ofSeconds(4);
     Outcome stalled =
         new IdempotentConsumer(

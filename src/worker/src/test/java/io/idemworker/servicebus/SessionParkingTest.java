@@ -23,6 +23,7 @@ import io.idemworker.core.StoreFailure;
 import io.idemworker.core.WriteSet;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
 import io.idemworker.testing.Emulators;
@@ -60,14 +61,14 @@ class SessionParkingTest {
   private final AtomicBoolean rejectedOnce = new AtomicBoolean();
   private String queue;
   private ServiceBusSenderClient sender;
-  private ParkedOrders operator;
+  private ParkedSessions operator;
 
   @BeforeEach
   void createQueue() {
     queue = Emulators.newQueue(s -> s.withRequiresSession(true).withMaxDeliveryCount(10));
     sender = Emulators.sender(queue);
     operator =
-        new ParkedOrders(
+        new ParkedSessions(
             new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
             queue);
   }
@@ -92,7 +93,9 @@ class SessionParkingTest {
 
   /** The store refuses the poison credit's first write for good, as a 400 would. */
   private EffectStore store() {
-    CosmosEffectStore cosmos = new CosmosEffectStore(container, (op, status, charge, l) -> {});
+    CosmosEffectStore cosmos =
+        new CosmosEffectStore(
+            container, (op, status, charge, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
     return new EffectStore() {
       @Override
       public WriteResult apply(WriteSet writeSet) {
@@ -130,7 +133,8 @@ class SessionParkingTest {
                 KeyStrategies.messageId(), decoder, store, Clock.systemUTC(), 256 * 1024),
             decoder,
             store,
-            new CosmosEffectStore(container, (op, status, charge, l) -> {}),
+            new CosmosEffectStore(
+                container, (op, status, charge, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH),
             observer,
             events,
             Clock.systemUTC());
@@ -172,17 +176,17 @@ class SessionParkingTest {
         .isTrue();
   }
 
-  private ParkedOrders.Parking lookWhenFree() {
+  private ParkedSessions.Parking lookWhenFree() {
     return parkingWhenFree().orElseThrow();
   }
 
   /** The order's parking, looked at while no worker holds its session (a worker may take it). */
-  private Optional<ParkedOrders.Parking> parkingWhenFree() {
+  private Optional<ParkedSessions.Parking> parkingWhenFree() {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (true) {
       try {
         return operator.look(orderId);
-      } catch (ParkedOrders.SessionBusy busy) {
+      } catch (ParkedSessions.SessionBusy busy) {
         assertThat(System.nanoTime()).as("session free within %s", WAIT).isLessThan(deadline);
       }
     }
@@ -197,14 +201,14 @@ class SessionParkingTest {
 
     assertThat(order().get("statusVersion").asLong()).isEqualTo(1);
     assertThat(order().path("creditedUnits").asLong()).isZero();
-    ParkedOrders.Parking parking = lookWhenFree();
+    ParkedSessions.Parking parking = lookWhenFree();
     assertThat(parking.reason()).isEqualTo("StoreRejected");
     assertThat(parking.messageId()).isEqualTo(poison);
     assertThat(parking.behind()).hasSize(3);
 
-    ParkedOrders.Released released = releaseWhenFree();
+    ParkedSessions.Released released = releaseWhenFree();
 
-    assertThat(released.resubmitted()).map(ParkedOrders.Moved::messageId).contains(poison);
+    assertThat(released.resubmitted()).map(ParkedSessions.Moved::messageId).contains(poison);
     observer.await(1, f -> f.message().messageId().orElse("").endsWith(":status:3"), WAIT);
     assertThat(order().get("statusVersion").asLong()).isEqualTo(3);
     assertThat(order().get("creditedUnits").asLong()).isEqualTo(35_000);
@@ -323,18 +327,18 @@ class SessionParkingTest {
     parkByHand(other, "m-second-" + other);
     parkByHand(fourth, "m-fourth-" + fourth);
 
-    ParkedOrders.Released first = operator.release(orderId, Duration.ofSeconds(1)).orElseThrow();
-    ParkedOrders.Released second = operator.release(other, Duration.ofSeconds(1)).orElseThrow();
-    ParkedOrders.Released last = operator.release(fourth, Duration.ofSeconds(1)).orElseThrow();
+    ParkedSessions.Released first = operator.release(orderId, Duration.ofSeconds(1)).orElseThrow();
+    ParkedSessions.Released second = operator.release(other, Duration.ofSeconds(1)).orElseThrow();
+    ParkedSessions.Released last = operator.release(fourth, Duration.ofSeconds(1)).orElseThrow();
 
     assertThat(first.resubmitted())
-        .map(ParkedOrders.Moved::messageId)
+        .map(ParkedSessions.Moved::messageId)
         .contains("m-first-" + orderId);
     assertThat(second.resubmitted())
-        .map(ParkedOrders.Moved::messageId)
+        .map(ParkedSessions.Moved::messageId)
         .contains("m-second-" + other);
     assertThat(last.resubmitted())
-        .map(ParkedOrders.Moved::messageId)
+        .map(ParkedSessions.Moved::messageId)
         .contains("m-fourth-" + fourth);
   }
 
@@ -372,10 +376,10 @@ class SessionParkingTest {
     sendSequenceWithPoisonInTheMiddle();
     awaitParked(3);
 
-    List<ParkedOrders.Moved> dropped = discardWhenFree();
+    List<ParkedSessions.Moved> dropped = discardWhenFree();
 
     assertThat(dropped)
-        .extracting(ParkedOrders.Moved::messageId)
+        .extracting(ParkedSessions.Moved::messageId)
         .containsExactly(orderId + ":status:2", "cr-good-" + orderId, orderId + ":status:3");
     assertThat(parkingWhenFree()).isEmpty();
     send(Orders.status(orderId, "Delivered", 2));
@@ -410,26 +414,26 @@ class SessionParkingTest {
                 .findFirst()
                 .orElseThrow()
                 .getDeadLetterErrorDescription())
-        .contains("WORKER_PARK_MAX_MESSAGES", poison);
+        .contains("maxWaiting", poison);
   }
 
-  private ParkedOrders.Released releaseWhenFree() {
+  private ParkedSessions.Released releaseWhenFree() {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (true) {
       try {
         return operator.release(orderId, Duration.ofSeconds(2)).orElseThrow();
-      } catch (ParkedOrders.SessionBusy busy) {
+      } catch (ParkedSessions.SessionBusy busy) {
         assertThat(System.nanoTime()).as("session free within %s", WAIT).isLessThan(deadline);
       }
     }
   }
 
-  private List<ParkedOrders.Moved> discardWhenFree() {
+  private List<ParkedSessions.Moved> discardWhenFree() {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (true) {
       try {
         return operator.discard(orderId);
-      } catch (ParkedOrders.SessionBusy busy) {
+      } catch (ParkedSessions.SessionBusy busy) {
         assertThat(System.nanoTime()).as("session free within %s", WAIT).isLessThan(deadline);
       }
     }

@@ -19,6 +19,7 @@ import io.idemworker.core.Outcome;
 import io.idemworker.core.WriteSet;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
 import io.idemworker.testing.Emulators;
@@ -73,7 +74,9 @@ class SessionWorkerTest {
   }
 
   private SessionWorker startWorker(EffectStore store, SessionSettings sessions) {
-    CosmosEffectStore probe = new CosmosEffectStore(container, (op, status, charge, latency) -> {});
+    CosmosEffectStore probe =
+        new CosmosEffectStore(
+            container, (op, status, charge, latency) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
     SessionWorker worker =
         new SessionWorker(
             new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
@@ -99,7 +102,8 @@ class SessionWorkerTest {
   }
 
   private CosmosEffectStore cosmos() {
-    return new CosmosEffectStore(container, (op, status, charge, latency) -> {});
+    return new CosmosEffectStore(
+        container, (op, status, charge, latency) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
   }
 
   /** The store, recording each status version it applied, in commit order, per order. */
@@ -194,7 +198,7 @@ class SessionWorkerTest {
 
   @Test
   void messageWhoseSessionIdIsNotItsOrder_isDeadLetteredAsSessionIdMismatch() {
-    startWorker(SessionSettings.defaults());
+    startWorker(SessionSettings.defaults().withSessionKeyName("orderId"));
     String orderId = newOrderId();
     send("someone-else", Orders.typed("OrderPlaced", orderId, Orders.body(orderId, "c-1"), 0));
 

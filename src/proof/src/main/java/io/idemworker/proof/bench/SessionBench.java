@@ -14,6 +14,7 @@ import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.proof.emulators.LocalClients;
 import io.idemworker.servicebus.MessageWorker;
@@ -186,7 +187,8 @@ final class SessionBench implements Callable<Integer> {
             .withLockDuration(Duration.ofMinutes(5))
             .withRequiresSession(sessions));
     CosmosContainer container =
-        CosmosContainers.ensureExists(cosmosClient, "idemworker-bench", name);
+        CosmosContainers.ensureExists(
+            cosmosClient, "idemworker-bench", name, OrderDocumentIds.PARTITION_KEY_PATH);
     ServiceBusConnection connection =
         new ServiceBusConnection.ConnectionString(serviceBus.connectionString());
     try (ServiceBusSenderClient sender =
@@ -194,7 +196,9 @@ final class SessionBench implements Callable<Integer> {
       send(sender, name, sessions);
     }
     BenchTally tally = new BenchTally(messages);
-    CosmosEffectStore store = new CosmosEffectStore(container, tally.storeListener());
+    CosmosEffectStore store =
+        new CosmosEffectStore(
+            container, tally.storeListener(), OrderDocumentIds.PARTITION_KEY_PATH);
     MessageDecoder decoder =
         OrderMessageTypes.decoder(true, new InboxMarkers("orders", Optional.empty()));
     IdempotentConsumer consumer =

@@ -1,5 +1,6 @@
 package io.idemworker.proof.chaos;
 
+import io.idemworker.orders.OrderDocumentIds;
 import com.azure.core.amqp.AmqpRetryOptions;
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
@@ -221,7 +222,7 @@ record ChaosEndpoints(
               : "Cosmos DB database '" + cosmosDatabase + "' cannot be read: " + e.getStatusCode());
       return;
     }
-    container(cosmos, ChaosCommand.QUEUE, CosmosContainers.PARTITION_KEY_PATH, problems);
+    container(cosmos, ChaosCommand.QUEUE, OrderDocumentIds.PARTITION_KEY_PATH, problems);
     container(cosmos, ChaosEnvironment.CUSTOMERS, CustomerDocumentIds.PARTITION_KEY_PATH, problems);
   }
 

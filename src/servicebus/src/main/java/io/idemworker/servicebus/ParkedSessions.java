@@ -14,17 +14,17 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The operator's side of parking, for a queue in session mode: look at a parked order, release it
- * (its dead-lettered message goes back; the worker then applies the parked ones in their order), or
- * discard what is parked behind it. Each call accepts the order's session, so it is made as the
- * session lock holder, as the service requires; while a worker holds the session the call fails
- * with {@link SessionBusy} and can be repeated.
+ * The operator's side of parking, for a queue in session mode: look at a parked session, release it
+ * (its dead-lettered message goes back; the worker then applies the parked ones in sequence), or
+ * discard what is parked behind it. Each call accepts the session, so it is made as the session
+ * lock holder, as the service requires; while a worker holds the session the call fails with {@link
+ * SessionBusy} and can be repeated.
  *
  * <p>Crash-safe in the same way as the worker: a copy is sent before its original is completed, and
  * the parking is cleared from the session state last, so an interrupted release can be run again (a
  * copy sent twice is a duplicate to the worker). Not thread-safe; one call at a time.
  */
-public final class ParkedOrders implements AutoCloseable {
+public final class ParkedSessions implements AutoCloseable {
   private final ServiceBusConnection connection;
   private final String queue;
   private final ServiceBusSessionReceiverClient sessions;
@@ -35,7 +35,7 @@ public final class ParkedOrders implements AutoCloseable {
    * @param connection the namespace
    * @param queue the queue, which requires sessions
    */
-  public ParkedOrders(ServiceBusConnection connection, String queue) {
+  public ParkedSessions(ServiceBusConnection connection, String queue) {
     this.connection = Objects.requireNonNull(connection, "connection");
     this.queue = Objects.requireNonNull(queue, "queue");
     this.sessions =
@@ -48,27 +48,27 @@ public final class ParkedOrders implements AutoCloseable {
             .buildClient();
   }
 
-  /** A worker holds the order's session now; try again in a moment. */
+  /** A worker holds the session now; try again in a moment. */
   public static final class SessionBusy extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    SessionBusy(String orderId, Throwable cause) {
-      super("a worker holds the session of order " + orderId + " now; try again", cause);
+    SessionBusy(String sessionId, Throwable cause) {
+      super("a worker holds session " + sessionId + " now; try again", cause);
     }
   }
 
   /**
-   * What a parked order looks like.
+   * What a parked session looks like.
    *
-   * @param orderId the order
+   * @param sessionId the session
    * @param reason the dead-letter reason that parked it
    * @param messageId the dead-lettered message
    * @param since when it was parked
-   * @param behind the sequence numbers parked behind it, in order
+   * @param behind the sequence numbers parked behind it, in sequence
    * @param waitingForVersion status changes deferred for a missing version (sequence numbers)
    */
   public record Parking(
-      String orderId,
+      String sessionId,
       String reason,
       String messageId,
       Instant since,
@@ -85,34 +85,34 @@ public final class ParkedOrders implements AutoCloseable {
   public record Moved(String messageId, String subject, long sequenceNumber) {}
 
   /**
-   * Looks at an order's session state.
+   * Looks at a session's state.
    *
-   * @param orderId the order
-   * @return the parking, empty when the order is not parked
+   * @param sessionId the session
+   * @return the parking, empty when the session is not parked
    * @throws SessionBusy when a worker holds the session
    */
-  public Optional<Parking> look(String orderId) {
-    try (ServiceBusReceiverClient session = accept(orderId)) {
-      return parking(orderId, SessionState.read(stateOf(orderId, session)));
+  public Optional<Parking> look(String sessionId) {
+    try (ServiceBusReceiverClient session = accept(sessionId)) {
+      return parking(sessionId, SessionState.read(stateOf(sessionId, session)));
     }
   }
 
   /**
-   * Releases a parked order: resubmits its dead-lettered message (found in the dead-letter queue by
-   * MessageId and SessionId; the call reads the whole dead-letter queue, holding each message's
+   * Releases a parked session: resubmits its dead-lettered message (found in the dead-letter queue
+   * by MessageId and SessionId; the call reads the whole dead-letter queue, holding each message's
    * lock until it ends, then abandons the others). When the copy goes through, the worker ends the
-   * parking itself and applies the parked messages in their order (they never leave the session, so
-   * no copy of them can be dropped by duplicate detection); when it fails again, the order stays
+   * parking itself and applies the parked messages in sequence (they never leave the session, so no
+   * copy of them can be dropped by duplicate detection); when it fails again, the session stays
    * parked.
    *
-   * @param orderId the order
+   * @param sessionId the session
    * @param wait how long to wait for each batch of the dead-letter queue
    * @return the parking and whether its dead-lettered message was found and sent back; empty when
-   *     the order is not parked
+   *     the session is not parked
    * @throws SessionBusy when a worker holds the session
    */
-  public Optional<Released> release(String orderId, Duration wait) {
-    Optional<Parking> parking = look(orderId);
+  public Optional<Released> release(String sessionId, Duration wait) {
+    Optional<Parking> parking = look(sessionId);
     if (parking.isEmpty()) {
       return Optional.empty();
     }
@@ -121,7 +121,7 @@ public final class ParkedOrders implements AutoCloseable {
       return Optional.of(
           new Released(
               parking.get(),
-              resubmitDeadLettered(orderId, parking.get().messageId(), sender, wait)));
+              resubmitDeadLettered(sessionId, parking.get().messageId(), sender, wait)));
     }
   }
 
@@ -135,17 +135,17 @@ public final class ParkedOrders implements AutoCloseable {
   public record Released(Parking parking, Optional<Moved> resubmitted) {}
 
   /**
-   * Drops what is parked behind an order's dead-lettered message and clears the parking; the
+   * Drops what is parked behind a session's dead-lettered message and clears the parking; the
    * dead-lettered message stays in the dead-letter queue.
    *
-   * @param orderId the order
-   * @return what was dropped, for the operator's record; empty when the order was not parked
+   * @param sessionId the session
+   * @return what was dropped, for the operator's record; empty when the session was not parked
    * @throws SessionBusy when a worker holds the session
    */
-  public List<Moved> discard(String orderId) {
+  public List<Moved> discard(String sessionId) {
     List<Moved> dropped = new ArrayList<>();
-    try (ServiceBusReceiverClient session = accept(orderId)) {
-      SessionState state = SessionState.read(stateOf(orderId, session));
+    try (ServiceBusReceiverClient session = accept(sessionId)) {
+      SessionState state = SessionState.read(stateOf(sessionId, session));
       if (state.parked().isEmpty()) {
         return dropped;
       }
@@ -171,33 +171,33 @@ public final class ParkedOrders implements AutoCloseable {
    * The session's state; a session lock lost between the accept and this read (a worker took the
    * session over) is {@link SessionBusy}, to be repeated, as a session a worker holds is.
    */
-  private static byte[] stateOf(String orderId, ServiceBusReceiverClient session) {
+  private static byte[] stateOf(String sessionId, ServiceBusReceiverClient session) {
     try {
       return session.getSessionState();
     } catch (com.azure.messaging.servicebus.ServiceBusException e) {
       if (e.getReason()
           == com.azure.messaging.servicebus.ServiceBusFailureReason.SESSION_LOCK_LOST) {
-        throw new SessionBusy(orderId, e);
+        throw new SessionBusy(sessionId, e);
       }
       throw e;
     }
   }
 
-  private ServiceBusReceiverClient accept(String orderId) {
+  private ServiceBusReceiverClient accept(String sessionId) {
     try {
-      return sessions.acceptSession(orderId);
+      return sessions.acceptSession(sessionId);
     } catch (RuntimeException e) {
-      throw new SessionBusy(orderId, e);
+      throw new SessionBusy(sessionId, e);
     }
   }
 
-  private static Optional<Parking> parking(String orderId, SessionState state) {
+  private static Optional<Parking> parking(String sessionId, SessionState state) {
     return state
         .parked()
         .map(
             p ->
                 new Parking(
-                    orderId,
+                    sessionId,
                     p.reason(),
                     p.messageId(),
                     p.since(),
@@ -206,11 +206,11 @@ public final class ParkedOrders implements AutoCloseable {
   }
 
   private Optional<Moved> resubmitDeadLettered(
-      String orderId, String messageId, ProducerKit sender, Duration wait) {
+      String sessionId, String messageId, ProducerKit sender, Duration wait) {
     List<ServiceBusReceivedMessage> others = new ArrayList<>();
     try {
       try (ServiceBusReceiverClient deadLetters = deadLetterReceiver()) {
-        // Read to the end before acting: a batch can end before every message credited to it has
+        // Read to the end before acting: a batch can end before every message it asked for has
         // arrived, and one that arrives after the last read would stay locked (invisible to the
         // next release) until its lock expired.
         ServiceBusReceivedMessage match = null;
@@ -221,7 +221,7 @@ public final class ParkedOrders implements AutoCloseable {
             any = true;
             if (match == null
                 && messageId.equals(message.getMessageId())
-                && orderId.equals(message.getSessionId())) {
+                && sessionId.equals(message.getSessionId())) {
               match = message;
             } else {
               others.add(message);
@@ -231,7 +231,7 @@ public final class ParkedOrders implements AutoCloseable {
         if (match == null) {
           return Optional.empty();
         }
-        sender.send(copy(match, orderId));
+        sender.send(copy(match, sessionId));
         deadLetters.complete(match);
         return Optional.of(moved(match));
       }
@@ -246,8 +246,8 @@ public final class ParkedOrders implements AutoCloseable {
     return DeadLetterResubmitter.deadLetterReceiver(connection, queue);
   }
 
-  private static Outgoing copy(ServiceBusReceivedMessage message, String orderId) {
-    return DeadLetterResubmitter.copyOf(message).withSessionId(orderId);
+  private static Outgoing copy(ServiceBusReceivedMessage message, String sessionId) {
+    return DeadLetterResubmitter.copyOf(message).withSessionId(sessionId);
   }
 
   private static Moved moved(ServiceBusReceivedMessage message) {

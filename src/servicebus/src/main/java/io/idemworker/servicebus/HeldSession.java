@@ -19,11 +19,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One accepted session, that is one order, handled one message at a time through the session
- * receiver that holds its lock; every session management call goes through that receiver.
+ * One accepted session, that is one entity's messages, handled one message at a time through the
+ * session receiver that holds its lock; every session management call goes through that receiver.
  *
- * <p><b>Order of writes.</b> The session state is the only memory, so it is always written before
- * the settlement it describes: a message is recorded as waiting before it is deferred, and a
+ * <p><b>Sequence of writes.</b> The session state is the only memory, so it is always written
+ * before the settlement it describes: a message is recorded as waiting before it is deferred, and a
  * waiting message is marked applied (with the applied version raised) before it is completed. A
  * crash between the two leaves a state that is ahead of the broker, never behind: a recorded
  * message that was not deferred comes back as an active message and is recorded again; a message
@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Limit.</b> The broker offers a session to a receiver only while it has an active message:
  * deferred ones do not count. A gap whose session is released (a crash, a shutdown) is looked at
- * again when the order's next message arrives; {@link SessionSettings#gapTimeout()} is then
+ * again when the session's next message arrives; {@link SessionSettings#gapTimeout()} is then
  * measured from the deferral, so such a gap is given up at once.
  *
  * <p><b>Fenced by the session lock.</b> Every message, active or waiting, runs through the flow
@@ -46,13 +46,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not thread-safe: one session thread owns it while it holds the session.
  */
-final class OrderSession {
+final class HeldSession {
   private static final Logger LOG = LoggerFactory.getLogger(SessionWorker.class);
 
-  /** A message whose {@code SessionId} is not its order's id. */
+  /** A message whose {@code SessionId} is not the session key its body names. */
   static final DeadLetterReason SESSION_ID_MISMATCH = new DeadLetterReason("SessionIdMismatch");
 
-  /** A message parked behind a dead-lettered one past {@code WORKER_PARK_MAX_*}. */
+  /**
+   * A message parked behind a dead-lettered one past {@link SessionSettings#maxWaiting()} or {@link
+   * SessionSettings#maxParkedAge()}.
+   */
   static final DeadLetterReason PARKING_BOUND_EXCEEDED =
       new DeadLetterReason("ParkingBoundExceeded");
 
@@ -64,7 +67,7 @@ final class OrderSession {
   private String written = "";
   private boolean lost;
 
-  OrderSession(
+  HeldSession(
       String sessionId,
       ServiceBusReceiverClient receiver,
       SessionLock lock,
@@ -157,8 +160,10 @@ final class OrderSession {
               Optional.empty(),
               peeked.entityId(),
               SESSION_ID_MISMATCH,
-              "SessionId must equal the order id of the body (orderId); a producer in session mode"
-                  + " sets SessionId = orderId");
+              "SessionId must equal the "
+                  + parts.sessions().sessionKeyName()
+                  + " the body names; a producer in session mode sets SessionId = "
+                  + parts.sessions().sessionKeyName());
       boolean settled = settle(received, outcome);
       observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
       return;
@@ -183,7 +188,7 @@ final class OrderSession {
     if (outcome instanceof Outcome.DeadLettered deadLettered) {
       markParked(received, deadLettered.reason());
     } else if (appliedOrSettledForGood(outcome) && parked.isPresent()) {
-      // The message that parked the order came back (released by an operator) and went through.
+      // The message that parked the session came back (released by an operator) and went through.
       unpark();
     }
     if (version.isPresent() && appliedOrSettledForGood(outcome)) {
@@ -265,7 +270,7 @@ final class OrderSession {
    */
   private void drain(boolean force) {
     if (state.parked().isPresent()) {
-      // A parked order applies nothing until an operator releases it.
+      // A parked session applies nothing until an operator releases it.
       writeState();
       return;
     }
@@ -376,7 +381,7 @@ final class OrderSession {
     return Optional.ofNullable(received.getMessageId()).orElse("");
   }
 
-  /** Marks the order parked behind {@code received}, written before it is dead-lettered. */
+  /** Marks the session parked behind {@code received}, written before it is dead-lettered. */
   private void markParked(ServiceBusReceivedMessage received, DeadLetterReason reason) {
     if (state.parked().isPresent()) {
       return;
@@ -391,7 +396,7 @@ final class OrderSession {
   }
 
   /**
-   * Defers a message of a parked order, recording it first; past {@link
+   * Defers a message of a parked session, recording it first; past {@link
    * SessionSettings#maxWaiting()} it is dead-lettered as {@link #PARKING_BOUND_EXCEEDED} instead.
    */
   private void park(
@@ -408,7 +413,7 @@ final class OrderSession {
               Optional.of(sessionId),
               PARKING_BOUND_EXCEEDED,
               parkedDescription(parked)
-                  + "; WORKER_PARK_MAX_MESSAGES ("
+                  + "; maxWaiting ("
                   + parts.sessions().maxWaiting()
                   + ") messages already wait");
       boolean settled = settle(received, outcome);
@@ -431,8 +436,8 @@ final class OrderSession {
   }
 
   /**
-   * Ends the parking: the messages parked behind join the waiting ones (in their order, each with
-   * its version, 0 for none) and apply as those do.
+   * Ends the parking: the messages parked behind join the waiting ones (in their sequence, each
+   * with its version, 0 for none) and apply as those do.
    */
   private void unpark() {
     SessionState.Parked parked = state.parked().orElseThrow();
@@ -448,7 +453,7 @@ final class OrderSession {
   }
 
   private static String parkedDescription(SessionState.Parked parked) {
-    return "the order is parked since "
+    return "the session is parked since "
         + parked.since()
         + " behind message "
         + parked.messageId()
@@ -458,7 +463,7 @@ final class OrderSession {
 
   /**
    * Past {@link SessionSettings#maxParkedAge()} the messages parked behind a dead-lettered one are
-   * dead-lettered as {@link #PARKING_BOUND_EXCEEDED}, and the order runs again.
+   * dead-lettered as {@link #PARKING_BOUND_EXCEEDED}, and the session runs again.
    */
   private void expireParking() {
     Optional<SessionState.Parked> parked = state.parked();
@@ -471,7 +476,7 @@ final class OrderSession {
     }
     String description =
         parkedDescription(parked.get())
-            + ", longer than WORKER_PARK_MAX_AGE ("
+            + ", longer than maxParkedAge ("
             + parts.sessions().maxParkedAge()
             + ")";
     for (SessionState.Waiting waiting : parked.get().behind()) {

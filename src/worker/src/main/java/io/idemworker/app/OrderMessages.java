@@ -1,7 +1,9 @@
-package io.idemworker.servicebus;
+package io.idemworker.app;
 
 import com.azure.core.util.BinaryData;
 import com.azure.messaging.servicebus.ServiceBusMessage;
+import io.idemworker.servicebus.Outgoing;
+import io.idemworker.servicebus.ProducerKit;
 import java.nio.charset.StandardCharsets;
 
 /** Builds {@code OrderPlaced} messages exactly as the contract in the README asks producers to. */
