@@ -179,12 +179,11 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
   private static CosmosPatchOperations operations(DocumentPatch patch) {
     CosmosPatchOperations operations = CosmosPatchOperations.create();
     for (DocumentPatch.Operation operation : patch.operations()) {
-      if (operation instanceof DocumentPatch.SetField set) {
-        operations.set("/" + set.field(), set.value());
-      } else {
-        DocumentPatch.Increment increment = (DocumentPatch.Increment) operation;
-        operations.increment("/" + increment.field(), increment.delta());
-      }
+      operation.fold(
+          set -> operations.set("/" + set.field(), set.value()),
+          increment -> operations.increment("/" + increment.field(), increment.delta()),
+          // "-" is the end of the array; the patch's condition has made sure there is one.
+          append -> operations.add("/" + append.field() + "/-", append.value()));
     }
     return operations;
   }
@@ -199,21 +198,19 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
   }
 
   private static String expression(DocumentPatch.Condition condition) {
-    if (condition instanceof DocumentPatch.AllOf all) {
-      StringBuilder and = new StringBuilder();
-      for (DocumentPatch.Condition part : all.conditions()) {
-        and.append(and.length() == 0 ? "(" : " AND (").append(expression(part)).append(')');
-      }
-      return and.toString();
-    }
-    if (condition instanceof DocumentPatch.FieldEquals equals) {
-      return "c." + equals.field() + " = " + equals.value().toString();
-    }
-    if (condition instanceof DocumentPatch.AtLeast least) {
-      return "c." + least.field() + " >= " + least.bound();
-    }
-    DocumentPatch.AbsentOrBelow below = (DocumentPatch.AbsentOrBelow) condition;
-    return "NOT IS_DEFINED(c." + below.field() + ") OR c." + below.field() + " < " + below.bound();
+    return condition.fold(
+        equals -> "c." + equals.field() + " = " + equals.value().toString(),
+        below ->
+            "NOT IS_DEFINED(c." + below.field() + ") OR c." + below.field() + " < " + below.bound(),
+        least -> "c." + least.field() + " >= " + least.bound(),
+        array -> "IS_ARRAY(c." + array.field() + ")",
+        all -> {
+          StringBuilder and = new StringBuilder();
+          for (DocumentPatch.Condition part : all.conditions()) {
+            and.append(and.length() == 0 ? "(" : " AND (").append(expression(part)).append(')');
+          }
+          return and.toString();
+        });
   }
 
   private static Duration since(long startNanos) {
