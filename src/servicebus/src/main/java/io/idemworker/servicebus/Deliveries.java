@@ -2,21 +2,80 @@ package io.idemworker.servicebus;
 
 import com.azure.core.amqp.models.AmqpMessageBodyType;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
+import io.idemworker.core.DeliveryLock;
 import io.idemworker.core.DeliveryOrigin;
+import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.IncomingMessage;
+import io.idemworker.core.Outcome;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
 
 /** Converts deliveries to the pattern's view and computes retry back-offs. */
 final class Deliveries {
   private static final Duration BASE_BACKOFF = Duration.ofMillis(100);
   private static final Duration LOCK_SAFETY_MARGIN = Duration.ofSeconds(2);
 
+  /** How often one delivery may wait out another attempt's lease and run the flow again. */
+  static final int MAX_REHANDLES = 10;
+
   private Deliveries() {}
+
+  /**
+   * Runs the flow for one delivery under its lock. A copy that meets another attempt's live lease
+   * waits it out while the lock is renewed, and runs the flow again in the same delivery (at most
+   * {@link #MAX_REHANDLES} times), so contested copies do not spend their delivery count.
+   *
+   * @param consumer the flow
+   * @param message the delivery as the flow sees it
+   * @param received the delivery as the SDK gave it
+   * @param lock the delivery's lock fence
+   * @param renewedPast whether the lock is renewed past an instant
+   * @param clock the worker's clock
+   * @param sleeper waits out the other attempt's lease
+   * @return the last outcome
+   */
+  static Outcome run(
+      IdempotentConsumer consumer,
+      IncomingMessage message,
+      ServiceBusReceivedMessage received,
+      DeliveryLock lock,
+      Predicate<Instant> renewedPast,
+      Clock clock,
+      ServiceBusWorker.Sleeper sleeper) {
+    Outcome outcome = consumer.handle(message, origin(received), lock);
+    for (int again = 0; again < MAX_REHANDLES; again++) {
+      Optional<Duration> wait = leaseMeeting(outcome);
+      if (wait.isEmpty() || !renewedPast.test(clock.instant().plus(wait.get()))) {
+        break;
+      }
+      try {
+        sleeper.sleep(wait.get());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+      outcome = consumer.handle(message, origin(received), lock);
+    }
+    return outcome;
+  }
+
+  /**
+   * The wait a flow asked for when it met another attempt's live lease; empty otherwise.
+   *
+   * @param outcome the flow's outcome
+   * @return the wait
+   */
+  static Optional<Duration> leaseMeeting(Outcome outcome) {
+    return outcome instanceof Outcome.Retry retry && retry.cause() == Outcome.RetryCause.NOT_YET
+        ? retry.retryAfter()
+        : Optional.empty();
+  }
 
   static IncomingMessage toIncoming(ServiceBusReceivedMessage message) {
     byte[] body =

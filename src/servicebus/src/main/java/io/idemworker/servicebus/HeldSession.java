@@ -4,7 +4,6 @@ import com.azure.messaging.servicebus.ServiceBusException;
 import com.azure.messaging.servicebus.ServiceBusFailureReason;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
-import com.azure.messaging.servicebus.models.DeadLetterOptions;
 import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.DeliveryObserver;
 import io.idemworker.core.IncomingMessage;
@@ -15,8 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One accepted session, that is one entity's messages, handled one message at a time through the
@@ -47,7 +44,6 @@ import org.slf4j.LoggerFactory;
  * <p>Not thread-safe: one session thread owns it while it holds the session.
  */
 final class HeldSession {
-  private static final Logger LOG = LoggerFactory.getLogger(SessionWorker.class);
 
   /** A message whose {@code SessionId} is not the session key its body names. */
   static final DeadLetterReason SESSION_ID_MISMATCH = new DeadLetterReason("SessionIdMismatch");
@@ -341,20 +337,18 @@ final class HeldSession {
   /**
    * Runs the flow under the session's lock. A copy that meets another attempt's live lease waits it
    * out while the lock is renewed, and runs the flow again in the same delivery (at most {@link
-   * ServiceBusWorker#MAX_REHANDLES} times), as the plain worker does, so contested copies do not
-   * spend their delivery count.
+   * Deliveries#MAX_REHANDLES} times), as the plain worker does, so contested copies do not spend
+   * their delivery count.
    */
   private Outcome run(IncomingMessage message, ServiceBusReceivedMessage received) {
-    Outcome outcome = parts.consumer().handle(message, Deliveries.origin(received), lock);
-    for (int again = 0; again < ServiceBusWorker.MAX_REHANDLES; again++) {
-      Optional<Duration> wait = ServiceBusWorker.leaseMeeting(outcome);
-      if (wait.isEmpty() || !lock.renewedPast(parts.clock().instant().plus(wait.get()))) {
-        break;
-      }
-      parts.sleep(wait.get());
-      outcome = parts.consumer().handle(message, Deliveries.origin(received), lock);
-    }
-    return outcome;
+    return Deliveries.run(
+        parts.consumer(),
+        message,
+        received,
+        lock,
+        lock::renewedPast,
+        parts.clock(),
+        parts.sleeper());
   }
 
   /**
@@ -532,70 +526,10 @@ final class HeldSession {
   }
 
   private boolean settle(ServiceBusReceivedMessage received, Outcome outcome) {
-    try {
-      outcome.fold(
-          processed -> complete(received),
-          duplicate -> complete(received),
-          stale -> complete(received),
-          deadLettered -> {
-            parts.lifecycle().storeAnswered();
-            receiver.deadLetter(
-                received, options(deadLettered.reason(), deadLettered.description()));
-            return null;
-          },
-          retry -> abandonAfterBackoff(received, retry));
-      return true;
-    } catch (RuntimeException e) {
-      LOG.info(
-          "settlement of message {} in session {} failed ({}); the broker will redeliver it",
-          received.getMessageId(),
-          sessionId,
-          e.getClass().getSimpleName());
-      return false;
-    }
-  }
-
-  private Void complete(ServiceBusReceivedMessage received) {
-    parts.lifecycle().storeAnswered();
-    receiver.complete(received);
-    return null;
-  }
-
-  private Void abandonAfterBackoff(ServiceBusReceivedMessage received, Outcome.Retry retry) {
-    switch (retry.cause()) {
-      case MISCONFIGURATION -> parts.lifecycle().misconfigured(retry.description());
-      case NOT_YET -> parts.lifecycle().storeAnswered();
-      case TRANSIENT -> parts.lifecycle().transientFailure(retry.description());
-      case LOCK_LOST -> {
-        return null; // settled nothing: handled before the settlement
-      }
-    }
-    parts.sleep(
-        Deliveries.backoff(
-            received.getDeliveryCount(),
-            received.getLockedUntil(),
-            parts.clock().instant(),
-            parts.processor().maxRetryBackoff(),
-            retry.retryAfter()));
-    receiver.abandon(received);
-    return null;
+    return parts.settlement().settle(Settlement.of(receiver, received, sessionId), outcome);
   }
 
   private void deadLetter(ServiceBusReceivedMessage received, DeadLetterReason reason, String why) {
-    LOG.warn(
-        "message {} in session {} dead-lettered: {}", received.getMessageId(), sessionId, reason);
-    try {
-      receiver.deadLetter(received, options(reason, why));
-    } catch (RuntimeException e) {
-      LOG.info(
-          "dead-lettering message {} failed; the broker will redeliver it",
-          received.getMessageId());
-    }
-  }
-
-  private static DeadLetterOptions options(DeadLetterReason reason, String description) {
-    return new DeadLetterOptions()
-        .setDeadLetterReason(reason.code())
-        .setDeadLetterErrorDescription(ServiceBusWorker.truncate(description));
+    Settlement.deadLetter(Settlement.of(receiver, received, sessionId), reason, why);
   }
 }

@@ -7,7 +7,6 @@ import com.azure.messaging.servicebus.ServiceBusException;
 import com.azure.messaging.servicebus.ServiceBusProcessorClient;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessageContext;
-import com.azure.messaging.servicebus.models.DeadLetterOptions;
 import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
 import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.DeliveryObserver;
@@ -58,18 +57,13 @@ import org.slf4j.LoggerFactory;
 public final class ServiceBusWorker implements MessageWorker {
   private static final Logger LOG = LoggerFactory.getLogger(ServiceBusWorker.class);
 
-  /** Service Bus clients refuse longer dead-letter descriptions; keep well inside. */
-  static final int MAX_DESCRIPTION_LENGTH = 4000;
-
-  /** How often one delivery may wait out another attempt's lease and run the flow again. */
-  static final int MAX_REHANDLES = 10;
-
   private final ProcessorSettings settings;
   private final IdempotentConsumer consumer;
   private final DeliveryObserver observer;
   private final Clock clock;
   private final ServiceBusProcessorClient processor;
   private final WorkerLifecycle lifecycle;
+  private final Settlement settlement;
   private final Sleeper sleeper;
   // Errors the processor reported from its receive link or connection: each one means the client
   // that took the deliveries in flight is gone, so their locks are renewed no more (ProcessorLock).
@@ -219,6 +213,7 @@ public final class ServiceBusWorker implements MessageWorker {
                 processor.close();
               }
             });
+    this.settlement = new Settlement(lifecycle, clock, settings.maxRetryBackoff(), sleeper);
   }
 
   private ServiceBusProcessorClient processor(
@@ -339,7 +334,10 @@ public final class ServiceBusWorker implements MessageWorker {
     try {
       message = Deliveries.toIncoming(received);
     } catch (RuntimeException e) {
-      deadLetterUnreadable(context, received, e);
+      Settlement.deadLetter(
+          Settlement.of(context),
+          DeadLetterReason.UNREADABLE_BODY,
+          "the message could not be read: " + e.getClass().getSimpleName());
       return;
     }
     DeliveryObserver.Observation observation = observer.start(message);
@@ -354,7 +352,7 @@ public final class ServiceBusWorker implements MessageWorker {
                     + sessions.get().keyName()
                     + " the body names: in session mode a message is taken in that session only,"
                     + " and producers (the relay among them) set SessionId to it");
-        boolean settled = settle(context, received, outcome);
+        boolean settled = settlement.settle(Settlement.of(context), outcome);
         observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
         return;
       }
@@ -366,129 +364,10 @@ public final class ServiceBusWorker implements MessageWorker {
             linkLosses::get,
             clock,
             sleeper);
-    Outcome outcome = consumer.handle(message, Deliveries.origin(received), lock);
-    // A lease another attempt holds: wait it out while the processor renews the lock, and run the
-    // flow again in this delivery, so contested copies do not spend their delivery count.
-    for (int again = 0; again < MAX_REHANDLES; again++) {
-      Optional<Duration> wait = leaseMeeting(outcome);
-      if (wait.isEmpty() || !lock.renewedPast(clock.instant().plus(wait.get()))) {
-        break;
-      }
-      sleep(wait.get());
-      outcome = consumer.handle(message, Deliveries.origin(received), lock);
-    }
-    boolean settled = settle(context, received, outcome);
+    Outcome outcome =
+        Deliveries.run(consumer, message, received, lock, lock::renewedPast, clock, sleeper);
+    boolean settled = settlement.settle(Settlement.of(context), outcome);
     observation.finish(outcome, Duration.ofNanos(System.nanoTime() - start), settled);
-  }
-
-  /** The wait a flow asked for when it met another attempt's live lease; empty otherwise. */
-  static Optional<Duration> leaseMeeting(Outcome outcome) {
-    return outcome instanceof Outcome.Retry retry && retry.cause() == Outcome.RetryCause.NOT_YET
-        ? retry.retryAfter()
-        : Optional.empty();
-  }
-
-  private boolean settle(
-      ServiceBusReceivedMessageContext context,
-      ServiceBusReceivedMessage received,
-      Outcome outcome) {
-    if (outcome instanceof Outcome.Retry retry && retry.cause() == Outcome.RetryCause.LOCK_LOST) {
-      // The broker would refuse any settlement; the message comes back when the lock ends.
-      LOG.warn(
-          "message {} (key {}, delivery count {}): lock lost before the handler finished (locked"
-              + " until {}); it stopped before its next write or call and settles nothing",
-          received.getMessageId(),
-          retry.knownKey().map(io.idemworker.core.IdempotencyKey::value).orElse("unknown"),
-          received.getDeliveryCount(),
-          received.getLockedUntil());
-      return false;
-    }
-    try {
-      outcome.fold(
-          processed -> complete(context),
-          duplicate -> complete(context),
-          stale -> complete(context),
-          deadLettered -> deadLetter(context, deadLettered),
-          retry -> abandonAfterBackoff(context, received, retry));
-      return true;
-    } catch (RuntimeException e) {
-      LOG.info(
-          "settlement of message {} failed ({}); the broker will redeliver it",
-          received.getMessageId(),
-          e.getClass().getSimpleName());
-      return false;
-    }
-  }
-
-  private Void deadLetter(
-      ServiceBusReceivedMessageContext context, Outcome.DeadLettered deadLettered) {
-    lifecycle.storeAnswered();
-    context.deadLetter(deadLetterOptions(deadLettered.reason(), deadLettered.description()));
-    return null;
-  }
-
-  /**
-   * Tells the lifecycle how the store did (a misconfiguration pauses at once, transient failures in
-   * a row pause), then waits out a back-off that ends before the lock does and abandons.
-   */
-  private Void abandonAfterBackoff(
-      ServiceBusReceivedMessageContext context,
-      ServiceBusReceivedMessage received,
-      Outcome.Retry retry) {
-    switch (retry.cause()) {
-      case MISCONFIGURATION -> lifecycle.misconfigured(retry.description());
-      case NOT_YET -> lifecycle.storeAnswered(); // the store answered: it is healthy
-      case TRANSIENT -> lifecycle.transientFailure(retry.description());
-      case LOCK_LOST -> {
-        return null; // settled nothing: handled before the fold
-      }
-    }
-    sleep(
-        Deliveries.backoff(
-            received.getDeliveryCount(),
-            received.getLockedUntil(),
-            clock.instant(),
-            settings.maxRetryBackoff(),
-            retry.retryAfter()));
-    context.abandon();
-    return null;
-  }
-
-  private Void complete(ServiceBusReceivedMessageContext context) {
-    lifecycle.storeAnswered();
-    context.complete();
-    return null;
-  }
-
-  private static void deadLetterUnreadable(
-      ServiceBusReceivedMessageContext context, ServiceBusReceivedMessage received, Exception e) {
-    LOG.warn(
-        "message {} could not be read ({}); dead-lettering it",
-        received.getMessageId(),
-        e.getClass().getSimpleName());
-    try {
-      context.deadLetter(
-          deadLetterOptions(
-              DeadLetterReason.UNREADABLE_BODY,
-              "the message could not be read: " + e.getClass().getSimpleName()));
-    } catch (RuntimeException settlement) {
-      LOG.info(
-          "dead-lettering message {} failed; the broker will redeliver it",
-          received.getMessageId());
-    }
-  }
-
-  private static DeadLetterOptions deadLetterOptions(DeadLetterReason reason, String description) {
-    return new DeadLetterOptions()
-        .setDeadLetterReason(reason.code())
-        .setDeadLetterErrorDescription(truncate(description));
-  }
-
-  static String truncate(String description) {
-    if (description.length() <= MAX_DESCRIPTION_LENGTH) {
-      return description;
-    }
-    return description.substring(0, MAX_DESCRIPTION_LENGTH - 1) + "…";
   }
 
   private void sleep(Duration wait) {

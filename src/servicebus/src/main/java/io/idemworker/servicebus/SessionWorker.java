@@ -66,18 +66,8 @@ public final class SessionWorker implements MessageWorker {
       Clock clock,
       SessionEvents events,
       WorkerLifecycle lifecycle,
-      ServiceBusWorker.Sleeper sleeper) {
-    void sleep(Duration wait) {
-      if (wait.isZero() || wait.isNegative()) {
-        return;
-      }
-      try {
-        sleeper.sleep(wait);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
+      Settlement settlement,
+      ServiceBusWorker.Sleeper sleeper) {}
 
   private final ProcessorSettings settings;
   private final SessionSettings sessionSettings;
@@ -186,6 +176,8 @@ public final class SessionWorker implements MessageWorker {
             clock,
             events,
             lifecycle,
+            new Settlement(
+                lifecycle, clock, settings.maxRetryBackoff(), ServiceBusWorker.Sleeper.REAL_TIME),
             ServiceBusWorker.Sleeper.REAL_TIME);
   }
 
@@ -297,7 +289,11 @@ public final class SessionWorker implements MessageWorker {
         }
         // No session became available within the try timeout, or the link failed: try again.
         LOG.debug("no session accepted ({}); trying again", e.toString());
-        parts.sleep(ACCEPT_RETRY.dividedBy(10));
+        try {
+          parts.sleeper().sleep(ACCEPT_RETRY.dividedBy(10));
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+        }
         continue;
       }
       SessionLock lock =

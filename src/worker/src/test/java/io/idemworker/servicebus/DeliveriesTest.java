@@ -78,8 +78,7 @@ class DeliveriesTest {
   void longDeadLetterDescriptions_areCutToWhatServiceBusAccepts() {
     String description = "x".repeat(10_000);
 
-    assertThat(ServiceBusWorker.truncate(description))
-        .hasSize(ServiceBusWorker.MAX_DESCRIPTION_LENGTH);
-    assertThat(ServiceBusWorker.truncate("short")).isEqualTo("short");
+    assertThat(Settlement.truncate(description)).hasSize(Settlement.MAX_DESCRIPTION_LENGTH);
+    assertThat(Settlement.truncate("short")).isEqualTo("short");
   }
 }
