@@ -1,6 +1,6 @@
 package io.idemworker.telemetry;
 
-import io.idemworker.servicebus.SessionListener;
+import io.idemworker.servicebus.sessions.SessionListener;
 import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.api.metrics.Meter;
 import java.util.EnumMap;

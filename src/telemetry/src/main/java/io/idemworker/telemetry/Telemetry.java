@@ -339,7 +339,7 @@ public final class Telemetry implements AutoCloseable {
   /**
    * Session mode's instruments, on this telemetry's meter.
    *
-   * @return the listener to give {@link io.idemworker.servicebus.SessionEvents}
+   * @return the listener to give {@link io.idemworker.servicebus.sessions.SessionEvents}
    */
   public SessionMetrics sessionMetrics() {
     return new SessionMetrics(meter, names.sessionEntities());

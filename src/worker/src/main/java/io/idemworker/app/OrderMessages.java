@@ -2,8 +2,8 @@ package io.idemworker.app;
 
 import com.azure.core.util.BinaryData;
 import com.azure.messaging.servicebus.ServiceBusMessage;
-import io.idemworker.servicebus.Outgoing;
-import io.idemworker.servicebus.ProducerKit;
+import io.idemworker.servicebus.sending.Outgoing;
+import io.idemworker.servicebus.sending.ProducerKit;
 import java.nio.charset.StandardCharsets;
 
 /** Builds {@code OrderPlaced} messages exactly as the contract in the README asks producers to. */

@@ -6,7 +6,7 @@ import io.idemworker.core.MarkerRetention;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.servicebus.ProcessorSettings;
-import io.idemworker.servicebus.SessionSettings;
+import io.idemworker.servicebus.sessions.SessionSettings;
 import io.idemworker.telemetry.TelemetryExport;
 import java.net.URI;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.idemworker.operator;
 
-import io.idemworker.servicebus.ParkedSessions;
+import io.idemworker.servicebus.sessions.ParkedSessions;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;

@@ -2,7 +2,7 @@ package io.idemworker.operator;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.idemworker.servicebus.ParkedSessions;
+import io.idemworker.servicebus.sessions.ParkedSessions;
 import java.util.Map;
 import java.util.Optional;
 

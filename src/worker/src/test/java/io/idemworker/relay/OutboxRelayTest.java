@@ -29,7 +29,7 @@ import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
-import io.idemworker.servicebus.ProducerStamps;
+import io.idemworker.servicebus.sending.ProducerStamps;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.MutableClock;
 import java.nio.charset.StandardCharsets;

@@ -2,8 +2,8 @@ package io.idemworker.telemetry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.idemworker.servicebus.SessionListener;
-import io.idemworker.servicebus.SessionListener.Event;
+import io.idemworker.servicebus.sessions.SessionListener;
+import io.idemworker.servicebus.sessions.SessionListener.Event;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.data.LongPointData;

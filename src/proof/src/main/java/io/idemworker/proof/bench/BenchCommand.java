@@ -28,7 +28,7 @@ import io.idemworker.proof.faults.FaultPlan;
 import io.idemworker.proof.producer.DemoScenario;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
-import io.idemworker.servicebus.ServiceBusWorker;
+import io.idemworker.servicebus.processor.ServiceBusWorker;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;

@@ -1,6 +1,5 @@
 package io.idemworker.proof.chaos;
 
-import io.idemworker.orders.OrderDocumentIds;
 import com.azure.core.amqp.AmqpRetryOptions;
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
@@ -17,6 +16,7 @@ import com.azure.messaging.servicebus.models.SubQueue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.idemworker.consumers.CustomerDocumentIds;
 import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.proof.emulators.EventTopic;
 import java.net.URI;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package io.idemworker.proof.chaos;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.orders.OrderMessageTypes;
-import io.idemworker.servicebus.ParkedSessions;
+import io.idemworker.servicebus.sessions.ParkedSessions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

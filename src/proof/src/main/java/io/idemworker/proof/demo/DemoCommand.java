@@ -36,7 +36,7 @@ import io.idemworker.proof.producer.DemoPayments;
 import io.idemworker.proof.producer.DemoScenario;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
-import io.idemworker.servicebus.ServiceBusWorker;
+import io.idemworker.servicebus.processor.ServiceBusWorker;
 import io.idemworker.telemetry.Telemetry;
 import java.io.PrintStream;
 import java.time.Clock;

@@ -10,7 +10,7 @@ import io.idemworker.proof.chaos.SessionsAudit.Letter;
 import io.idemworker.proof.chaos.SessionsAudit.Operated;
 import io.idemworker.proof.chaos.SessionsAudit.Plan;
 import io.idemworker.proof.chaos.SessionsAudit.Seen;
-import io.idemworker.servicebus.ParkedSessions;
+import io.idemworker.servicebus.sessions.ParkedSessions;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
