@@ -40,6 +40,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,8 +69,10 @@ import org.slf4j.LoggerFactory;
  * refuses to build ({@link StartupRefused}, naming every problem) when one fails: the inbox
  * markers' TTL against the redelivery horizon, the container's shape (one top-level partition key
  * field, TTL on, so markers and events expire), the queue's real lock duration, delivery count and
- * message TTL against the configured ones (when the credential may read them), and whether the
- * entity requires sessions exactly when session mode is asked for.
+ * message TTL against the configured ones (when the credential may read them), and, in session
+ * mode, whether the entity requires sessions. Outside session mode an entity that requires sessions
+ * is found by the running processor's first receive: the worker then logs it at ERROR and reports
+ * it in {@link #status()} (not ready).
  *
  * <p>Thread-safe. {@link #close()} drains the deliveries in flight (up to the shutdown timeout),
  * then stops the relay; it is idempotent.
@@ -81,6 +84,7 @@ public final class IdempotentWorker implements AutoCloseable {
   private final Optional<OutboxRelay> relay;
   private final Optional<ScheduledExecutorService> relayExecutor;
   private final Duration shutdownTimeout;
+  private final AtomicReference<Optional<String>> refused = new AtomicReference<>(Optional.empty());
 
   private IdempotentWorker(
       MessageWorker worker,
@@ -91,6 +95,15 @@ public final class IdempotentWorker implements AutoCloseable {
     this.relay = relay;
     this.relayExecutor = relayExecutor;
     this.shutdownTimeout = shutdownTimeout;
+    if (worker instanceof ServiceBusWorker plain) {
+      // Outside session mode nothing waits for the broker's word at start-up (a probe of an entity
+      // that agrees can only time out): a refusal comes from the running processor instead.
+      plain.onSessionsRefused(
+          differs -> {
+            LOG.error("the worker cannot receive: {}", differs.problem());
+            refused.set(Optional.of(differs.problem()));
+          });
+    }
   }
 
   /**
@@ -115,6 +128,10 @@ public final class IdempotentWorker implements AutoCloseable {
    * @return the worker's status, or the relay's when the worker is ready and the relay is not
    */
   public WorkerStatus status() {
+    Optional<String> refusal = refused.get();
+    if (refusal.isPresent()) {
+      return new WorkerStatus(WorkerStatus.State.PAUSED, refusal);
+    }
     WorkerStatus status = worker.status();
     if (status.ready() && relay.isPresent() && !relay.get().status().ready()) {
       WorkerStatus relayStatus = relay.get().status();
@@ -411,6 +428,18 @@ public final class IdempotentWorker implements AutoCloseable {
     }
 
     /**
+     * Hears every Cosmos DB round trip the worker makes (after it answered, before the delivery is
+     * settled), e.g. for metrics of one's own.
+     *
+     * @param listener the listener; must be fast and must not throw
+     * @return this builder
+     */
+    public Builder storeListener(StoreCallListener listener) {
+      this.storeListener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
      * Observes deliveries, Cosmos DB calls, session mode and the relay with the library's telemetry
      * (metrics and a span per delivery, and one outcome line per delivery). Replaces {@link
      * #observer}.
@@ -620,8 +649,9 @@ public final class IdempotentWorker implements AutoCloseable {
             "the queue's properties differ from the retention given: "
                 + String.join("; ", differs.differences()));
       }
-      if (SessionRequirementCheck.check(connection, source, sessions.isPresent(), checkTimeout)
-          instanceof SessionRequirementCheck.Differs differs) {
+      if (sessions.isPresent()
+          && SessionRequirementCheck.check(connection, source, true, checkTimeout)
+              instanceof SessionRequirementCheck.Differs differs) {
         problems.add(differs.problem());
       }
     }
