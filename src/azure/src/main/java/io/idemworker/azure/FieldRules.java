@@ -202,7 +202,7 @@ public final class FieldRules {
   }
 
   /**
-   * The named fields of a body, in the order they were declared: the message's content.
+   * The named fields of a body, as they were declared, in sequence: the message's content.
    *
    * @param body a body that keeps the contract
    * @return a new object with only those fields

@@ -65,7 +65,7 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>{@link Builder#build()} makes the start-up checks the order worker's {@code run} makes, and
+ * <p>{@link Builder#build()} makes the start-up checks the sample worker's {@code run} makes, and
  * refuses to build ({@link StartupRefused}, naming every problem) when one fails: the inbox
  * markers' TTL against the redelivery horizon, the container's shape (one top-level partition key
  * field, TTL on, so markers and events expire), the queue's real lock duration, delivery count and
@@ -554,7 +554,7 @@ public final class IdempotentWorker implements AutoCloseable {
       IdempotentConsumer flow =
           new IdempotentConsumer(
               keyStrategy, decoder, store, clock, maxBodyBytes, retention.maxDeliveryCount());
-      // Back-off, probe interval and pause threshold as the order worker runs them.
+      // Back-off, probe interval and pause threshold as the sample worker runs them.
       ProcessorSettings settings =
           new ProcessorSettings(
               source,
