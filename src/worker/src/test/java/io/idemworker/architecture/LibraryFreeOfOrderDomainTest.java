@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
  * Keeps the sample order domain out of the library modules: no order type, subject, field,
  * container, queue, topic, metric or environment-variable name, and none of the other business
  * words of the order worker (payments, customers, loyalty), in any main source or POM of {@code
- * src/core},  {@code src/servicebus}, {@code src/cosmos}, {@code src/relay}, {@code
- * src/telemetry} and {@code src/azure}. A source scan rather than an ArchUnit rule, because the names that leak are
- * mostly strings and Javadoc (a span attribute, a log field, a dead-letter description), which
+ * src/core}, {@code src/servicebus}, {@code src/cosmos}, {@code src/relay}, {@code src/telemetry}
+ * and {@code src/azure}. A source scan rather than an ArchUnit rule, because the names that leak
+ * are mostly strings and Javadoc (a span attribute, a log field, a dead-letter description), which
  * class files do not show. An application passes its own names in (the worker's are in {@code
  * io.idemworker.app.OrderTelemetry} and its configuration).
  */
