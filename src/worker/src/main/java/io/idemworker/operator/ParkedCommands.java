@@ -153,7 +153,12 @@ final class ParkedCommands {
         new ParkedSessions(target.get().connection(), target.get().queue())) {
       return action.apply(parked);
     } catch (ParkedSessions.SessionBusy busy) {
-      err.println("idemworker dlq " + command + ": " + busy.getMessage());
+      err.println(
+          "idemworker dlq "
+              + command
+              + ": a worker holds the session of order "
+              + orderId
+              + " now; try again");
       return BUSY;
     } catch (RuntimeException e) {
       err.println(
