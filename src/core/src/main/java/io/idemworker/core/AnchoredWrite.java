@@ -24,8 +24,8 @@ import java.util.Set;
  * <p>The anchor carries the stamp of the delivery that wrote it ({@link DeliveryOrigin}); the read
  * on the duplicate path compares it with this delivery's to name the duplicate's source.
  *
- * <p>The anchor is checked before any patch, so a copy of a message whose credit was applied is a
- * duplicate even if the credited order has since changed.
+ * <p>The anchor is checked before any patch, so a copy of a message whose relative change was
+ * applied is a duplicate even if the changed document has since changed again.
  */
 final class AnchoredWrite {
   private AnchoredWrite() {}

@@ -14,7 +14,8 @@ import java.util.Map;
  * plain decimals without trailing zeros ({@code 9.90}, {@code 9.9} and {@code 9.9e0} are all {@code
  * 9.9}; exponents beyond ±{@value #MAX_PLAIN_EXPONENT} stay in E-notation so no input can make the
  * plain form huge), strings escaped minimally by this class itself (only {@code "}, {@code \} and
- * control characters), so that a library upgrade cannot change the fingerprints of stored orders.
+ * control characters), so that a library upgrade cannot change the fingerprints of stored
+ * documents.
  */
 final class CanonicalJson {
   static final int MAX_PLAIN_EXPONENT = 100;

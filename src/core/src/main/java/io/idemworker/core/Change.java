@@ -20,14 +20,14 @@ import java.util.function.Function;
  *
  * <ul>
  *   <li>{@link Anchored}: a document is created and its creation is the duplicate check. Either the
- *       entity itself is the anchor (a new order: natural idempotency, nothing extra to store), or
+ *       entity itself is the anchor (a new entity: natural idempotency, nothing extra to store), or
  *       an inbox marker is, committed in the same batch as a relative change to an existing
- *       document (a credit: applied twice it would lose money, and the change itself leaves no
- *       trace to check against).
+ *       document (an amount added: applied twice it would count twice, and the change itself leaves
+ *       no trace to check against).
  *   <li>{@link Versioned}: an absolute state with a version, written by a patch guarded by the
  *       stored version. Applying the same state twice is harmless and an older one is refused by
  *       the guard, so no marker is needed and nothing expires.
- *   <li>{@link TwoPhase}: a side effect outside the store (a payment provider) that cannot join the
+ *   <li>{@link TwoPhase}: a side effect outside the store (a provider's API) that cannot join the
  *       transaction. A record is claimed as in progress with a lease before the call, the call
  *       passes the idempotency key on so the other side drops repeats, and the record is completed
  *       with the answer in one batch with the effect's documents.
@@ -54,7 +54,7 @@ public sealed interface Change {
    * Create-as-check, with optional patches of existing documents in the same atomic write.
    *
    * <p><b>Seeds.</b> A relative change to a document that is created by nobody in particular (a
-   * customer's running totals, first touched by whichever event arrives first) declares a seed for
+   * per-account running totals, first touched by whichever event arrives first) declares a seed for
    * it: a document holding only the target's identity fields. When the write set meets the target
    * missing, the flow creates the seed (as a one-document write set: a 409 means someone else
    * seeded it, which is as good) and applies the write set once more. The seed is created outside
@@ -175,8 +175,8 @@ public sealed interface Change {
    * @param partitionKey the partition of the record and of every document the completion writes
    * @param record the record's business fields, with its {@code id}; the flow adds {@code status},
    *     {@code attempt} and {@code leaseUntilMillis}, and the fingerprint
-   * @param claimPatches patches committed with the claim, e.g. a guard that the order exists in the
-   *     right currency, so nothing is called for a message that cannot be recorded afterwards
+   * @param claimPatches patches committed with the claim, e.g. a guard that the target exists in
+   *     the right currency, so nothing is called for a message that cannot be recorded afterwards
    * @param rules how a claim patch's missing target or failed condition is answered
    * @param call the external call, passing the idempotency key on
    * @param completion what the call's answer becomes
@@ -284,7 +284,7 @@ public sealed interface Change {
    *
    * @param event an outbox event with an id derived from the key; its create is what a second
    *     completion collides with
-   * @param patches changes to other documents, e.g. the order's amount paid
+   * @param patches changes to other documents, e.g. the target's amount paid
    */
   record CompletionPlan(ObjectNode event, List<DocumentPatch> patches) {
     /** Copies the patches. */

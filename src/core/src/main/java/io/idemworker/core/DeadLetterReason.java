@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
  * queue's {@code DeadLetterReason} and what metrics are labelled with; it never changes.
  *
  * <p>The constants here are the flow's own reasons, the same for every message type. A business
- * package adds the reasons only it can know (an order that never arrives, a credit in another
+ * package adds the reasons only it can know (a target that never arrives, an amount in another
  * currency) as constants of its own, so {@code core} stays free of any one business.
  *
  * @param code the stable reason code: an UpperCamelCase word of letters and digits, e.g. {@code

@@ -1,9 +1,13 @@
 package io.idemworker.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -13,6 +17,11 @@ import java.util.regex.Pattern;
  * {@link EffectStore.ConditionFailed}), because the flow must: the first means "not yet", the
  * second is the business rule the condition encodes.
  *
+ * <p>Operations and conditions are closed sets that stores dispatch on with {@link Operation#fold}
+ * and {@link Condition#fold}: a new kind does not compile until every store handles it. An {@link
+ * AppendToArray} adds a {@link HoldsArray} condition on its field to the patch's condition (the
+ * constructor does it), so a store never appends where no array is.
+ *
  * @param id the document's id
  * @param operations the field operations, applied in order; at least one
  * @param condition the precondition on the stored document, if any
@@ -20,7 +29,10 @@ import java.util.regex.Pattern;
 public record DocumentPatch(String id, List<Operation> operations, Optional<Condition> condition) {
   private static final Pattern FIELD = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
 
-  /** Checks the id and copies the operations. */
+  /**
+   * Checks the id, copies the operations, and adds a {@link HoldsArray} condition for each field an
+   * {@link AppendToArray} appends to.
+   */
   public DocumentPatch {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(condition, "condition");
@@ -28,19 +40,67 @@ public record DocumentPatch(String id, List<Operation> operations, Optional<Cond
     if (id.isEmpty() || operations.isEmpty()) {
       throw new IllegalArgumentException("a patch needs an id and at least one operation");
     }
+    condition = withArrays(operations, condition);
+  }
+
+  /**
+   * A patch without a condition (other than the arrays its appends need).
+   *
+   * @param id the document's id
+   * @param operations the field operations; at least one
+   */
+  public DocumentPatch(String id, List<Operation> operations) {
+    this(id, operations, Optional.empty());
+  }
+
+  private static Optional<Condition> withArrays(
+      List<Operation> operations, Optional<Condition> condition) {
+    Set<String> arrays = new LinkedHashSet<>();
+    for (Operation operation : operations) {
+      if (operation instanceof AppendToArray append) {
+        arrays.add(append.field());
+      }
+    }
+    if (arrays.isEmpty()) {
+      return condition;
+    }
+    List<Condition> all = new ArrayList<>();
+    condition.ifPresent(
+        c -> all.addAll(c instanceof AllOf allOf ? allOf.conditions() : List.of(c)));
+    for (String field : arrays) {
+      if (!all.contains(new HoldsArray(field))) {
+        all.add(new HoldsArray(field));
+      }
+    }
+    return Optional.of(all.size() == 1 ? all.get(0) : new AllOf(all));
   }
 
   /**
    * One field operation. Fields are top-level names, so every store can express them (a Cosmos DB
    * patch path is {@code /name}).
    */
-  public sealed interface Operation {
+  public sealed interface Operation permits SetField, Increment, AppendToArray {
     /**
      * The top-level field this operation changes.
      *
      * @return the field name
      */
     String field();
+
+    /**
+     * Applies the function for this kind of operation. Stores dispatch with it, so a new kind of
+     * operation does not compile until every store handles it.
+     *
+     * @param <T> what the caller makes of the operation
+     * @param set sets a field
+     * @param increment adds to an integer field
+     * @param append appends to an array field
+     * @return the chosen function's value
+     */
+    <T> T fold(
+        Function<SetField, T> set,
+        Function<Increment, T> increment,
+        Function<AppendToArray, T> append);
   }
 
   /**
@@ -54,6 +114,14 @@ public record DocumentPatch(String id, List<Operation> operations, Optional<Cond
     public SetField {
       checkField(field);
       Objects.requireNonNull(value, "value");
+    }
+
+    @Override
+    public <T> T fold(
+        Function<SetField, T> set,
+        Function<Increment, T> increment,
+        Function<AppendToArray, T> append) {
+      return set.apply(this);
     }
   }
 
@@ -69,10 +137,63 @@ public record DocumentPatch(String id, List<Operation> operations, Optional<Cond
     public Increment {
       checkField(field);
     }
+
+    @Override
+    public <T> T fold(
+        Function<SetField, T> set,
+        Function<Increment, T> increment,
+        Function<AppendToArray, T> append) {
+      return increment.apply(this);
+    }
+  }
+
+  /**
+   * Appends a value to the end of the array a field holds: a relative change (a note added, a scan
+   * recorded), so a message that appends must be protected by an inbox marker in the same write, as
+   * an {@link Increment} is. The field must already hold an array (create the document with an
+   * empty one): the patch's condition requires it ({@link HoldsArray}), so a document without the
+   * array is answered {@link EffectStore.ConditionFailed} and nothing is written.
+   *
+   * @param field the array field
+   * @param value the element to append
+   */
+  public record AppendToArray(String field, JsonNode value) implements Operation {
+    /** Checks the field name. */
+    public AppendToArray {
+      checkField(field);
+      Objects.requireNonNull(value, "value");
+    }
+
+    @Override
+    public <T> T fold(
+        Function<SetField, T> set,
+        Function<Increment, T> increment,
+        Function<AppendToArray, T> append) {
+      return append.apply(this);
+    }
   }
 
   /** A precondition on the stored document, kept to what both stores can evaluate exactly. */
-  public sealed interface Condition {}
+  public sealed interface Condition permits FieldEquals, AbsentOrBelow, AtLeast, HoldsArray, AllOf {
+    /**
+     * Applies the function for this kind of condition. Stores dispatch with it, so a new kind of
+     * condition does not compile until every store evaluates it.
+     *
+     * @param <T> what the caller makes of the condition
+     * @param equals the field holds a value
+     * @param absentOrBelow the field is absent or below a bound
+     * @param atLeast the field is at least a bound
+     * @param holdsArray the field holds an array
+     * @param allOf every one of several conditions holds
+     * @return the chosen function's value
+     */
+    <T> T fold(
+        Function<FieldEquals, T> equals,
+        Function<AbsentOrBelow, T> absentOrBelow,
+        Function<AtLeast, T> atLeast,
+        Function<HoldsArray, T> holdsArray,
+        Function<AllOf, T> allOf);
+  }
 
   /**
    * The field holds exactly this value.
@@ -89,6 +210,16 @@ public record DocumentPatch(String id, List<Operation> operations, Optional<Cond
         throw new IllegalArgumentException("FieldEquals compares strings, numbers or booleans");
       }
     }
+
+    @Override
+    public <T> T fold(
+        Function<FieldEquals, T> equals,
+        Function<AbsentOrBelow, T> absentOrBelow,
+        Function<AtLeast, T> atLeast,
+        Function<HoldsArray, T> holdsArray,
+        Function<AllOf, T> allOf) {
+      return equals.apply(this);
+    }
   }
 
   /**
@@ -101,6 +232,16 @@ public record DocumentPatch(String id, List<Operation> operations, Optional<Cond
     /** Checks the field name. */
     public AbsentOrBelow {
       checkField(field);
+    }
+
+    @Override
+    public <T> T fold(
+        Function<FieldEquals, T> equals,
+        Function<AbsentOrBelow, T> absentOrBelow,
+        Function<AtLeast, T> atLeast,
+        Function<HoldsArray, T> holdsArray,
+        Function<AllOf, T> allOf) {
+      return absentOrBelow.apply(this);
     }
   }
 
@@ -115,6 +256,38 @@ public record DocumentPatch(String id, List<Operation> operations, Optional<Cond
     /** Checks the field name. */
     public AtLeast {
       checkField(field);
+    }
+
+    @Override
+    public <T> T fold(
+        Function<FieldEquals, T> equals,
+        Function<AbsentOrBelow, T> absentOrBelow,
+        Function<AtLeast, T> atLeast,
+        Function<HoldsArray, T> holdsArray,
+        Function<AllOf, T> allOf) {
+      return atLeast.apply(this);
+    }
+  }
+
+  /**
+   * The field holds an array (of any length): what an {@link AppendToArray} needs.
+   *
+   * @param field the field
+   */
+  public record HoldsArray(String field) implements Condition {
+    /** Checks the field name. */
+    public HoldsArray {
+      checkField(field);
+    }
+
+    @Override
+    public <T> T fold(
+        Function<FieldEquals, T> equals,
+        Function<AbsentOrBelow, T> absentOrBelow,
+        Function<AtLeast, T> atLeast,
+        Function<HoldsArray, T> holdsArray,
+        Function<AllOf, T> allOf) {
+      return holdsArray.apply(this);
     }
   }
 
@@ -131,6 +304,16 @@ public record DocumentPatch(String id, List<Operation> operations, Optional<Cond
       if (conditions.size() < 2 || conditions.stream().anyMatch(AllOf.class::isInstance)) {
         throw new IllegalArgumentException("AllOf takes two or more plain conditions");
       }
+    }
+
+    @Override
+    public <T> T fold(
+        Function<FieldEquals, T> equals,
+        Function<AbsentOrBelow, T> absentOrBelow,
+        Function<AtLeast, T> atLeast,
+        Function<HoldsArray, T> holdsArray,
+        Function<AllOf, T> allOf) {
+      return allOf.apply(this);
     }
   }
 

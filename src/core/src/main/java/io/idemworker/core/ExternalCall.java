@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Objects;
 
 /**
- * A side effect outside the store that cannot join its transaction (a payment provider), made
+ * A side effect outside the store that cannot join its transaction (a provider's API), made
  * idempotent by the key the call passes on: the provider executes a key once and replays its stored
  * answer to every repeat. The flow records the work as in progress before the call and as
  * completed, with the answer, after it ({@link Change.TwoPhase}).

@@ -23,7 +23,7 @@ import java.util.TreeSet;
  */
 public record Fingerprint(String value, Map<String, String> fields) {
 
-  /** Validates the form and copies the map into key order. */
+  /** Validates the form and copies the map, sorted by key. */
   public Fingerprint {
     Objects.requireNonNull(value, "value");
     if (!value.startsWith("sha256:") || value.length() != 71) {

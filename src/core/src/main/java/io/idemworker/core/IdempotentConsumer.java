@@ -17,7 +17,7 @@ import java.util.Optional;
  * read tells why (a duplicate, a reused key, a stale version). There is never a read before the
  * write, so concurrent copies of one message are arbitrated by the store.
  *
- * <p>A message whose target has not arrived (a status change that overtook its order) is retried;
+ * <p>A message whose target has not arrived (a status change that overtook the create) is retried;
  * on the delivery the broker would dead-letter anyway ({@code maxDeliveryCount}) it is
  * dead-lettered here instead, so its reason is named rather than {@code MaxDeliveryCountExceeded}.
  *
@@ -140,7 +140,7 @@ public final class IdempotentConsumer {
             DeadLetterReason.BODY_TOO_LARGE,
             "body is "
                 + message.body().length
-                + " bytes; the limit (WORKER_MAX_BODY_BYTES) is "
+                + " bytes; the limit (maxBodyBytes) is "
                 + maxBodyBytes);
       }
       Decoding decoding = decoder.decode(message);

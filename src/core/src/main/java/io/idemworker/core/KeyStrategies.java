@@ -22,7 +22,7 @@ public final class KeyStrategies {
                 () ->
                     new KeyStrategy.Missing(
                         DeadLetterReason.MISSING_MESSAGE_ID,
-                        "MessageId is missing: the producer must set it to the orderId"));
+                        "MessageId is missing: the producer must set it to the message's business key"));
   }
 
   /**
@@ -51,7 +51,7 @@ public final class KeyStrategies {
   }
 
   /**
-   * Prefixes another strategy's key with a consumer name. The prefixed key is what the order
+   * Prefixes another strategy's key with a consumer name. The prefixed key is what the anchor
    * records and what the ids of outgoing events derive from, so two consumers that replay the same
    * message emit distinct, each deterministic, event ids. It does not give each consumer its own
    * duplicate check when the anchor document's id is the business id; consumers that must each

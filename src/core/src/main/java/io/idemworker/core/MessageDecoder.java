@@ -54,7 +54,7 @@ public interface MessageDecoder {
   interface ValidMessage {
 
     /**
-     * The business id the message concerns (the order), for logs and outcomes.
+     * The business id the message concerns (the entity it changes), for logs and outcomes.
      *
      * @return the entity id
      */

@@ -29,7 +29,7 @@ public sealed interface Outcome {
   Optional<IdempotencyKey> knownKey();
 
   /**
-   * The business entity (order) id, when the body was readable enough to tell.
+   * The business entity's id, when the body was readable enough to tell.
    *
    * @return the entity id
    */
@@ -329,7 +329,7 @@ public sealed interface Outcome {
     TRANSIENT,
     /**
      * Something the message depends on has not arrived yet (a status change that overtook its
-     * order): the store is healthy, so this neither counts towards a pause nor pauses; on the
+     * entity): the store is healthy, so this neither counts towards a pause nor pauses; on the
      * delivery the broker would dead-letter anyway the flow dead-letters it itself, with the reason
      * named.
      */

@@ -59,7 +59,7 @@ public final class RequestRecords {
    * Creates the records' logic.
    *
    * @param store the store holding the records
-   * @param partitionKeyField the container's partition key field (e.g. {@code orderId}): each
+   * @param partitionKeyField the container's partition key field (e.g. {@code shipmentId}): each
    *     record carries its own id in it
    * @param lease how long a claim keeps other requests with the key out; positive
    * @param window how long a completed answer is replayed; longer than the lease

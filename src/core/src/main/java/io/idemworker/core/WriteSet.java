@@ -17,7 +17,7 @@ import java.util.Set;
  * that reuses the key.
  *
  * <p>The {@link #patches} change documents that already exist (an inbox marker is the anchor and
- * the order it credits is patched beside it). A store applies the creates and then the patches,
+ * the document it changes is patched beside it). A store applies the creates and then the patches,
  * every one or none; when the anchor exists it reports that first, whatever the patches would have
  * met, so a duplicate is always recognised as one.
  *

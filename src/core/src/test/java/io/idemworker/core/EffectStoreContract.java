@@ -287,4 +287,77 @@ public abstract class EffectStoreContract {
       pool.shutdownNow();
     }
   }
+
+  private String documentWithNotes(boolean withArray) {
+    String pk = fresh("doc");
+    ObjectNode fields = JSON.objectNode().put("orderId", pk).put("currency", "EUR");
+    if (withArray) {
+      fields.putArray("notes");
+    }
+    WriteSet created =
+        WriteSet.of(pk, Fingerprint.of(fields), fields.deepCopy().put("id", pk), List.of());
+    assertThat(store().apply(created)).isInstanceOf(EffectStore.Applied.class);
+    return pk;
+  }
+
+  private static DocumentPatch note(String id, String text) {
+    return new DocumentPatch(
+        id,
+        List.of(
+            new DocumentPatch.AppendToArray("notes", JSON.objectNode().put("text", text)),
+            new DocumentPatch.Increment("noteCount", 1)));
+  }
+
+  @Test
+  void appendToArray_addsAtTheEnd_inAWriteSetAndInAnUpdate() {
+    String pk = documentWithNotes(true);
+
+    assertThat(store().apply(markerWithPatch(pk, pk + ":n1", note(pk, "first"))))
+        .isInstanceOf(EffectStore.Applied.class);
+    assertThat(store().update(pk, note(pk, "second"))).isInstanceOf(EffectStore.Applied.class);
+    assertThat(store().apply(markerWithPatch(pk, pk + ":n1", note(pk, "first"))))
+        .isInstanceOf(EffectStore.AnchorExists.class);
+
+    ObjectNode stored = stored(pk, pk);
+    assertThat(stored.get("notes")).hasSize(2);
+    assertThat(stored.get("notes").get(0).get("text").asText()).isEqualTo("first");
+    assertThat(stored.get("notes").get(1).get("text").asText()).isEqualTo("second");
+    assertThat(stored.get("noteCount").asLong()).isEqualTo(2);
+  }
+
+  @Test
+  void appendToAFieldThatHoldsNoArray_isConditionFailedAndWritesNothing() {
+    String pk = documentWithNotes(false);
+
+    EffectStore.WriteResult inAWriteSet =
+        store().apply(markerWithPatch(pk, pk + ":n1", note(pk, "lost")));
+    EffectStore.UpdateResult alone = store().update(pk, note(pk, "lost"));
+
+    assertThat(inAWriteSet).isEqualTo(new EffectStore.ConditionFailed(pk));
+    assertThat(alone).isEqualTo(new EffectStore.ConditionFailed(pk));
+    assertThat(store().read(pk, pk + ":n1")).isInstanceOf(EffectStore.Absent.class);
+    assertThat(stored(pk, pk).has("notes")).isFalse();
+    assertThat(stored(pk, pk).has("noteCount")).isFalse();
+  }
+
+  @Test
+  void appendWithACondition_appliesOnlyWhenBothTheConditionAndTheArrayHold() {
+    String pk = documentWithNotes(true);
+    DocumentPatch inDollars =
+        new DocumentPatch(
+            pk,
+            List.of(new DocumentPatch.AppendToArray("notes", JSON.textNode("usd"))),
+            Optional.of(new DocumentPatch.FieldEquals("currency", JSON.textNode("USD"))));
+    DocumentPatch inEuros =
+        new DocumentPatch(
+            pk,
+            List.of(new DocumentPatch.AppendToArray("notes", JSON.textNode("eur"))),
+            Optional.of(new DocumentPatch.FieldEquals("currency", JSON.textNode("EUR"))));
+
+    assertThat(store().update(pk, inDollars)).isEqualTo(new EffectStore.ConditionFailed(pk));
+    assertThat(store().update(pk, inEuros)).isInstanceOf(EffectStore.Applied.class);
+
+    assertThat(stored(pk, pk).get("notes")).hasSize(1);
+    assertThat(stored(pk, pk).get("notes").get(0).asText()).isEqualTo("eur");
+  }
 }

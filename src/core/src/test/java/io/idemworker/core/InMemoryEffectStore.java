@@ -1,6 +1,7 @@
 package io.idemworker.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.HashMap;
 import java.util.List;
@@ -139,34 +140,42 @@ public final class InMemoryEffectStore implements EffectStore {
   }
 
   private static boolean holds(DocumentPatch.Condition condition, ObjectNode stored) {
-    if (condition instanceof DocumentPatch.AllOf all) {
-      return all.conditions().stream().allMatch(c -> holds(c, stored));
-    }
-    if (condition instanceof DocumentPatch.FieldEquals equals) {
-      JsonNode value = stored.get(equals.field());
-      return value != null
-          && CanonicalJson.write(value).equals(CanonicalJson.write(equals.value()));
-    }
-    if (condition instanceof DocumentPatch.AtLeast least) {
-      JsonNode value = stored.get(least.field());
-      return value != null && value.isNumber() && value.asLong() >= least.bound();
-    }
-    DocumentPatch.AbsentOrBelow below = (DocumentPatch.AbsentOrBelow) condition;
-    JsonNode value = stored.get(below.field());
-    return value == null || (value.isNumber() && value.asLong() < below.bound());
+    return condition.fold(
+        equals -> {
+          JsonNode value = stored.get(equals.field());
+          return value != null
+              && CanonicalJson.write(value).equals(CanonicalJson.write(equals.value()));
+        },
+        below -> {
+          JsonNode value = stored.get(below.field());
+          return value == null || (value.isNumber() && value.asLong() < below.bound());
+        },
+        least -> {
+          JsonNode value = stored.get(least.field());
+          return value != null && value.isNumber() && value.asLong() >= least.bound();
+        },
+        array -> stored.path(array.field()).isArray(),
+        all -> all.conditions().stream().allMatch(c -> holds(c, stored)));
   }
 
   private static ObjectNode applied(DocumentPatch patch, ObjectNode stored) {
     ObjectNode changed = stored.deepCopy();
     for (DocumentPatch.Operation operation : patch.operations()) {
-      if (operation instanceof DocumentPatch.SetField set) {
-        changed.set(set.field(), set.value().deepCopy());
-      } else {
-        DocumentPatch.Increment increment = (DocumentPatch.Increment) operation;
-        changed.put(
-            increment.field(),
-            Math.addExact(changed.path(increment.field()).asLong(0), increment.delta()));
-      }
+      operation.<Void>fold(
+          set -> {
+            changed.set(set.field(), set.value().deepCopy());
+            return null;
+          },
+          increment -> {
+            changed.put(
+                increment.field(),
+                Math.addExact(changed.path(increment.field()).asLong(0), increment.delta()));
+            return null;
+          },
+          append -> {
+            ((ArrayNode) changed.get(append.field())).add(append.value().deepCopy());
+            return null;
+          });
     }
     return changed;
   }

@@ -11,13 +11,11 @@ import com.azure.cosmos.models.IndexingPolicy;
 import java.util.List;
 
 /**
- * Creates the worker's container where that is allowed. In Azure, Bicep creates database and
- * container (data-plane role assignments cannot); against an emulator the worker may create them.
+ * Creates a worker's container where that is allowed, and reads what start-up checks of it. In
+ * Azure, Bicep creates database and container (data-plane role assignments cannot); against an
+ * emulator the worker may create them.
  */
 public final class CosmosContainers {
-  /** The partition key path of the orders container. */
-  public static final String PARTITION_KEY_PATH = "/orderId";
-
   /**
    * The paths the containers index; every other path is excluded ({@code /*}), so a write pays for
    * indexing only what is queried. Each one, and who queries it: {@code /messageId/?} and {@code
@@ -47,29 +45,15 @@ public final class CosmosContainers {
   }
 
   /**
-   * Creates the database and the orders container if missing: partitioned by {@value
-   * #PARTITION_KEY_PATH}, with {@code defaultTtl = -1} so that documents may carry their own TTL,
-   * and the {@link #indexingPolicy()}.
-   *
-   * @param client the client
-   * @param database the database name
-   * @param container the container name
-   * @return the container
-   */
-  public static CosmosContainer ensureExists(
-      CosmosClient client, String database, String container) {
-    return ensureExists(client, database, container, PARTITION_KEY_PATH);
-  }
-
-  /**
    * Creates the database and a container if missing, partitioned by the given path, with {@code
-   * defaultTtl = -1} and the {@link #indexingPolicy()}. An existing container is left as it is (its
-   * indexing policy too); {@link #partitionKeyPath} tells whether it fits.
+   * defaultTtl = -1} (so that documents may carry their own TTL) and the {@link #indexingPolicy()}.
+   * An existing container is left as it is (its indexing policy too); {@link #partitionKeyPath}
+   * tells whether it fits.
    *
    * @param client the client
    * @param database the database name
    * @param container the container name
-   * @param partitionKeyPath e.g. {@code /customerId}
+   * @param partitionKeyPath e.g. {@code /shipmentId}
    * @return the container
    */
   public static CosmosContainer ensureExists(
@@ -89,7 +73,7 @@ public final class CosmosContainers {
    * have every write refused, so it checks this at start-up.
    *
    * @param container the container
-   * @return e.g. {@code /orderId}
+   * @return e.g. {@code /shipmentId}
    */
   public static String partitionKeyPath(CosmosContainer container) {
     return partitionKeyPath(container.read().getProperties());
@@ -100,7 +84,7 @@ public final class CosmosContainers {
    * and {@link #honoursItemTtl(CosmosContainerProperties)}.
    *
    * @param properties the container's properties
-   * @return e.g. {@code /orderId}
+   * @return e.g. {@code /shipmentId}
    */
   public static String partitionKeyPath(CosmosContainerProperties properties) {
     return properties.getPartitionKeyDefinition().getPaths().get(0);

@@ -23,8 +23,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * An {@link EffectStore} on one Cosmos DB container partitioned by the write sets' partition key
- * (for orders, {@code /orderId}).
+ * An {@link EffectStore} on one Cosmos DB container partitioned by the write sets' partition key, a
+ * single top-level field (e.g. {@code /shipmentId}).
  *
  * <p>{@link #apply} is one transactional batch of creates and then patches: Cosmos DB commits all
  * or none, and answers 409 on the anchor's create when the anchor exists, which makes the batch
@@ -44,21 +44,11 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
   private final String partitionKeyField;
 
   /**
-   * Creates the adapter for the orders container (partition key {@code /orderId}).
-   *
-   * @param container the container holding the effects
-   * @param listener told about every round trip
-   */
-  public CosmosEffectStore(CosmosContainer container, StoreCallListener listener) {
-    this(container, listener, CosmosContainers.PARTITION_KEY_PATH);
-  }
-
-  /**
    * Creates the adapter for a container with any single-field partition key.
    *
    * @param container the container holding the effects
    * @param listener told about every round trip
-   * @param partitionKeyPath the container's partition key path, e.g. {@code /customerId}: the
+   * @param partitionKeyPath the container's partition key path, e.g. {@code /shipmentId}: the
    *     readiness probe's document carries its own partition in that field
    */
   public CosmosEffectStore(
@@ -189,12 +179,11 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
   private static CosmosPatchOperations operations(DocumentPatch patch) {
     CosmosPatchOperations operations = CosmosPatchOperations.create();
     for (DocumentPatch.Operation operation : patch.operations()) {
-      if (operation instanceof DocumentPatch.SetField set) {
-        operations.set("/" + set.field(), set.value());
-      } else {
-        DocumentPatch.Increment increment = (DocumentPatch.Increment) operation;
-        operations.increment("/" + increment.field(), increment.delta());
-      }
+      operation.fold(
+          set -> operations.set("/" + set.field(), set.value()),
+          increment -> operations.increment("/" + increment.field(), increment.delta()),
+          // "-" is the end of the array; the patch's condition has made sure there is one.
+          append -> operations.add("/" + append.field() + "/-", append.value()));
     }
     return operations;
   }
@@ -209,21 +198,19 @@ public final class CosmosEffectStore implements EffectStore, ReadinessProbe {
   }
 
   private static String expression(DocumentPatch.Condition condition) {
-    if (condition instanceof DocumentPatch.AllOf all) {
-      StringBuilder and = new StringBuilder();
-      for (DocumentPatch.Condition part : all.conditions()) {
-        and.append(and.length() == 0 ? "(" : " AND (").append(expression(part)).append(')');
-      }
-      return and.toString();
-    }
-    if (condition instanceof DocumentPatch.FieldEquals equals) {
-      return "c." + equals.field() + " = " + equals.value().toString();
-    }
-    if (condition instanceof DocumentPatch.AtLeast least) {
-      return "c." + least.field() + " >= " + least.bound();
-    }
-    DocumentPatch.AbsentOrBelow below = (DocumentPatch.AbsentOrBelow) condition;
-    return "NOT IS_DEFINED(c." + below.field() + ") OR c." + below.field() + " < " + below.bound();
+    return condition.fold(
+        equals -> "c." + equals.field() + " = " + equals.value().toString(),
+        below ->
+            "NOT IS_DEFINED(c." + below.field() + ") OR c." + below.field() + " < " + below.bound(),
+        least -> "c." + least.field() + " >= " + least.bound(),
+        array -> "IS_ARRAY(c." + array.field() + ")",
+        all -> {
+          StringBuilder and = new StringBuilder();
+          for (DocumentPatch.Condition part : all.conditions()) {
+            and.append(and.length() == 0 ? "(" : " AND (").append(expression(part)).append(')');
+          }
+          return and.toString();
+        });
   }
 
   private static Duration since(long startNanos) {

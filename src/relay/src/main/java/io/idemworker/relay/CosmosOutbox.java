@@ -15,7 +15,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The outbox in the orders container: its change feed (latest-version mode, pull model, the whole
+ * The outbox in a business container: its change feed (latest-version mode, pull model, the whole
  * container), and the mark the relay puts on an event that can never be published. Published events
  * get no mark: the relay's checkpoint is their progress, and their own {@code ttl} ages them out.
  *
@@ -27,10 +27,56 @@ final class CosmosOutbox {
 
   private final CosmosContainer container;
   private final int pageSize;
+  // Read once, on the relay's thread; the container's partition key cannot change.
+  private volatile String partitionKeyField;
 
   CosmosOutbox(CosmosContainer container, int pageSize) {
     this.container = Objects.requireNonNull(container, "container");
     this.pageSize = pageSize;
+  }
+
+  /**
+   * The container's partition key field, read from the container the first time: the outbox events
+   * carry their partition key value in it, and so does the relay's lease document.
+   *
+   * @return the field, e.g. {@code shipmentId}
+   * @throws RelayFailure when the container cannot be read, or when it is not partitioned by one
+   *     top-level field (a misconfiguration)
+   */
+  String partitionKeyField() {
+    String field = partitionKeyField;
+    if (field == null) {
+      field = partitionKeyField(container);
+      partitionKeyField = field;
+    }
+    return field;
+  }
+
+  /**
+   * Reads a container's partition key field.
+   *
+   * @param container the container
+   * @return the field
+   * @throws RelayFailure as {@link #partitionKeyField()}
+   */
+  static String partitionKeyField(CosmosContainer container) {
+    List<String> paths;
+    try {
+      paths = container.read().getProperties().getPartitionKeyDefinition().getPaths();
+    } catch (RuntimeException e) {
+      throw failure("reading the container's partition key", e);
+    }
+    if (paths == null
+        || paths.size() != 1
+        || !paths.get(0).matches("/[A-Za-z_][A-Za-z0-9_]{0,63}")) {
+      throw new RelayFailure(
+          RelayFailure.Kind.MISCONFIGURATION,
+          "the relay needs a container partitioned by one top-level field, such as /entityId;"
+              + " this one is partitioned by "
+              + paths,
+          null);
+    }
+    return paths.get(0).substring(1);
   }
 
   /**
@@ -91,24 +137,24 @@ final class CosmosOutbox {
    * no TTL.
    *
    * @param id the document id
-   * @param orderId its partition key
+   * @param partitionKey its partition key value
    * @param problem why
    * @param now when
    * @throws RelayFailure when Cosmos DB fails
    */
-  void markUnpublishable(String id, String orderId, String problem, Instant now) {
+  void markUnpublishable(String id, String partitionKey, String problem, Instant now) {
     patch(
         id,
-        orderId,
+        partitionKey,
         CosmosPatchOperations.create()
             .set("/status", "unpublishable")
             .set("/unpublishableReason", problem)
             .set("/checkedAt", now.toString()));
   }
 
-  private void patch(String id, String orderId, CosmosPatchOperations operations) {
+  private void patch(String id, String partitionKey, CosmosPatchOperations operations) {
     try {
-      container.patchItem(id, new PartitionKey(orderId), operations, JsonNode.class);
+      container.patchItem(id, new PartitionKey(partitionKey), operations, JsonNode.class);
     } catch (CosmosException e) {
       if (e.getStatusCode() == 404 && e.getSubStatusCode() != OWNER_RESOURCE_NOT_FOUND) {
         return;
@@ -120,8 +166,9 @@ final class CosmosOutbox {
   }
 
   /**
-   * Classifies a Cosmos DB failure: no permission or a missing container is misconfiguration,
-   * everything else is retried.
+   * Classifies a Cosmos DB failure: no permission, a missing container, or a request Cosmos DB
+   * refuses as malformed (400: a document the container's partition key cannot take) is
+   * misconfiguration, which no retry mends; everything else is retried.
    */
   static RelayFailure failure(String what, RuntimeException e) {
     if (e instanceof RelayFailure relayFailure) {
@@ -131,6 +178,7 @@ final class CosmosOutbox {
       boolean misconfigured =
           cosmos.getStatusCode() == 401
               || (cosmos.getStatusCode() == 403 && cosmos.getSubStatusCode() != 3)
+              || cosmos.getStatusCode() == 400
               || (cosmos.getStatusCode() == 404
                   && cosmos.getSubStatusCode() == OWNER_RESOURCE_NOT_FOUND);
       return new RelayFailure(

@@ -10,8 +10,8 @@ import java.util.Optional;
  * A pending outbox event as the change feed returned it.
  *
  * @param id the event id, derived from the message that caused it; becomes the {@code MessageId}
- * @param orderId the partition key
- * @param eventType {@code OrderAccepted}, {@code PaymentCaptured}…; becomes the {@code Subject}
+ * @param partitionKey the partition key value, read from the container's partition key field
+ * @param eventType e.g. {@code ShipmentDelivered}; becomes the {@code Subject}
  * @param correlationId carried over as the {@code CorrelationId}
  * @param traceparent the W3C trace context of the work that wrote the event, carried over
  * @param tracestate its {@code tracestate}, carried over
@@ -20,7 +20,7 @@ import java.util.Optional;
  */
 record OutboxEvent(
     String id,
-    String orderId,
+    String partitionKey,
     String eventType,
     Optional<String> correlationId,
     Optional<String> traceparent,
@@ -30,7 +30,7 @@ record OutboxEvent(
 
   OutboxEvent {
     Objects.requireNonNull(id, "id");
-    Objects.requireNonNull(orderId, "orderId");
+    Objects.requireNonNull(partitionKey, "partitionKey");
     Objects.requireNonNull(eventType, "eventType");
     Objects.requireNonNull(correlationId, "correlationId");
     Objects.requireNonNull(traceparent, "traceparent");
@@ -53,14 +53,14 @@ record OutboxEvent(
    * A pending outbox document that cannot be published as it is.
    *
    * @param id its id
-   * @param orderId its partition key
+   * @param partitionKey its partition key value
    * @param problem what is wrong, naming the field
    */
-  record Malformed(String id, String orderId, String problem) implements Read {}
+  record Malformed(String id, String partitionKey, String problem) implements Read {}
 
   /**
-   * Anything else: orders, markers, the relay's own lease, events marked {@code unpublishable}, and
-   * events a relay of an earlier release marked {@code published}.
+   * Anything else: business documents, markers, the relay's own lease, events marked {@code
+   * unpublishable}, and events a relay of an earlier release marked {@code published}.
    */
   record Other() implements Read {}
 
@@ -68,9 +68,10 @@ record OutboxEvent(
    * Classifies a document from the change feed.
    *
    * @param document the document
+   * @param partitionKeyField the container's partition key field, a top-level one
    * @return pending, malformed or other
    */
-  static Read read(JsonNode document) {
+  static Read read(JsonNode document, String partitionKeyField) {
     if (!"outbox".equals(document.path("type").asText())) {
       return new Other();
     }
@@ -81,21 +82,21 @@ record OutboxEvent(
       return new Other();
     }
     String id = document.path("id").asText();
-    String orderId = document.path("orderId").asText();
-    if (!document.path("orderId").isTextual()) {
+    String partitionKey = document.path(partitionKeyField).asText();
+    if (!document.path(partitionKeyField).isTextual()) {
       // Without its partition key the document cannot even be marked; nothing can be done here.
       return new Other();
     }
     if (!document.path("eventType").isTextual() || document.path("eventType").asText().isBlank()) {
-      return new Malformed(id, orderId, "eventType is missing or not a string");
+      return new Malformed(id, partitionKey, "eventType is missing or not a string");
     }
     if (!document.path("payload").isObject()) {
-      return new Malformed(id, orderId, "payload is missing or not an object");
+      return new Malformed(id, partitionKey, "payload is missing or not an object");
     }
     return new Pending(
         new OutboxEvent(
             id,
-            orderId,
+            partitionKey,
             document.path("eventType").asText(),
             text(document, "correlationId"),
             text(document, "traceparent"),

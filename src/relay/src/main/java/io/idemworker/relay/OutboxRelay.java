@@ -38,6 +38,13 @@ import org.slf4j.LoggerFactory;
  * MessageIds: the topic's duplicate detection drops the copies inside its window, idempotent
  * consumers beyond it.
  *
+ * <p><b>Keyed by the container.</b> The relay reads the container's partition key path once, at its
+ * first cycle: outbox events carry their partition key value in that field (and the relay's lease
+ * document carries its own there), so one relay serves any container partitioned by one top-level
+ * field. A container it cannot work with (partitioned otherwise, unreadable, refusing the lease
+ * document) is a misconfiguration: the relay logs it at ERROR, reports {@link
+ * WorkerStatus.State#PAUSED} with the reason (not ready), and tries again with a back-off.
+ *
  * <p><b>Several replicas</b>: one holds the lease document (see {@link RelayLease}); the others
  * stand by and take over when it expires, from its checkpoint. A holder that loses the lease stops
  * at its next write.
@@ -98,10 +105,11 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   /**
-   * A relay over the orders container and a sender to the topic.
+   * A relay over a container and a sender to the topic, setting each event's {@code SessionId} to
+   * its partition key value ({@link SessionIdRule#partitionKey()}).
    *
-   * @param container the orders container (partition key {@code /orderId}); the lease document
-   *     lives there too
+   * @param container the container the events are written to, partitioned by one top-level field;
+   *     the lease document lives there too
    * @param sender a sender to {@link RelaySettings#topicName()}; {@link #close()} closes it
    * @param settings the settings
    * @param listener hears what is published, for metrics
@@ -116,11 +124,37 @@ public final class OutboxRelay implements AutoCloseable {
       RelayListener listener,
       Clock clock,
       ScheduledExecutorService executor) {
+    return create(
+        container, sender, settings, SessionIdRule.partitionKey(), listener, clock, executor);
+  }
+
+  /**
+   * A relay over a container and a sender to the topic.
+   *
+   * @param container the container the events are written to, partitioned by one top-level field;
+   *     the lease document lives there too
+   * @param sender a sender to {@link RelaySettings#topicName()}; {@link #close()} closes it
+   * @param settings the settings
+   * @param sessions which {@code SessionId} each event gets
+   * @param listener hears what is published, for metrics
+   * @param clock judges lease expiry and the lag
+   * @param executor runs the cycles; stays the caller's to shut down
+   * @return the relay, not started
+   */
+  public static OutboxRelay create(
+      CosmosContainer container,
+      ServiceBusSenderClient sender,
+      RelaySettings settings,
+      SessionIdRule sessions,
+      RelayListener listener,
+      Clock clock,
+      ScheduledExecutorService executor) {
+    CosmosOutbox outbox = new CosmosOutbox(container, settings.batchSize());
     return new OutboxRelay(
-        new CosmosOutbox(container, settings.batchSize()),
+        outbox,
         new RelayLease(
             container, settings.topicName(), settings.ownerId(), settings.leaseDuration()),
-        new ServiceBusEventPublisher(sender),
+        new ServiceBusEventPublisher(sender, outbox::partitionKeyField, sessions),
         settings,
         listener,
         clock,
@@ -192,7 +226,8 @@ public final class OutboxRelay implements AutoCloseable {
   /**
    * The relay's state for the readiness probe: running (holding the lease or standing by), paused
    * with the reason while Cosmos DB or the topic refuse it for a configuration reason (no
-   * permission, missing topic or container), created or stopped.
+   * permission, missing topic or container, a container it cannot key its documents in), created or
+   * stopped.
    *
    * @return the status
    */
@@ -332,7 +367,9 @@ public final class OutboxRelay implements AutoCloseable {
     } catch (RelayFailure e) {
       failuresInARow++;
       if (e.kind() == RelayFailure.Kind.MISCONFIGURATION) {
-        LOG.warn("relay paused, needs a person: {}", e.getMessage());
+        if (status.state() != WorkerStatus.State.PAUSED || failuresInARow % 10 == 0) {
+          LOG.error("relay paused, needs a person: {}", e.getMessage());
+        }
         status = new WorkerStatus(WorkerStatus.State.PAUSED, Optional.of(e.getMessage()));
       } else if (failuresInARow == 1 || failuresInARow % 10 == 0) {
         LOG.info("relay cycle failed ({} in a row), retrying: {}", failuresInARow, e.getMessage());
@@ -345,6 +382,7 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   private Cycle cycle() {
+    String partitionKeyField = outbox.partitionKeyField();
     Instant now = clock.instant();
     if (held.isEmpty()) {
       held = lease.acquire(now);
@@ -368,17 +406,17 @@ public final class OutboxRelay implements AutoCloseable {
       if (stopping) {
         return Cycle.MORE;
       }
-      page(pages.next());
+      page(pages.next(), partitionKeyField);
     }
     oldestUnpublished = Optional.empty();
     return Cycle.DRAINED;
   }
 
-  private void page(CosmosOutbox.Page page) {
+  private void page(CosmosOutbox.Page page, String partitionKeyField) {
     List<OutboxEvent> pending = new ArrayList<>();
     List<OutboxEvent.Malformed> malformed = new ArrayList<>();
     for (JsonNode document : page.documents()) {
-      OutboxEvent.Read read = OutboxEvent.read(document);
+      OutboxEvent.Read read = OutboxEvent.read(document, partitionKeyField);
       if (read instanceof OutboxEvent.Pending p) {
         pending.add(p.event());
       } else if (read instanceof OutboxEvent.Malformed m) {
@@ -400,7 +438,7 @@ public final class OutboxRelay implements AutoCloseable {
         .min(Instant::compareTo)
         .ifPresent(oldest -> oldestUnpublished = Optional.of(oldest));
     for (OutboxEvent.Malformed m : malformed) {
-      unpublishable(m.id(), m.orderId(), m.problem());
+      unpublishable(m.id(), m.partitionKey(), m.problem());
     }
     if (!pending.isEmpty()) {
       publish(current, pending);
@@ -428,7 +466,7 @@ public final class OutboxRelay implements AutoCloseable {
     Set<String> rejectedIds = new HashSet<>();
     for (EventPublisher.Rejected r : rejected) {
       rejectedIds.add(r.event().id());
-      unpublishable(r.event().id(), r.event().orderId(), r.problem());
+      unpublishable(r.event().id(), r.event().partitionKey(), r.problem());
     }
     Map<String, int[]> byType = new LinkedHashMap<>();
     for (OutboxEvent event : pending) {
@@ -459,13 +497,13 @@ public final class OutboxRelay implements AutoCloseable {
     lagAlarmRaised = over;
   }
 
-  private void unpublishable(String id, String orderId, String problem) {
+  private void unpublishable(String id, String partitionKey, String problem) {
     LOG.warn(
-        "outbox event {} of order {} can never be published, marked unpublishable: {}",
+        "outbox event {} in partition {} can never be published, marked unpublishable: {}",
         id,
-        orderId,
+        partitionKey,
         problem);
-    outbox.markUnpublishable(id, orderId, problem, clock.instant());
+    outbox.markUnpublishable(id, partitionKey, problem, clock.instant());
     notifyFailed("unpublishable", 1);
   }
 

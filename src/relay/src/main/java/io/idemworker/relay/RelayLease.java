@@ -18,9 +18,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The relay's lease and checkpoint: one document per topic in the orders container (id {@value
- * #DOCUMENT_ID}, partition {@code relay:<topic>}), holding who publishes, until when, from which
- * change-feed position, and which events the holder is sending right now.
+ * The relay's lease and checkpoint: one document per topic in the outbox's container (id {@value
+ * #DOCUMENT_ID}, partition {@code relay:<topic>} in the container's own partition key field),
+ * holding who publishes, until when, from which change-feed position, and which events the holder
+ * is sending right now.
  *
  * <p>Every write after the first is a replace under {@code If-Match} of the etag the writer last
  * saw, so a replica that lost the lease (paused past its expiry while another took over) can
@@ -39,6 +40,7 @@ final class RelayLease {
   private final String partition;
   private final String ownerId;
   private final Duration duration;
+  private volatile String partitionKeyField;
 
   RelayLease(CosmosContainer container, String topicName, String ownerId, Duration duration) {
     this.container = Objects.requireNonNull(container, "container");
@@ -204,7 +206,7 @@ final class RelayLease {
       Optional<String> continuation, List<String> sending, Instant now, Instant expiresAt) {
     ObjectNode document = JSON.objectNode();
     document.put("id", DOCUMENT_ID);
-    document.put("orderId", partition);
+    document.put(partitionKeyField(), partition);
     document.put("type", "relayLease");
     document.put("holder", ownerId);
     document.put("expiresAt", expiresAt.toString());
@@ -213,6 +215,15 @@ final class RelayLease {
     ArrayNode ids = document.putArray("sending");
     sending.forEach(ids::add);
     return document;
+  }
+
+  private String partitionKeyField() {
+    String field = partitionKeyField;
+    if (field == null) {
+      field = CosmosOutbox.partitionKeyField(container);
+      partitionKeyField = field;
+    }
+    return field;
   }
 
   private static Instant instant(String text) {

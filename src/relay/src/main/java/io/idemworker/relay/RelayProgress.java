@@ -54,8 +54,8 @@ public final class RelayProgress {
   /**
    * Reads the lease of the relay publishing to {@code topicName} and the feed after its checkpoint.
    *
-   * @param container the orders container (the lease lives there)
-   * @param topicName the relay's topic ({@code RELAY_TOPIC_NAME})
+   * @param container the outbox's container (the lease lives there)
+   * @param topicName the relay's topic
    * @param maxDocuments the most change-feed documents to read after the checkpoint
    * @return the progress
    * @throws RelayFailure when Cosmos DB cannot be read

@@ -11,9 +11,9 @@ import java.util.regex.Pattern;
  * @param ownerId this replica's name in the lease document; unique per replica
  * @param leaseDuration how long a lease holder may stay silent before another replica takes over;
  *     renewed every third of it
- * @param eventTtl how long the writers keep an outbox event ({@code ttl} from its creation; {@code
- *     OrderDocumentIds.OUTBOX_EVENT_TTL}): an event the relay has not read by then expires
- *     unpublished, so the relay raises its lag alarm once its lag passes half of it
+ * @param eventTtl how long the writers keep an outbox event ({@code ttl} from its creation): an
+ *     event the relay has not read by then expires unpublished, so the relay raises its lag alarm
+ *     once its lag passes half of it
  * @param batchSize at most this many change-feed documents per page (a transactional batch is never
  *     split, so a page may be larger)
  * @param pollInterval the pause between cycles once the feed has nothing new

@@ -5,40 +5,49 @@ import com.azure.messaging.servicebus.ServiceBusFailureReason;
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusMessageBatch;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
-import io.idemworker.servicebus.Outgoing;
-import io.idemworker.servicebus.ProducerKit;
-import io.idemworker.servicebus.ProducerStamps;
+import io.idemworker.servicebus.sending.Outgoing;
+import io.idemworker.servicebus.sending.ProducerKit;
+import io.idemworker.servicebus.sending.ProducerStamps;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Publishes events with a Service Bus sender: {@code MessageId} = event id, {@code Subject} = event
  * type, {@code CorrelationId} and {@code traceparent}/{@code tracestate} carried over, the payload
- * as a JSON body, {@code orderId} as an application property and as the {@code SessionId}; each
- * built by the {@link ProducerKit} (MessageId checked, send attempt stamped). Events go in as few
- * batches as fit, each batch one send, in order.
+ * as a JSON body, the partition key value as an application property named after the container's
+ * partition key field, and the {@code SessionId} the {@link SessionIdRule} gives; each built by the
+ * {@link ProducerKit} (MessageId checked, send attempt stamped). Events go in as few batches as
+ * fit, each batch one send, in order.
  *
  * <p>Not thread-safe: the relay calls it from one thread.
  */
 final class ServiceBusEventPublisher implements EventPublisher {
   private final ServiceBusSenderClient sender;
   private final ProducerKit kit;
+  private final Supplier<String> partitionKeyField;
+  private final SessionIdRule sessions;
 
-  ServiceBusEventPublisher(ServiceBusSenderClient sender) {
+  ServiceBusEventPublisher(
+      ServiceBusSenderClient sender, Supplier<String> partitionKeyField, SessionIdRule sessions) {
     this.sender = Objects.requireNonNull(sender, "sender");
     this.kit = new ProducerKit(sender);
+    this.partitionKeyField = Objects.requireNonNull(partitionKeyField, "partitionKeyField");
+    this.sessions = Objects.requireNonNull(sessions, "sessions");
   }
 
   @Override
   public List<Rejected> publish(List<OutboxEvent> events) {
     List<Rejected> rejected = new ArrayList<>();
+    String field = partitionKeyField.get();
     try {
       ServiceBusMessageBatch batch = sender.createMessageBatch();
       for (OutboxEvent event : events) {
         ServiceBusMessage message;
         try {
-          message = kit.message(outgoing(event), 1);
+          message = kit.message(outgoing(event, field, sessions), 1);
         } catch (IllegalArgumentException e) {
           rejected.add(new Rejected(event, e.getMessage()));
           continue;
@@ -78,13 +87,17 @@ final class ServiceBusEventPublisher implements EventPublisher {
    * is the same on every send whatever it looks like ({@code Rule.ASSIGNED_ONCE}); an empty or too
    * long id is refused (the event becomes unpublishable with the kit's reason).
    */
-  static Outgoing outgoing(OutboxEvent event) {
+  static Outgoing outgoing(OutboxEvent event, String partitionKeyField, SessionIdRule sessions) {
     Outgoing message =
         Outgoing.assignedOnce(event.id(), event.eventType(), event.payload().toString())
-            .withProperty("orderId", event.orderId())
-            .withProperty(ProducerStamps.ORIGIN, ProducerStamps.RELAY)
-            // A subscription without sessions ignores it; one that requires sessions needs it.
-            .withSessionId(event.orderId());
+            .withProperty(partitionKeyField, event.partitionKey())
+            .withProperty(ProducerStamps.ORIGIN, ProducerStamps.RELAY);
+    // A subscription without sessions ignores it; one that requires sessions needs it.
+    Optional<String> sessionId =
+        sessions.sessionIdOf(event.partitionKey(), event.eventType(), event.payload());
+    if (sessionId.isPresent()) {
+      message = message.withSessionId(sessionId.get());
+    }
     if (event.correlationId().isPresent()) {
       message = message.withCorrelationId(event.correlationId().get());
     }

@@ -1,5 +1,7 @@
 package io.idemworker.servicebus;
 
+import io.idemworker.servicebus.processor.ServiceBusWorker;
+import io.idemworker.servicebus.sessions.SessionWorker;
 import java.time.Duration;
 
 /**

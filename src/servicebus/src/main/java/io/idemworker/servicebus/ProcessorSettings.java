@@ -5,13 +5,12 @@ import java.util.Objects;
 
 /**
  * How the worker takes messages from its queue or topic subscription. Validates itself; messages
- * name the environment variable each value comes from.
+ * name the component that is wrong.
  *
- * @param source the queue ({@code SERVICEBUS_QUEUE_NAME}) or the topic subscription ({@code
- *     SERVICEBUS_TOPIC_NAME} + {@code SERVICEBUS_SUBSCRIPTION_NAME})
- * @param maxConcurrentCalls messages handled at once, 1–1000 ({@code WORKER_MAX_CONCURRENT_CALLS})
- * @param prefetchCount messages fetched ahead, 0–10000 ({@code WORKER_PREFETCH_COUNT})
- * @param maxLockRenewal how long a slow message's lock is renewed ({@code WORKER_MAX_LOCK_RENEWAL})
+ * @param source the queue or the topic subscription
+ * @param maxConcurrentCalls messages handled at once, 1–1000
+ * @param prefetchCount messages fetched ahead, 0–10000
+ * @param maxLockRenewal how long a slow message's lock is renewed
  * @param maxRetryBackoff the longest wait before abandoning a transiently failed message; always
  *     cut short so the abandon happens inside the lock
  * @param probeInterval how often a paused worker probes its store
@@ -33,17 +32,16 @@ public record ProcessorSettings(
     Objects.requireNonNull(source, "source");
     if (maxConcurrentCalls < 1 || maxConcurrentCalls > 1000) {
       throw new IllegalArgumentException(
-          "WORKER_MAX_CONCURRENT_CALLS must be 1-1000, was " + maxConcurrentCalls);
+          "maxConcurrentCalls must be 1-1000, was " + maxConcurrentCalls);
     }
     if (prefetchCount < 0 || prefetchCount > 10_000) {
-      throw new IllegalArgumentException(
-          "WORKER_PREFETCH_COUNT must be 0-10000, was " + prefetchCount);
+      throw new IllegalArgumentException("prefetchCount must be 0-10000, was " + prefetchCount);
     }
     Objects.requireNonNull(maxLockRenewal, "maxLockRenewal");
     Objects.requireNonNull(maxRetryBackoff, "maxRetryBackoff");
     Objects.requireNonNull(probeInterval, "probeInterval");
     if (maxLockRenewal.isNegative()) {
-      throw new IllegalArgumentException("WORKER_MAX_LOCK_RENEWAL must not be negative");
+      throw new IllegalArgumentException("maxLockRenewal must not be negative");
     }
     if (maxRetryBackoff.isNegative() || probeInterval.isNegative() || probeInterval.isZero()) {
       throw new IllegalArgumentException("back-off must be >= 0 and probe interval > 0");
@@ -59,7 +57,7 @@ public record ProcessorSettings(
     /**
      * How logs name it.
      *
-     * @return e.g. {@code queue orders} or {@code subscription order-events/loyalty}
+     * @return e.g. {@code queue inbound} or {@code subscription events/audit}
      */
     String describe();
   }
@@ -67,13 +65,13 @@ public record ProcessorSettings(
   /**
    * A queue.
    *
-   * @param name {@code SERVICEBUS_QUEUE_NAME}
+   * @param name the queue's name
    */
   public record Queue(String name) implements Source {
     /** Requires a name. */
     public Queue {
       if (name == null || name.isBlank()) {
-        throw new IllegalArgumentException("SERVICEBUS_QUEUE_NAME must not be blank");
+        throw new IllegalArgumentException("the queue name must not be blank");
       }
     }
 
@@ -87,17 +85,17 @@ public record ProcessorSettings(
    * A topic's subscription: this consumer's own copy of every message published to the topic that
    * the subscription's rules let through.
    *
-   * @param topic {@code SERVICEBUS_TOPIC_NAME}
-   * @param subscription {@code SERVICEBUS_SUBSCRIPTION_NAME}
+   * @param topic the topic's name
+   * @param subscription the subscription's name
    */
   public record Subscription(String topic, String subscription) implements Source {
     /** Requires both names. */
     public Subscription {
       if (topic == null || topic.isBlank()) {
-        throw new IllegalArgumentException("SERVICEBUS_TOPIC_NAME must not be blank");
+        throw new IllegalArgumentException("the topic name must not be blank");
       }
       if (subscription == null || subscription.isBlank()) {
-        throw new IllegalArgumentException("SERVICEBUS_SUBSCRIPTION_NAME must not be blank");
+        throw new IllegalArgumentException("the subscription name must not be blank");
       }
     }
 

@@ -71,7 +71,7 @@ public sealed interface ServiceBusConnection {
   /**
    * A namespace reached with Microsoft Entra ID.
    *
-   * @param fullyQualifiedNamespace e.g. {@code sb-orders.servicebus.windows.net}
+   * @param fullyQualifiedNamespace e.g. {@code sb-example.servicebus.windows.net}
    * @param credential e.g. {@code DefaultAzureCredential}
    */
   record Namespace(String fullyQualifiedNamespace, TokenCredential credential)

@@ -15,12 +15,11 @@ import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 
 /**
- * Checks at start-up that the queue (the orders role) or the topic subscription (a consumer role)
- * requires sessions exactly when {@code SERVICEBUS_SESSIONS} says so, by asking the broker as the
- * worker will: a session receiver on an entity without sessions, and a plain receiver on one that
- * requires them, are both refused by Service Bus when the receive link attaches. Neither probe
- * takes a message: the session probe releases the session it may get at once, and the plain probe
- * grants no credit.
+ * Checks at start-up that the queue or the topic subscription requires sessions exactly when {@code
+ * SERVICEBUS_SESSIONS} says so, by asking the broker as the worker will: a session receiver on an
+ * entity without sessions, and a plain receiver on one that requires them, are both refused by
+ * Service Bus when the receive link attaches. Neither probe takes a message: the session probe
+ * releases the session it may get at once, and the plain probe grants no credit.
  */
 public final class SessionRequirementCheck {
   private SessionRequirementCheck() {}
@@ -49,8 +48,8 @@ public final class SessionRequirementCheck {
    * Asks the broker.
    *
    * @param connection the namespace
-   * @param source the queue or subscription; the problem names it ({@code queue orders}, {@code
-   *     subscription order-events/loyalty})
+   * @param source the queue or subscription; the problem names it ({@code queue inbound}, {@code
+   *     subscription events/audit})
    * @param sessions {@code SERVICEBUS_SESSIONS}
    * @param timeout how long to wait for a refusal
    * @return the result; never throws
@@ -109,8 +108,8 @@ public final class SessionRequirementCheck {
                   + " requires sessions, so Service Bus refuses the worker's receiver: set"
                   + " SERVICEBUS_SESSIONS to true ("
                   + (source instanceof ProcessorSettings.Subscription
-                      ? "the relay sets SessionId = orderId on every event"
-                      : "producers set SessionId = orderId")
+                      ? "the relay sets SessionId on every event"
+                      : "producers set SessionId on every message")
                   + ")"));
     }
     return Optional.empty();

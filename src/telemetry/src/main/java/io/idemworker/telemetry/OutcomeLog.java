@@ -23,8 +23,8 @@ import org.slf4j.event.Level;
  * {@code logback.xml} sends to stdout as the bare line. Fields:
  *
  * <pre>{@code
- * {"event":"message","messageId":"ord-1","idempotencyKey":"ord-1","correlationId":"c-1",
- *  "orderId":"ord-1","deliveryCount":0,"outcome":"processed","reason":"none",
+ * {"event":"message","messageId":"s-1","idempotencyKey":"s-1","correlationId":"c-1",
+ *  "entityId":"s-1","deliveryCount":0,"outcome":"processed","reason":"none",
  *  "duplicateSource":null,"producerAttempt":null,"description":null,
  *  "durationMs":12.5,"settled":true,"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"}
  * }</pre>
@@ -34,9 +34,10 @@ import org.slf4j.event.Level;
  * outcomes. {@code producerAttempt} is a duplicate's send attempt as its producer stamped it
  * ({@code idemworker-send-attempt}: a {@code resend} with attempt 2 is a producer's retry), null
  * when not stamped or not a duplicate. Absent values are JSON {@code null}, so every line has every
- * field. The line carries ids, never the body or a value from it other than the order id; {@code
- * description} is the dead-letter or retry description, which by the outcome's contract names
- * fields, never values. Ids are JSON-escaped, so a hostile message id cannot forge a line.
+ * field. The line carries ids, never the body or a value from it other than the entity id (under
+ * {@link TelemetryNames#entityLogField()}, {@code entityId} by default); {@code description} is the
+ * dead-letter or retry description, which by the outcome's contract names fields, never values. Ids
+ * are JSON-escaped, so a hostile message id cannot forge a line.
  *
  * <p>Levels: INFO for processed, duplicate and transient retries (they need nobody); WARN for
  * dead-lettered messages (someone should look at the dead-letter queue) and for a lost lock
@@ -56,19 +57,31 @@ public final class OutcomeLog implements DeliveryObserver {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Logger logger;
+  private final String entityField;
 
-  /** Logs to {@value #LOGGER}. */
+  /** Logs to {@value #LOGGER}, the entity id under {@code entityId}. */
   public OutcomeLog() {
-    this(LoggerFactory.getLogger(LOGGER));
+    this(TelemetryNames.defaults());
+  }
+
+  /**
+   * Logs to {@value #LOGGER}, the entity id under the given names' log field.
+   *
+   * @param names what the entity a message changes is called
+   */
+  public OutcomeLog(TelemetryNames names) {
+    this(LoggerFactory.getLogger(LOGGER), names);
   }
 
   /**
    * Logs to the given logger.
    *
    * @param logger where the lines go
+   * @param names what the entity a message changes is called
    */
-  OutcomeLog(Logger logger) {
+  OutcomeLog(Logger logger, TelemetryNames names) {
     this.logger = logger;
+    this.entityField = names.entityLogField();
   }
 
   @Override
@@ -110,8 +123,7 @@ public final class OutcomeLog implements DeliveryObserver {
             });
   }
 
-  private static String line(
-      IncomingMessage message, Outcome outcome, Duration elapsed, boolean settled)
+  private String line(IncomingMessage message, Outcome outcome, Duration elapsed, boolean settled)
       throws JsonProcessingException {
     ObjectNode line = JSON.createObjectNode();
     line.put("event", "message");
@@ -119,7 +131,7 @@ public final class OutcomeLog implements DeliveryObserver {
     line.put("messageType", Telemetry.messageType(message));
     line.put("idempotencyKey", outcome.knownKey().map(IdempotencyKey::value).orElse(null));
     line.put("correlationId", message.correlationId().orElse(null));
-    line.put("orderId", outcome.knownEntityId().orElse(null));
+    line.put(entityField, outcome.knownEntityId().orElse(null));
     line.put("deliveryCount", message.deliveryCount());
     line.put("outcome", outcome.label());
     line.put("reason", Telemetry.reason(outcome));

@@ -1,6 +1,6 @@
 package io.idemworker.telemetry;
 
-import io.idemworker.servicebus.SessionListener;
+import io.idemworker.servicebus.sessions.SessionListener;
 import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.api.metrics.Meter;
 import java.util.EnumMap;
@@ -9,22 +9,23 @@ import java.util.Objects;
 
 /**
  * Session mode's instruments (scope {@value Telemetry#SCOPE}), all counters without attributes (one
- * order per session: an order id would be an unbounded dimension; the logs carry it):
+ * entity per session: an entity id would be an unbounded dimension; the logs carry it). {@code
+ * <entities>} is {@link TelemetryNames#sessionEntities()}:
  *
  * <ul>
  *   <li>{@code idemworker.sessions.messages.deferred} — messages deferred because their predecessor
  *       version had not applied;
  *   <li>{@code idemworker.sessions.messages.applied_after_waiting} — deferred messages received
  *       again and settled after the flow ran them;
- *   <li>{@code idemworker.sessions.gaps.given_up} — gaps given up ({@code WORKER_GAP_TIMEOUT}, or
- *       more than {@code WORKER_PARK_MAX_MESSAGES} waiting); their waiting messages apply as
- *       outside session mode;
- *   <li>{@code idemworker.sessions.orders.parked} — orders parked behind a dead-lettered message;
- *   <li>{@code idemworker.sessions.messages.parked} — messages deferred behind a parked order;
- *   <li>{@code idemworker.sessions.orders.released} — parked orders whose dead-lettered message
- *       came back and went through;
- *   <li>{@code idemworker.sessions.orders.parking_expired} — parked orders whose waiting messages
- *       were dead-lettered past {@code WORKER_PARK_MAX_AGE};
+ *   <li>{@code idemworker.sessions.gaps.given_up} — gaps given up (the gap timeout passed, or more
+ *       than the most waiting messages); their waiting messages apply as outside session mode;
+ *   <li>{@code idemworker.sessions.<entities>.parked} — sessions parked behind a dead-lettered
+ *       message;
+ *   <li>{@code idemworker.sessions.messages.parked} — messages deferred behind a parked session;
+ *   <li>{@code idemworker.sessions.<entities>.released} — parked sessions whose dead-lettered
+ *       message came back and went through;
+ *   <li>{@code idemworker.sessions.<entities>.parking_expired} — parked sessions whose waiting
+ *       messages were dead-lettered past the parking age;
  *   <li>{@code idemworker.sessions.locks.lost} — messages stopped by a lost session lock (outcome
  *       {@code retried} with reason {@code lock_lost} in {@code idemworker.messages.outcomes});
  *       each releases its session.
@@ -35,8 +36,9 @@ import java.util.Objects;
 public final class SessionMetrics implements SessionListener {
   private final Map<Event, LongCounter> counters = new EnumMap<>(Event.class);
 
-  SessionMetrics(Meter meter) {
+  SessionMetrics(Meter meter, String entities) {
     Objects.requireNonNull(meter, "meter");
+    String parked = "idemworker.sessions." + entities + ".";
     counter(
         meter,
         Event.DEFERRED,
@@ -58,27 +60,27 @@ public final class SessionMetrics implements SessionListener {
     counter(
         meter,
         Event.PARKED,
-        "idemworker.sessions.orders.parked",
-        "Orders parked behind a dead-lettered message",
-        "{order}");
+        parked + "parked",
+        "Sessions parked behind a dead-lettered message",
+        "{session}");
     counter(
         meter,
         Event.PARKED_BEHIND,
         "idemworker.sessions.messages.parked",
-        "Messages deferred behind a parked order",
+        "Messages deferred behind a parked session",
         "{message}");
     counter(
         meter,
         Event.RELEASED,
-        "idemworker.sessions.orders.released",
-        "Parked orders whose dead-lettered message went through",
-        "{order}");
+        parked + "released",
+        "Parked sessions whose dead-lettered message went through",
+        "{session}");
     counter(
         meter,
         Event.PARKING_EXPIRED,
-        "idemworker.sessions.orders.parking_expired",
-        "Parked orders whose waiting messages were dead-lettered past the parking age",
-        "{order}");
+        parked + "parking_expired",
+        "Parked sessions whose waiting messages were dead-lettered past the parking age",
+        "{session}");
     counter(
         meter,
         Event.LOCK_LOST,

@@ -111,8 +111,6 @@ public final class Telemetry implements AutoCloseable {
       AttributeKey.stringKey("idemworker.outcome");
   private static final AttributeKey<String> SPAN_REASON =
       AttributeKey.stringKey("idemworker.reason");
-  private static final AttributeKey<String> SPAN_ORDER_ID =
-      AttributeKey.stringKey("idemworker.order_id");
   private static final AttributeKey<String> SPAN_KEY =
       AttributeKey.stringKey("idemworker.idempotency_key");
   private static final AttributeKey<Boolean> SPAN_SETTLED =
@@ -122,6 +120,8 @@ public final class Telemetry implements AutoCloseable {
   private final Optional<OpenTelemetrySdk> owned;
   private final String queueName;
   private final String spanName;
+  private final TelemetryNames names;
+  private final AttributeKey<String> spanEntityId;
   private final Tracer tracer;
   private final Meter meter;
 
@@ -146,23 +146,45 @@ public final class Telemetry implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
 
   /**
-   * Telemetry on a caller-owned OpenTelemetry, e.g. an SDK with in-memory readers in tests.
+   * Telemetry on a caller-owned OpenTelemetry with the library's {@link TelemetryNames#defaults()}.
    *
    * @param openTelemetry where instruments and spans are created; {@link #close()} does not shut it
    *     down
    * @param queueName the queue the deliveries come from, for span names and attributes
    */
   Telemetry(OpenTelemetry openTelemetry, String queueName) {
-    this(openTelemetry, queueName, new TelemetryExport.None(), Optional.empty());
+    this(openTelemetry, queueName, TelemetryNames.defaults());
+  }
+
+  /**
+   * Telemetry on a caller-owned OpenTelemetry, e.g. the application's own SDK or one with in-memory
+   * readers in tests.
+   *
+   * @param openTelemetry where instruments and spans are created; {@link #close()} does not shut it
+   *     down
+   * @param queueName the queue or subscription the deliveries come from, for span names and
+   *     attributes
+   * @param names what spans, log lines and session metrics call the entity a message changes
+   * @return the telemetry
+   */
+  public static Telemetry on(OpenTelemetry openTelemetry, String queueName, TelemetryNames names) {
+    return new Telemetry(openTelemetry, queueName, names);
+  }
+
+  Telemetry(OpenTelemetry openTelemetry, String queueName, TelemetryNames names) {
+    this(openTelemetry, queueName, names, new TelemetryExport.None(), Optional.empty());
   }
 
   private Telemetry(
       OpenTelemetry openTelemetry,
       String queueName,
+      TelemetryNames names,
       TelemetryExport export,
       Optional<OpenTelemetrySdk> owned) {
     Objects.requireNonNull(openTelemetry, "openTelemetry");
     this.queueName = Objects.requireNonNull(queueName, "queueName");
+    this.names = Objects.requireNonNull(names, "names");
+    this.spanEntityId = AttributeKey.stringKey(names.entitySpanAttribute());
     this.export = export;
     this.owned = owned;
     this.spanName = "process " + queueName;
@@ -221,17 +243,29 @@ public final class Telemetry implements AutoCloseable {
    * Telemetry exporting where the environment says (see {@link TelemetryExport#choose}); this
    * instance owns the SDK and {@link #close()} flushes and shuts it down.
    *
-   * @param environment the environment variables; {@code SERVICEBUS_QUEUE_NAME} names the queue in
-   *     spans ({@code orders} when unset)
+   * @param environment the OpenTelemetry and Azure Monitor variables (see {@link
+   *     TelemetryExport#choose})
+   * @param queueName the queue or subscription the deliveries come from, for span names and
+   *     attributes
+   * @param names what spans, log lines and session metrics call the entity a message changes
    * @return the telemetry
    * @throws IllegalArgumentException naming the variable when a value cannot be used
    */
-  public static Telemetry fromEnvironment(Map<String, String> environment) {
+  public static Telemetry fromEnvironment(
+      Map<String, String> environment, String queueName, TelemetryNames names) {
     Map<String, String> copy = new HashMap<>(environment);
     TelemetryExport export = TelemetryExport.choose(copy);
     OpenTelemetrySdk sdk = export.openTelemetry(copy);
-    String queue = copy.getOrDefault("SERVICEBUS_QUEUE_NAME", "orders").strip();
-    return new Telemetry(sdk, queue.isEmpty() ? "orders" : queue, export, Optional.of(sdk));
+    return new Telemetry(sdk, queueName, names, export, Optional.of(sdk));
+  }
+
+  /**
+   * The names this telemetry gives the entity a message changes.
+   *
+   * @return the names
+   */
+  public TelemetryNames names() {
+    return names;
   }
 
   /**
@@ -305,10 +339,10 @@ public final class Telemetry implements AutoCloseable {
   /**
    * Session mode's instruments, on this telemetry's meter.
    *
-   * @return the listener to give {@link io.idemworker.servicebus.SessionEvents}
+   * @return the listener to give {@link io.idemworker.servicebus.sessions.SessionEvents}
    */
   public SessionMetrics sessionMetrics() {
-    return new SessionMetrics(meter);
+    return new SessionMetrics(meter, names.sessionEntities());
   }
 
   /**
@@ -434,12 +468,12 @@ public final class Telemetry implements AutoCloseable {
     }
   }
 
-  private static void endSpan(Span span, Outcome outcome, boolean settled) {
+  private void endSpan(Span span, Outcome outcome, boolean settled) {
     String reason = reason(outcome);
     span.setAttribute(SPAN_OUTCOME, outcome.label());
     span.setAttribute(SPAN_REASON, reason);
     span.setAttribute(SPAN_SETTLED, settled);
-    outcome.knownEntityId().ifPresent(id -> span.setAttribute(SPAN_ORDER_ID, id));
+    outcome.knownEntityId().ifPresent(id -> span.setAttribute(spanEntityId, id));
     outcome.knownKey().ifPresent(key -> span.setAttribute(SPAN_KEY, key.value()));
     boolean failed =
         outcome.fold(

@@ -10,6 +10,7 @@ import io.idemworker.http.ApiAuth;
 import io.idemworker.http.ApiServer;
 import io.idemworker.http.IntakeFaults;
 import io.idemworker.http.OrderApi;
+import io.idemworker.orders.OrderDocumentIds;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
@@ -89,21 +90,24 @@ final class ApiCommand implements Callable<Integer> {
         CosmosContainer candidate =
             config.createContainer()
                 ? CosmosContainers.ensureExists(
-                    cosmos.get(), config.cosmosDatabase(), config.cosmosContainer())
+                    cosmos.get(),
+                    config.cosmosDatabase(),
+                    config.cosmosContainer(),
+                    OrderDocumentIds.PARTITION_KEY_PATH)
                 : cosmos
                     .get()
                     .getDatabase(config.cosmosDatabase())
                     .getContainer(config.cosmosContainer());
         CosmosContainerProperties properties = candidate.read().getProperties();
         String path = CosmosContainers.partitionKeyPath(properties);
-        if (!path.equals(CosmosContainers.PARTITION_KEY_PATH)) {
+        if (!path.equals(OrderDocumentIds.PARTITION_KEY_PATH)) {
           System.err.println(
               "idemworker: COSMOS_CONTAINER: container "
                   + config.cosmosContainer()
                   + " is partitioned by "
                   + path
                   + ", but orders are partitioned by "
-                  + CosmosContainers.PARTITION_KEY_PATH);
+                  + OrderDocumentIds.PARTITION_KEY_PATH);
           exitCode.set(2);
           return 2;
         }
@@ -128,7 +132,9 @@ final class ApiCommand implements Callable<Integer> {
         }
       }
     }
-    CosmosEffectStore store = new CosmosEffectStore(container, (op, status, charge, latency) -> {});
+    CosmosEffectStore store =
+        new CosmosEffectStore(
+            container, (op, status, charge, latency) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
     ApiAuth auth =
         switch (config.auth()) {
           case APIKEY -> ApiAuth.apiKey(config.apiKey().orElseThrow());

@@ -11,11 +11,12 @@ import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.orders.InboxMarkers;
-import io.idemworker.servicebus.ProcessorSessions;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
-import io.idemworker.servicebus.ServiceBusWorker;
-import io.idemworker.servicebus.SessionSettings;
+import io.idemworker.servicebus.processor.ProcessorSessions;
+import io.idemworker.servicebus.processor.ServiceBusWorker;
+import io.idemworker.servicebus.sessions.SessionSettings;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -131,7 +132,10 @@ public final class ConsumerWorkers {
         role,
         connection,
         settings,
-        Optional.of(ProcessorSessions.of(sessions, CustomerConsumers::sessionOf)),
+        Optional.of(
+            ProcessorSessions.of(
+                sessions.withSessionKeyName(OrderDocumentIds.PARTITION_KEY_FIELD),
+                CustomerConsumers::sessionOf)),
         customers,
         markerTtl,
         maxDeliveryCount,

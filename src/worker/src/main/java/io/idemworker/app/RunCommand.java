@@ -8,9 +8,9 @@ import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.relay.OutboxRelay;
 import io.idemworker.servicebus.MessageWorker;
 import io.idemworker.servicebus.QueueRetentionCheck;
-import io.idemworker.servicebus.ServiceBusWorker;
 import io.idemworker.servicebus.SessionRequirementCheck;
 import io.idemworker.servicebus.WorkerStatus;
+import io.idemworker.servicebus.processor.ServiceBusWorker;
 import io.idemworker.telemetry.HealthServer;
 import io.idemworker.telemetry.OutcomeLog;
 import io.idemworker.telemetry.RelayMetrics;
@@ -118,7 +118,7 @@ final class RunCommand implements Callable<Integer> {
         };
     Telemetry telemetry;
     try {
-      telemetry = Telemetry.fromEnvironment(env);
+      telemetry = OrderTelemetry.fromEnvironment(env);
     } catch (RuntimeException e) {
       // The start-up check covers the known variables; any other OTEL_* value the SDK refuses
       // is still a configuration error, not a crash.
@@ -289,7 +289,7 @@ final class RunCommand implements Callable<Integer> {
               config,
               container,
               telemetry.storeListener(),
-              telemetry.observer(new OutcomeLog()),
+              telemetry.observer(new OutcomeLog(OrderTelemetry.NAMES)),
               telemetry.sessionMetrics(),
               credential,
               Clock.systemUTC()));

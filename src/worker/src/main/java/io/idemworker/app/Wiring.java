@@ -27,13 +27,13 @@ import io.idemworker.relay.OutboxRelay;
 import io.idemworker.relay.RelayListener;
 import io.idemworker.relay.RelaySettings;
 import io.idemworker.servicebus.MessageWorker;
-import io.idemworker.servicebus.ProcessorSessions;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
-import io.idemworker.servicebus.ServiceBusWorker;
-import io.idemworker.servicebus.SessionEvents;
-import io.idemworker.servicebus.SessionListener;
-import io.idemworker.servicebus.SessionWorker;
+import io.idemworker.servicebus.processor.ProcessorSessions;
+import io.idemworker.servicebus.processor.ServiceBusWorker;
+import io.idemworker.servicebus.sessions.SessionEvents;
+import io.idemworker.servicebus.sessions.SessionListener;
+import io.idemworker.servicebus.sessions.SessionWorker;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -90,7 +90,7 @@ public final class Wiring {
   static String partitionKeyPath(WorkerConfig config) {
     return config.consumerRole().isPresent()
         ? CustomerDocumentIds.PARTITION_KEY_PATH
-        : CosmosContainers.PARTITION_KEY_PATH;
+        : OrderDocumentIds.PARTITION_KEY_PATH;
   }
 
   /**

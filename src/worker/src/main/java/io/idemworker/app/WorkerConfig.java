@@ -4,8 +4,9 @@ import io.idemworker.consumers.CustomerConsumers;
 import io.idemworker.core.Change;
 import io.idemworker.core.MarkerRetention;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.servicebus.ProcessorSettings;
-import io.idemworker.servicebus.SessionSettings;
+import io.idemworker.servicebus.sessions.SessionSettings;
 import io.idemworker.telemetry.TelemetryExport;
 import java.net.URI;
 import java.time.Duration;
@@ -449,7 +450,12 @@ record WorkerConfig(
     // for a gap or is parked (docs/sessions.md), and those variables are checked but unused.
     return Optional.of(
         new SessionSettings(
-            sessions, SessionSettings.defaults().sessionIdleTimeout(), gap, waiting, age));
+            sessions,
+            SessionSettings.defaults().sessionIdleTimeout(),
+            gap,
+            waiting,
+            age,
+            OrderDocumentIds.PARTITION_KEY_FIELD));
   }
 
   private static Optional<PaymentsConfig> payments(EnvironmentReader r) {

@@ -5,10 +5,10 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.RequestRecords;
-import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.http.server.ServerLimits;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.telemetry.HealthServer;
 import io.idemworker.webhooks.PaymentWebhookHandler;
 import io.idemworker.webhooks.WebhookSecret;
@@ -30,7 +30,7 @@ import java.util.function.Supplier;
  */
 public final class OrderApi {
   /** The order records' partition key field, as in the orders container. */
-  static final String PARTITION_KEY_FIELD = CosmosContainers.PARTITION_KEY_PATH.substring(1);
+  static final String PARTITION_KEY_FIELD = OrderDocumentIds.PARTITION_KEY_PATH.substring(1);
 
   /** The header the payment provider signs its webhooks in. */
   static final String SIGNATURE_HEADER = "Webhook-Signature";
@@ -165,7 +165,9 @@ public final class OrderApi {
       IntakeFaults faults,
       int maxInFlight,
       Webhooks webhooks) {
-    EffectStore store = new CosmosEffectStore(container, StoreCallListener.none());
+    EffectStore store =
+        new CosmosEffectStore(
+            container, StoreCallListener.none(), OrderDocumentIds.PARTITION_KEY_PATH);
     return create(
         new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0),
         store,

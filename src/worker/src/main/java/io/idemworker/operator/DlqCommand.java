@@ -3,7 +3,7 @@ package io.idemworker.operator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.idemworker.servicebus.DeadLetterReader;
+import io.idemworker.servicebus.deadletter.DeadLetterReader;
 import java.io.PrintStream;
 import java.util.Map;
 import java.util.Optional;

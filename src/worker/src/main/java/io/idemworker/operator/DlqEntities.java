@@ -1,6 +1,6 @@
 package io.idemworker.operator;
 
-import io.idemworker.servicebus.DeadLetterReader;
+import io.idemworker.servicebus.deadletter.DeadLetterReader;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.DeliveryOrigin;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.relay.RelayProgress;
-import io.idemworker.servicebus.DeadLetterReader;
+import io.idemworker.servicebus.deadletter.DeadLetterReader;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;

@@ -9,7 +9,7 @@ import com.azure.cosmos.models.SqlQuerySpec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.relay.RelayProgress;
-import io.idemworker.servicebus.DeadLetterReader;
+import io.idemworker.servicebus.deadletter.DeadLetterReader;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.idemworker.operator;
 
-import io.idemworker.servicebus.ParkedOrders;
+import io.idemworker.servicebus.sessions.ParkedSessions;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
@@ -60,13 +60,13 @@ final class ParkedCommands {
           "release",
           orderId,
           parked -> {
-            Optional<ParkedOrders.Released> released =
+            Optional<ParkedSessions.Released> released =
                 parked.release(orderId, Duration.ofSeconds(5));
             if (released.isEmpty()) {
               out.println("order " + orderId + " is not parked");
               return 1;
             }
-            ParkedOrders.Parking parking = released.get().parking();
+            ParkedSessions.Parking parking = released.get().parking();
             released
                 .get()
                 .resubmitted()
@@ -126,8 +126,8 @@ final class ParkedCommands {
               out.println("order " + orderId + " is not parked");
               return 1;
             }
-            List<ParkedOrders.Moved> dropped = parked.discard(orderId);
-            for (ParkedOrders.Moved m : dropped) {
+            List<ParkedSessions.Moved> dropped = parked.discard(orderId);
+            for (ParkedSessions.Moved m : dropped) {
               out.printf(
                   "discarded %s %s sequence %d%n", m.messageId(), m.subject(), m.sequenceNumber());
             }
@@ -143,16 +143,22 @@ final class ParkedCommands {
       PrintStream err,
       String command,
       String orderId,
-      Function<ParkedOrders, Integer> action) {
+      Function<ParkedSessions, Integer> action) {
     Optional<ServiceBusTarget> target = ServiceBusTarget.fromEnvironment(env);
     if (target.isEmpty()) {
       err.println("idemworker dlq " + command + ": " + ServiceBusTarget.PROBLEM);
       return 2;
     }
-    try (ParkedOrders parked = new ParkedOrders(target.get().connection(), target.get().queue())) {
+    try (ParkedSessions parked =
+        new ParkedSessions(target.get().connection(), target.get().queue())) {
       return action.apply(parked);
-    } catch (ParkedOrders.SessionBusy busy) {
-      err.println("idemworker dlq " + command + ": " + busy.getMessage());
+    } catch (ParkedSessions.SessionBusy busy) {
+      err.println(
+          "idemworker dlq "
+              + command
+              + ": a worker holds the session of order "
+              + orderId
+              + " now; try again");
       return BUSY;
     } catch (RuntimeException e) {
       err.println(

@@ -2,7 +2,7 @@ package io.idemworker.operator;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.idemworker.servicebus.ParkedOrders;
+import io.idemworker.servicebus.sessions.ParkedSessions;
 import java.util.Map;
 import java.util.Optional;
 
@@ -26,8 +26,9 @@ final class ParkingView {
       return Optional.empty();
     }
     ObjectNode node = new ObjectMapper().createObjectNode();
-    try (ParkedOrders parked = new ParkedOrders(target.serviceBus().get(), target.queueName())) {
-      Optional<ParkedOrders.Parking> parking = parked.look(orderId);
+    try (ParkedSessions parked =
+        new ParkedSessions(target.serviceBus().get(), target.queueName())) {
+      Optional<ParkedSessions.Parking> parking = parked.look(orderId);
       node.put("parked", parking.isPresent());
       parking.ifPresent(
           p -> {
@@ -37,7 +38,7 @@ final class ParkingView {
             p.behind().forEach(node.withArray("behind")::add);
             p.waitingForVersion().forEach(node.withArray("waitingForVersion")::add);
           });
-    } catch (ParkedOrders.SessionBusy busy) {
+    } catch (ParkedSessions.SessionBusy busy) {
       node.put("unknown", "a worker holds the order's session now; run explain again");
     } catch (RuntimeException e) {
       node.put("unknown", "the session state could not be read: " + DlqEntities.firstLine(e));

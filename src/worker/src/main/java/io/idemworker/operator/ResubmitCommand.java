@@ -1,8 +1,8 @@
 package io.idemworker.operator;
 
 import io.idemworker.orders.OrderMessageTypes;
-import io.idemworker.servicebus.DeadLetterResubmitter;
 import io.idemworker.servicebus.ServiceBusConnection;
+import io.idemworker.servicebus.deadletter.DeadLetterResubmitter;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;

@@ -14,6 +14,12 @@ import java.util.UUID;
  * readers (the demo's audit, downstream consumers) can find them with point reads.
  */
 public final class OrderDocumentIds {
+  /** The field every document of an order carries its partition in. */
+  public static final String PARTITION_KEY_FIELD = "orderId";
+
+  /** The partition key path of the orders container. */
+  public static final String PARTITION_KEY_PATH = "/" + PARTITION_KEY_FIELD;
+
   /** The type of event the outbox holds for an accepted order. */
   public static final String ORDER_ACCEPTED = "OrderAccepted";
 

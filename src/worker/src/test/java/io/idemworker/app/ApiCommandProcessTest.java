@@ -3,6 +3,7 @@ package io.idemworker.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.testing.Emulators;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -41,7 +42,8 @@ class ApiCommandProcessTest {
   void apiCommand_createsAndReplaysAnOrder_andOnSigtermExitsZero() throws Exception {
     // given a fresh database and the api as its own process
     String database = "api-" + UUID.randomUUID().toString().substring(0, 8);
-    CosmosContainers.ensureExists(Emulators.cosmosClient(), database, "orders");
+    CosmosContainers.ensureExists(
+        Emulators.cosmosClient(), database, "orders", OrderDocumentIds.PARTITION_KEY_PATH);
     int port = ChildJvm.freePort();
     process =
         ChildJvm.command(

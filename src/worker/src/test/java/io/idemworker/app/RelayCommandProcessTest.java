@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.emulator.servicebus.SubscriptionSettings;
 import io.idemworker.emulator.servicebus.TopicSettings;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.testing.Emulators;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,7 +54,8 @@ class RelayCommandProcessTest {
                 .withSubscription(SubscriptionSettings.defaults("all")));
     String database = "relay-" + UUID.randomUUID().toString().substring(0, 8);
     CosmosContainer container =
-        CosmosContainers.ensureExists(Emulators.cosmosClient(), database, "orders");
+        CosmosContainers.ensureExists(
+            Emulators.cosmosClient(), database, "orders", OrderDocumentIds.PARTITION_KEY_PATH);
     Set<String> ids = new HashSet<>();
     for (int i = 0; i < 5; i++) {
       ObjectNode event = JsonNodeFactory.instance.objectNode();

@@ -14,8 +14,8 @@ import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
 import io.idemworker.emulator.servicebus.TopicSettings;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.Orders;
-import io.idemworker.servicebus.OrderMessages;
 import io.idemworker.testing.Emulators;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -113,7 +113,8 @@ class RunCommandProcessTest {
     both.retainAll(processedBySecond);
     assertThat(both).as("orders created twice").isEmpty();
     CosmosContainer container =
-        CosmosContainers.ensureExists(Emulators.cosmosClient(), database, "orders");
+        CosmosContainers.ensureExists(
+            Emulators.cosmosClient(), database, "orders", OrderDocumentIds.PARTITION_KEY_PATH);
     for (String orderId : orderIds) {
       assertThat(exists(container, orderId)).as(orderId + " in Cosmos DB").isTrue();
     }

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.IncomingMessage;
 import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.Orders;
 import io.idemworker.testing.Emulators;
 import java.io.BufferedReader;
@@ -141,7 +142,10 @@ class RunSessionModeProcessTest {
     process = startWithOutcomes(env);
     CosmosContainer container =
         CosmosContainers.ensureExists(
-            Emulators.cosmosClient(), env.get("COSMOS_DATABASE"), "orders");
+            Emulators.cosmosClient(),
+            env.get("COSMOS_DATABASE"),
+            "orders",
+            OrderDocumentIds.PARTITION_KEY_PATH);
     long deadline = System.nanoTime() + WAIT.toNanos();
     List<String> unfinished = unfinished(container, orderIds);
     while (!unfinished.isEmpty()) {

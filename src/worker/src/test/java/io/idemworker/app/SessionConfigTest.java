@@ -3,7 +3,7 @@ package io.idemworker.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.idemworker.servicebus.SessionSettings;
+import io.idemworker.servicebus.sessions.SessionSettings;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

@@ -82,6 +82,37 @@ class ArchitectureTest {
           .dependOnClassesThat()
           .resideInAPackage("io.idemworker.app..");
 
+  /** The order application's packages: the library's first user. */
+  static final String[] APPLICATION =
+      new String[] {
+        "io.idemworker.app..",
+        "io.idemworker.consumers..",
+        "io.idemworker.operator..",
+        "io.idemworker.orders..",
+        "io.idemworker.payments..",
+        "io.idemworker.webhooks..",
+        "io.idemworker",
+        "io.idemworker.http"
+      };
+
+  /**
+   * The library's internal packages are public for the library's own use only: the application
+   * depends on the library's API (every package but {@code ..internal..}).
+   */
+  private static final ArchRule applicationUsesOnlyTheLibrarysPublicApi =
+      noClasses()
+          .that()
+          .resideInAnyPackage(APPLICATION)
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("io.idemworker..internal..")
+          .because("a library's internal packages carry no compatibility promise");
+
+  @Test
+  void applicationUsesOnlyTheLibrarysPublicApi() {
+    applicationUsesOnlyTheLibrarysPublicApi.check(PRODUCTION);
+  }
+
   @Test
   void businessIsFreeOfAzure() {
     ordersIsFreeOfAzure.check(PRODUCTION);

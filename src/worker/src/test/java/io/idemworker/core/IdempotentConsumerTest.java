@@ -119,7 +119,7 @@ class IdempotentConsumerTest {
             Outcome.DeadLettered.class,
             dl -> {
               assertThat(dl.reason()).isEqualTo(DeadLetterReason.BODY_TOO_LARGE);
-              assertThat(dl.description()).contains("WORKER_MAX_BODY_BYTES");
+              assertThat(dl.description()).contains("maxBodyBytes");
             });
   }
 

@@ -9,6 +9,7 @@ import com.azure.cosmos.models.IndexingPolicy;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.testing.Emulators;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -21,10 +22,11 @@ class CosmosContainersTest {
     // given a container the worker creates and one with the default policy
     String database = "containers-" + UUID.randomUUID().toString().substring(0, 8);
     CosmosContainer narrow =
-        CosmosContainers.ensureExists(Emulators.cosmosClient(), database, "orders");
+        CosmosContainers.ensureExists(
+            Emulators.cosmosClient(), database, "orders", OrderDocumentIds.PARTITION_KEY_PATH);
     Emulators.cosmosClient()
         .getDatabase(database)
-        .createContainerIfNotExists("everything", CosmosContainers.PARTITION_KEY_PATH);
+        .createContainerIfNotExists("everything", OrderDocumentIds.PARTITION_KEY_PATH);
     CosmosContainer everything =
         Emulators.cosmosClient().getDatabase(database).getContainer("everything");
 

@@ -11,6 +11,7 @@ import io.idemworker.core.StoreFailure;
 import io.idemworker.core.WriteSet;
 import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.testing.Emulators;
 import java.util.List;
 import java.util.UUID;
@@ -23,7 +24,9 @@ class CosmosEffectStoreTest extends EffectStoreContract {
   private final AtomicInteger calls = new AtomicInteger();
   private final CosmosEffectStore store =
       new CosmosEffectStore(
-          Emulators.orders(), (operation, status, charge, latency) -> calls.incrementAndGet());
+          Emulators.orders(),
+          (operation, status, charge, latency) -> calls.incrementAndGet(),
+          OrderDocumentIds.PARTITION_KEY_PATH);
 
   @Override
   protected EffectStore store() {

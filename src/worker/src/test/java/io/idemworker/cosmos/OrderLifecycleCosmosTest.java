@@ -10,6 +10,7 @@ import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderReasons;
 import io.idemworker.orders.Orders;
@@ -47,7 +48,8 @@ class OrderLifecycleCosmosTest {
           new CosmosEffectStore(
               container,
               (operation, status, charge, latency) ->
-                  calls.computeIfAbsent(operation, k -> new AtomicInteger()).incrementAndGet()),
+                  calls.computeIfAbsent(operation, k -> new AtomicInteger()).incrementAndGet(),
+              OrderDocumentIds.PARTITION_KEY_PATH),
           Clock.systemUTC(),
           262_144,
           10);

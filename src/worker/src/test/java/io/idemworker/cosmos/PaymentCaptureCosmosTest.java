@@ -12,6 +12,7 @@ import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
 import io.idemworker.payments.HttpPaymentProvider;
@@ -38,7 +39,9 @@ class PaymentCaptureCosmosTest {
   private final AtomicInteger calls = new AtomicInteger();
   private final CosmosEffectStore store =
       new CosmosEffectStore(
-          container, (operation, status, charge, latency) -> calls.incrementAndGet());
+          container,
+          (operation, status, charge, latency) -> calls.incrementAndGet(),
+          OrderDocumentIds.PARTITION_KEY_PATH);
   private final MutableClock clock = new MutableClock(Instant.now());
   private final IdempotentConsumer consumer =
       new IdempotentConsumer(

@@ -6,6 +6,7 @@ import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.http.server.RawHttp;
 import io.idemworker.http.server.ServerLimits;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.MutableClock;
 import io.idemworker.webhooks.WebhookSecret;
@@ -39,7 +40,8 @@ class ApiStallTest {
     server =
         OrderApi.create(
             new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-            new CosmosEffectStore(Emulators.orders(), StoreCallListener.none()),
+            new CosmosEffectStore(
+                Emulators.orders(), StoreCallListener.none(), OrderDocumentIds.PARTITION_KEY_PATH),
             ApiAuth.apiKey(API_KEY),
             Duration.ofSeconds(30),
             Duration.ofHours(24),

@@ -10,6 +10,7 @@ import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.emulator.payments.WebhookSender;
 import io.idemworker.http.server.ServerLimits;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.MutableClock;
 import io.idemworker.webhooks.WebhookSecret;
@@ -68,7 +69,10 @@ class ApiWebhookRouteTest {
   private ApiServer api(OrderApi.Webhooks webhooks) {
     return OrderApi.create(
         new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-        new CountingStore(new CosmosEffectStore(container, StoreCallListener.none()), storeCalls),
+        new CountingStore(
+            new CosmosEffectStore(
+                container, StoreCallListener.none(), OrderDocumentIds.PARTITION_KEY_PATH),
+            storeCalls),
         ApiAuth.apiKey(API_KEY),
         Duration.ofSeconds(30),
         Duration.ofHours(24),

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.http.server.ServerLimits;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.Orders;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.MutableClock;
@@ -47,7 +48,8 @@ class EntraCallersTest {
     server =
         OrderApi.create(
             new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-            new CosmosEffectStore(Emulators.orders(), StoreCallListener.none()),
+            new CosmosEffectStore(
+                Emulators.orders(), StoreCallListener.none(), OrderDocumentIds.PARTITION_KEY_PATH),
             ApiAuth.entra(Set.of(APP)),
             Duration.ofSeconds(30),
             Duration.ofHours(24),

@@ -18,6 +18,7 @@ import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
 import io.idemworker.http.server.ServerLimits;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.MutableClock;
@@ -62,7 +63,8 @@ class OrderApiTest {
 
   private final CosmosContainer container = Emulators.orders();
   private final CosmosEffectStore store =
-      new CosmosEffectStore(container, StoreCallListener.none());
+      new CosmosEffectStore(
+          container, StoreCallListener.none(), OrderDocumentIds.PARTITION_KEY_PATH);
   private final MutableClock clock = new MutableClock();
   private final ExecutorService executor = Executors.newFixedThreadPool(8);
   private final HttpClient http = HttpClient.newHttpClient();

@@ -16,6 +16,7 @@ import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
 import io.idemworker.testing.Emulators;
@@ -45,7 +46,10 @@ class ExplainCommandTest {
           KeyStrategies.messageId(),
           OrderMessageTypes.decoder(
               true, new InboxMarkers("orders", Optional.of(Duration.ofDays(14)))),
-          new CosmosEffectStore(Emulators.orders(), (operation, status, charge, latency) -> {}),
+          new CosmosEffectStore(
+              Emulators.orders(),
+              (operation, status, charge, latency) -> {},
+              OrderDocumentIds.PARTITION_KEY_PATH),
           Clock.systemUTC(),
           262_144,
           10);

@@ -16,6 +16,7 @@ import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
 import io.idemworker.payments.HttpPaymentProvider;
@@ -60,7 +61,8 @@ class ExplainEveryMessageTypeTest {
             .key(cosmos.key())
             .gatewayMode()
             .buildClient();
-    CosmosContainer orders = CosmosContainers.ensureExists(client, "it", "orders");
+    CosmosContainer orders =
+        CosmosContainers.ensureExists(client, "it", "orders", OrderDocumentIds.PARTITION_KEY_PATH);
     provider = PaymentProviderEmulator.builder().port(0).start();
     queue = Emulators.newQueue(settings -> settings);
     IdempotentConsumer consumer =
@@ -74,7 +76,10 @@ class ExplainEveryMessageTypeTest {
                         new HttpPaymentProvider(
                             provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
                         Duration.ofSeconds(30)))),
-            new CosmosEffectStore(orders, (operation, status, charge, latency) -> {}),
+            new CosmosEffectStore(
+                orders,
+                (operation, status, charge, latency) -> {},
+                OrderDocumentIds.PARTITION_KEY_PATH),
             Clock.systemUTC(),
             262_144,
             10);

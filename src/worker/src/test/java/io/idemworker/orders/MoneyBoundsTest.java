@@ -59,7 +59,11 @@ class MoneyBoundsTest {
         named("in-memory", InMemoryEffectStore::new),
         named(
             "Cosmos DB emulator",
-            () -> new CosmosEffectStore(Emulators.orders(), StoreCallListener.none())));
+            () ->
+                new CosmosEffectStore(
+                    Emulators.orders(),
+                    StoreCallListener.none(),
+                    OrderDocumentIds.PARTITION_KEY_PATH)));
   }
 
   private static Supplier<EffectStore> named(String name, Supplier<EffectStore> store) {

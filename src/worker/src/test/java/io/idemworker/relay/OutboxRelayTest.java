@@ -29,7 +29,7 @@ import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
-import io.idemworker.servicebus.ProducerStamps;
+import io.idemworker.servicebus.sending.ProducerStamps;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.MutableClock;
 import java.nio.charset.StandardCharsets;
@@ -192,7 +192,10 @@ class OutboxRelayTest {
   private OutboxRelay relayWhoseCheckpointFailsAfterTheSend(
       CosmosContainer container, String topic, String owner, RelayListener listener) {
     EventPublisher sender =
-        new ServiceBusEventPublisher(serviceBus.sender().topicName(topic).buildClient());
+        new ServiceBusEventPublisher(
+            serviceBus.sender().topicName(topic).buildClient(),
+            () -> "orderId",
+            SessionIdRule.partitionKey());
     EventPublisher thenFailTheCheckpoint =
         new EventPublisher() {
           @Override
@@ -395,7 +398,10 @@ class OutboxRelayTest {
             KeyStrategies.messageId(),
             OrderMessageTypes.decoder(
                 true, new InboxMarkers("orders", Optional.of(Duration.ofDays(14)))),
-            new CosmosEffectStore(container, (operation, status, charge, latency) -> {}),
+            new CosmosEffectStore(
+                container,
+                (operation, status, charge, latency) -> {},
+                OrderDocumentIds.PARTITION_KEY_PATH),
             clock,
             262_144,
             10);

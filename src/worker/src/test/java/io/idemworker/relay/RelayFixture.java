@@ -16,6 +16,7 @@ import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.emulator.servicebus.SubscriptionSettings;
 import io.idemworker.emulator.servicebus.TopicSettings;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.testing.MutableClock;
 import java.time.Clock;
 import java.time.Duration;
@@ -49,7 +50,10 @@ final class RelayFixture {
 
   static CosmosContainer freshContainer(CosmosClient client) {
     return CosmosContainers.ensureExists(
-        client, "relay", "c-" + UUID.randomUUID().toString().substring(0, 8));
+        client,
+        "relay",
+        "c-" + UUID.randomUUID().toString().substring(0, 8),
+        OrderDocumentIds.PARTITION_KEY_PATH);
   }
 
   /** A topic with duplicate detection (window 10 minutes) and one subscription taking all. */

@@ -134,7 +134,7 @@ class SessionRequirementCheckTest {
     assertThat(((SessionRequirementCheck.Differs) result).problem())
         .contains(
             "SERVICEBUS_SESSIONS is false, but subscription " + topic + "/sessions requires",
-            "the relay sets SessionId = orderId");
+            "the relay sets SessionId on every event");
   }
 
   @Test

@@ -296,32 +296,26 @@ sealed interface StoreCall {
   }
 
   private static String describeCondition(DocumentPatch.Condition condition) {
-    if (condition instanceof DocumentPatch.FieldEquals equals) {
-      return equals.field() + " = " + equals.value();
-    }
-    if (condition instanceof DocumentPatch.AbsentOrBelow below) {
-      return below.field() + " absent or < " + below.bound();
-    }
-    if (condition instanceof DocumentPatch.AtLeast least) {
-      return least.field() + " >= " + least.bound();
-    }
-    if (condition instanceof DocumentPatch.AllOf all) {
-      List<String> parts = new ArrayList<>();
-      all.conditions().forEach(c -> parts.add(describeCondition(c)));
-      return String.join(" and ", parts);
-    }
-    return condition.toString();
+    return condition.fold(
+        equals -> equals.field() + " = " + equals.value(),
+        below -> below.field() + " absent or < " + below.bound(),
+        least -> least.field() + " >= " + least.bound(),
+        array -> array.field() + " is an array",
+        all -> {
+          List<String> parts = new ArrayList<>();
+          all.conditions().forEach(c -> parts.add(describeCondition(c)));
+          return String.join(" and ", parts);
+        });
   }
 
   private static String describePatch(DocumentPatch patch) {
     List<String> operations = new ArrayList<>();
     for (DocumentPatch.Operation operation : patch.operations()) {
-      if (operation instanceof DocumentPatch.Increment increment) {
-        operations.add(increment.field() + " += " + increment.delta());
-      } else {
-        DocumentPatch.SetField set = (DocumentPatch.SetField) operation;
-        operations.add(set.field() + " = " + set.value());
-      }
+      operations.add(
+          operation.fold(
+              set -> set.field() + " = " + set.value(),
+              increment -> increment.field() + " += " + increment.delta(),
+              append -> append.field() + " += [" + append.value() + "]"));
     }
     String condition =
         patch

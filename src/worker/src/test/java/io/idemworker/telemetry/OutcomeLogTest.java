@@ -58,7 +58,7 @@ class OutcomeLogTest {
 
   @Test
   void processedLine_carriesTheIdsAndOutcome_asOneJsonObject() throws Exception {
-    new OutcomeLog()
+    new OutcomeLog(io.idemworker.app.OrderTelemetry.NAMES)
         .start(order("ord-1"))
         .finish(processed("ord-1"), Duration.ofNanos(12_345_678), true);
 
@@ -85,7 +85,7 @@ class OutcomeLogTest {
   @Test
   void lines_neverCarryValuesFromTheBody() {
     IncomingMessage message = order("ord-1");
-    OutcomeLog log = new OutcomeLog();
+    OutcomeLog log = new OutcomeLog(io.idemworker.app.OrderTelemetry.NAMES);
 
     log.start(message).finish(processed("ord-1"), Duration.ZERO, true);
     log.start(message).finish(duplicate("ord-1"), Duration.ZERO, true);
@@ -107,7 +107,7 @@ class OutcomeLogTest {
 
   @Test
   void duplicateLine_saysWhereTheRepeatCameFrom() throws Exception {
-    new OutcomeLog()
+    new OutcomeLog(io.idemworker.app.OrderTelemetry.NAMES)
         .start(order("ord-1"))
         .finish(
             new Outcome.Duplicate(
@@ -127,7 +127,9 @@ class OutcomeLogTest {
         new Outcome.Duplicate(
             new IdempotencyKey("ord-1"), "ord-1", io.idemworker.core.DuplicateSource.RESEND, 2);
 
-    new OutcomeLog().start(order("ord-1")).finish(duplicate, Duration.ZERO, true);
+    new OutcomeLog(io.idemworker.app.OrderTelemetry.NAMES)
+        .start(order("ord-1"))
+        .finish(duplicate, Duration.ZERO, true);
 
     JsonNode line = JSON.readTree(lines.list.get(0).getFormattedMessage());
     assertThat(line.get("duplicateSource").asText()).isEqualTo("resend");
@@ -137,7 +139,7 @@ class OutcomeLogTest {
 
   @Test
   void idempotencyConflict_isLoggedAtError() throws Exception {
-    new OutcomeLog()
+    new OutcomeLog(io.idemworker.app.OrderTelemetry.NAMES)
         .start(order("ord-1"))
         .finish(deadLettered("ord-1", DeadLetterReason.IDEMPOTENCY_CONFLICT), Duration.ZERO, true);
 
@@ -152,7 +154,7 @@ class OutcomeLogTest {
 
   @Test
   void levels_followWhetherAPersonIsNeeded() {
-    OutcomeLog log = new OutcomeLog();
+    OutcomeLog log = new OutcomeLog(io.idemworker.app.OrderTelemetry.NAMES);
     IncomingMessage message = order("ord-1");
 
     log.start(message).finish(duplicate("ord-1"), Duration.ZERO, true);
@@ -184,7 +186,9 @@ class OutcomeLogTest {
             DeadLetterReason.MISSING_MESSAGE_ID,
             "MessageId is missing");
 
-    new OutcomeLog().start(hostile).finish(outcome, Duration.ZERO, true);
+    new OutcomeLog(io.idemworker.app.OrderTelemetry.NAMES)
+        .start(hostile)
+        .finish(outcome, Duration.ZERO, true);
 
     String text = lines.list.get(0).getFormattedMessage();
     assertThat(text).doesNotContain("\n");
@@ -205,10 +209,11 @@ class OutcomeLogTest {
                         .addSpanProcessor(SimpleSpanProcessor.create(spans))
                         .build())
                 .build();
-        Telemetry telemetry = new Telemetry(sdk, "orders")) {
+        Telemetry telemetry =
+            new Telemetry(sdk, "orders", io.idemworker.app.OrderTelemetry.NAMES)) {
 
       telemetry
-          .observer(new OutcomeLog())
+          .observer(new OutcomeLog(io.idemworker.app.OrderTelemetry.NAMES))
           .start(order("ord-1"))
           .finish(new Outcome.Duplicate(new IdempotencyKey("ord-1"), "ord-1"), Duration.ZERO, true);
 

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.app.Wiring;
 import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.relay.OutboxRelay;
 import io.idemworker.relay.RelayListener;
 import io.idemworker.relay.RelaySettings;
@@ -36,7 +37,8 @@ class RelayMetricsTest {
       OpenTelemetrySdk.builder()
           .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build())
           .build();
-  private final Telemetry telemetry = new Telemetry(sdk, "orders");
+  private final Telemetry telemetry =
+      new Telemetry(sdk, "orders", io.idemworker.app.OrderTelemetry.NAMES);
   private final RelayMetrics metrics = telemetry.relayMetrics();
 
   @AfterEach
@@ -76,7 +78,10 @@ class RelayMetricsTest {
     MutableClock clock = new MutableClock();
     CosmosContainer container =
         CosmosContainers.ensureExists(
-            Emulators.cosmosClient(), "relay-metrics", "c-" + UUID.randomUUID());
+            Emulators.cosmosClient(),
+            "relay-metrics",
+            "c-" + UUID.randomUUID(),
+            OrderDocumentIds.PARTITION_KEY_PATH);
     ObjectNode event = JsonNodeFactory.instance.objectNode();
     event.put("id", UUID.randomUUID().toString());
     event.put("orderId", "ord-1");

@@ -2,8 +2,8 @@ package io.idemworker.telemetry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.idemworker.servicebus.SessionListener;
-import io.idemworker.servicebus.SessionListener.Event;
+import io.idemworker.servicebus.sessions.SessionListener;
+import io.idemworker.servicebus.sessions.SessionListener.Event;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.data.LongPointData;
@@ -21,7 +21,8 @@ class SessionMetricsTest {
       OpenTelemetrySdk.builder()
           .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build())
           .build();
-  private final Telemetry telemetry = new Telemetry(sdk, "orders");
+  private final Telemetry telemetry =
+      new Telemetry(sdk, "orders", io.idemworker.app.OrderTelemetry.NAMES);
 
   @AfterEach
   void shutDown() {

@@ -97,7 +97,7 @@ class TelemetryExportTest {
 
   @Test
   void telemetryFromAnEmptyEnvironment_countsAndTracesInProcess_andCloses() {
-    Telemetry telemetry = Telemetry.fromEnvironment(Map.of());
+    Telemetry telemetry = Telemetry.fromEnvironment(Map.of(), "orders", TelemetryNames.defaults());
 
     AtomicReference<SpanContext> span = new AtomicReference<>();
     DeliveryObserver inside =

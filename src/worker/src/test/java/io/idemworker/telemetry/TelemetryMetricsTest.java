@@ -41,7 +41,8 @@ class TelemetryMetricsTest {
       OpenTelemetrySdk.builder()
           .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build())
           .build();
-  private final Telemetry telemetry = new Telemetry(sdk, "orders");
+  private final Telemetry telemetry =
+      new Telemetry(sdk, "orders", io.idemworker.app.OrderTelemetry.NAMES);
 
   @AfterEach
   void shutDown() {

@@ -39,7 +39,8 @@ class TelemetryTracingTest {
                   .addSpanProcessor(SimpleSpanProcessor.create(spans))
                   .build())
           .build();
-  private final Telemetry telemetry = new Telemetry(sdk, "orders");
+  private final Telemetry telemetry =
+      new Telemetry(sdk, "orders", io.idemworker.app.OrderTelemetry.NAMES);
 
   @AfterEach
   void shutDown() {

@@ -12,6 +12,7 @@ import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
+import io.idemworker.orders.OrderDocumentIds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,7 +78,8 @@ public final class Emulators {
    * @return the container
    */
   public static CosmosContainer orders() {
-    return CosmosContainers.ensureExists(cosmosClient(), "it", "orders");
+    return CosmosContainers.ensureExists(
+        cosmosClient(), "it", "orders", OrderDocumentIds.PARTITION_KEY_PATH);
   }
 
   /**

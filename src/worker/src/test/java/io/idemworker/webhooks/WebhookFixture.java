@@ -14,6 +14,7 @@ import io.idemworker.core.Outcome;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.payments.WebhookSender;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
 import io.idemworker.orders.PaymentWebhookEvents;
@@ -47,7 +48,8 @@ final class WebhookFixture implements AutoCloseable {
   static final ObjectMapper JSON = new ObjectMapper();
 
   final CosmosContainer container = Emulators.orders();
-  final CosmosEffectStore store = new CosmosEffectStore(container, (o, s, c, l) -> {});
+  final CosmosEffectStore store =
+      new CosmosEffectStore(container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
   final MutableClock clock = new MutableClock(Instant.now());
   private final HttpServer server;
   private final AtomicInteger stalls = new AtomicInteger();

@@ -3,7 +3,7 @@ package io.idemworker.proof.audit;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderReasons;
 import io.idemworker.proof.producer.DemoScenario;
-import io.idemworker.servicebus.DeadLetterReader.DeadLetter;
+import io.idemworker.servicebus.deadletter.DeadLetterReader.DeadLetter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,9 +1,9 @@
 package io.idemworker.proof.audit;
 
 import io.idemworker.proof.emulators.EventTopic;
-import io.idemworker.servicebus.DeadLetterReader;
-import io.idemworker.servicebus.DeadLetterReader.DeadLetter;
 import io.idemworker.servicebus.ServiceBusConnection;
+import io.idemworker.servicebus.deadletter.DeadLetterReader;
+import io.idemworker.servicebus.deadletter.DeadLetterReader.DeadLetter;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.proof.emulators.EventTopic;
 import io.idemworker.proof.producer.DemoScenario;
 import io.idemworker.relay.RelayProgress;
-import io.idemworker.servicebus.DeadLetterReader.DeadLetter;
+import io.idemworker.servicebus.deadletter.DeadLetterReader.DeadLetter;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.URI;

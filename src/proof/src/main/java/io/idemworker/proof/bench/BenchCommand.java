@@ -18,6 +18,7 @@ import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.OrderDecoder;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.proof.audit.StateAudit;
 import io.idemworker.proof.bench.BenchTally.Costs;
 import io.idemworker.proof.bench.BenchTally.Delivery;
@@ -27,7 +28,7 @@ import io.idemworker.proof.faults.FaultPlan;
 import io.idemworker.proof.producer.DemoScenario;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
-import io.idemworker.servicebus.ServiceBusWorker;
+import io.idemworker.servicebus.processor.ServiceBusWorker;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
@@ -334,7 +335,9 @@ public final class BenchCommand implements Callable<Integer> {
       throws InterruptedException {
     String name = "bench-" + round + "-" + contender.name().toLowerCase(Locale.ROOT);
     serviceBus.createQueue(QueueSettings.defaults(name).withLockDuration(Duration.ofMinutes(5)));
-    CosmosContainer container = CosmosContainers.ensureExists(cosmosClient, DATABASE, name);
+    CosmosContainer container =
+        CosmosContainers.ensureExists(
+            cosmosClient, DATABASE, name, OrderDocumentIds.PARTITION_KEY_PATH);
     warmRoutingCaches(container);
     preload(serviceBus, name, scenario, sendOrder);
 
@@ -342,7 +345,9 @@ public final class BenchCommand implements Callable<Integer> {
     EffectStore store;
     ReadinessProbe probe;
     if (contender == Contender.WORKER) {
-      CosmosEffectStore effects = new CosmosEffectStore(container, tally.storeListener());
+      CosmosEffectStore effects =
+          new CosmosEffectStore(
+              container, tally.storeListener(), OrderDocumentIds.PARTITION_KEY_PATH);
       store = effects;
       probe = effects;
     } else {

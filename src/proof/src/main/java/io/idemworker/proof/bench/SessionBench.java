@@ -14,16 +14,17 @@ import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.proof.emulators.LocalClients;
 import io.idemworker.servicebus.MessageWorker;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
-import io.idemworker.servicebus.ServiceBusWorker;
-import io.idemworker.servicebus.SessionEvents;
-import io.idemworker.servicebus.SessionIds;
-import io.idemworker.servicebus.SessionSettings;
-import io.idemworker.servicebus.SessionWorker;
+import io.idemworker.servicebus.processor.ServiceBusWorker;
+import io.idemworker.servicebus.sending.SessionIds;
+import io.idemworker.servicebus.sessions.SessionEvents;
+import io.idemworker.servicebus.sessions.SessionSettings;
+import io.idemworker.servicebus.sessions.SessionWorker;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
@@ -186,7 +187,8 @@ final class SessionBench implements Callable<Integer> {
             .withLockDuration(Duration.ofMinutes(5))
             .withRequiresSession(sessions));
     CosmosContainer container =
-        CosmosContainers.ensureExists(cosmosClient, "idemworker-bench", name);
+        CosmosContainers.ensureExists(
+            cosmosClient, "idemworker-bench", name, OrderDocumentIds.PARTITION_KEY_PATH);
     ServiceBusConnection connection =
         new ServiceBusConnection.ConnectionString(serviceBus.connectionString());
     try (ServiceBusSenderClient sender =
@@ -194,7 +196,9 @@ final class SessionBench implements Callable<Integer> {
       send(sender, name, sessions);
     }
     BenchTally tally = new BenchTally(messages);
-    CosmosEffectStore store = new CosmosEffectStore(container, tally.storeListener());
+    CosmosEffectStore store =
+        new CosmosEffectStore(
+            container, tally.storeListener(), OrderDocumentIds.PARTITION_KEY_PATH);
     MessageDecoder decoder =
         OrderMessageTypes.decoder(true, new InboxMarkers("orders", Optional.empty()));
     IdempotentConsumer consumer =

@@ -7,6 +7,7 @@ import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.proof.audit.AuditedStores;
 import io.idemworker.proof.emulators.AdjustableClock;
 import io.idemworker.proof.emulators.EventTopic;
@@ -296,7 +297,8 @@ public final class ChaosCommand implements Callable<Integer> {
         CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start();
         CosmosClient cosmosClient = LocalClients.cosmos(cosmos);
         ChaosBroker broker = ChaosBroker.emulated(serviceBus, brokerClock, WINDOW, plan.log())) {
-      CosmosContainers.ensureExists(cosmosClient, DATABASE, QUEUE);
+      CosmosContainers.ensureExists(
+          cosmosClient, DATABASE, QUEUE, OrderDocumentIds.PARTITION_KEY_PATH);
       ConsumerWorkers.customers(cosmosClient, DATABASE);
       return new ChaosRun(plan, out, json, tamper)
           .against(
@@ -346,7 +348,8 @@ public final class ChaosCommand implements Callable<Integer> {
             ChaosBroker.external(
                 given.serviceBusConnectionString(), given.duplicateWindow(), plan.log())) {
       if (createContainers) {
-        CosmosContainers.ensureExists(cosmosClient, given.cosmosDatabase(), QUEUE);
+        CosmosContainers.ensureExists(
+            cosmosClient, given.cosmosDatabase(), QUEUE, OrderDocumentIds.PARTITION_KEY_PATH);
         ConsumerWorkers.customers(cosmosClient, given.cosmosDatabase());
       }
       List<String> problems = given.problems(cosmosClient);

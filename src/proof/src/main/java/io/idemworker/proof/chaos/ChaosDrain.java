@@ -4,7 +4,7 @@ import io.idemworker.core.IdempotencyKey;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.proof.emulators.EventTopic;
 import io.idemworker.proof.producer.DemoScenario;
-import io.idemworker.servicebus.DeadLetterReader;
+import io.idemworker.servicebus.deadletter.DeadLetterReader;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;

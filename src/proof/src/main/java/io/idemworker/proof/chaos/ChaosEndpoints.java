@@ -16,6 +16,7 @@ import com.azure.messaging.servicebus.models.SubQueue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.idemworker.consumers.CustomerDocumentIds;
 import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.proof.emulators.EventTopic;
 import java.net.URI;
 import java.time.Duration;
@@ -221,7 +222,7 @@ record ChaosEndpoints(
               : "Cosmos DB database '" + cosmosDatabase + "' cannot be read: " + e.getStatusCode());
       return;
     }
-    container(cosmos, ChaosCommand.QUEUE, CosmosContainers.PARTITION_KEY_PATH, problems);
+    container(cosmos, ChaosCommand.QUEUE, OrderDocumentIds.PARTITION_KEY_PATH, problems);
     container(cosmos, ChaosEnvironment.CUSTOMERS, CustomerDocumentIds.PARTITION_KEY_PATH, problems);
   }
 

@@ -4,9 +4,9 @@ import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.CosmosException;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.idemworker.servicebus.DeadLetterReader;
-import io.idemworker.servicebus.ParkedOrders;
 import io.idemworker.servicebus.ServiceBusConnection;
+import io.idemworker.servicebus.deadletter.DeadLetterReader;
+import io.idemworker.servicebus.sessions.ParkedSessions;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -18,10 +18,10 @@ import java.util.function.Supplier;
 
 /**
  * The operator of {@code chaos --sessions}: looks at the parked orders, then releases or discards
- * them, through {@link ParkedOrders}, which is what {@code explain}, {@code dlq release} and {@code
- * dlq discard} run (in this process, as {@code ChaosResubmit} runs {@code resubmit}'s code). A
- * command that meets a session a worker holds is repeated, as an operator would on exit code 3. Not
- * thread-safe.
+ * them, through {@link ParkedSessions}, which is what {@code explain}, {@code dlq release} and
+ * {@code dlq discard} run (in this process, as {@code ChaosResubmit} runs {@code resubmit}'s code).
+ * A command that meets a session a worker holds is repeated, as an operator would on exit code 3.
+ * Not thread-safe.
  */
 final class ChaosOperator {
   /** How often a command may meet a busy session before the run gives up on it. */
@@ -41,10 +41,10 @@ final class ChaosOperator {
   Map<String, SessionsAudit.Seen> look(List<SessionsAudit.Plan> poisoned, CosmosContainer orders)
       throws InterruptedException {
     Map<String, SessionsAudit.Seen> seen = new LinkedHashMap<>();
-    try (ParkedOrders operator = new ParkedOrders(connection, queue)) {
+    try (ParkedSessions operator = new ParkedSessions(connection, queue)) {
       for (SessionsAudit.Plan plan : poisoned) {
         String id = plan.orderId();
-        Optional<ParkedOrders.Parking> parking = whenFree(() -> operator.look(id));
+        Optional<ParkedSessions.Parking> parking = whenFree(() -> operator.look(id));
         Optional<ObjectNode> order = order(orders, id);
         seen.put(
             id,
@@ -63,13 +63,13 @@ final class ChaosOperator {
   Map<String, SessionsAudit.Operated> act(List<SessionsAudit.Plan> poisoned)
       throws InterruptedException {
     Map<String, SessionsAudit.Operated> operated = new LinkedHashMap<>();
-    try (ParkedOrders operator = new ParkedOrders(connection, queue)) {
+    try (ParkedSessions operator = new ParkedSessions(connection, queue)) {
       for (SessionsAudit.Plan plan : poisoned) {
         String id = plan.orderId();
         if (plan.fate() == SessionsAudit.Fate.RELEASE) {
-          Optional<ParkedOrders.Released> released =
+          Optional<ParkedSessions.Released> released =
               whenFree(() -> operator.release(id, Duration.ofSeconds(2)));
-          boolean resubmitted = released.flatMap(ParkedOrders.Released::resubmitted).isPresent();
+          boolean resubmitted = released.flatMap(ParkedSessions.Released::resubmitted).isPresent();
           log.printf(
               "    dlq release %s: %s%n",
               id,
@@ -80,7 +80,7 @@ final class ChaosOperator {
                       : plan.poisonId() + " not in the dead-letter queue");
           operated.put(id, new SessionsAudit.Operated(resubmitted, List.of()));
         } else {
-          List<ParkedOrders.Moved> dropped = whenFree(() -> operator.discard(id));
+          List<ParkedSessions.Moved> dropped = whenFree(() -> operator.discard(id));
           dropped.forEach(
               m ->
                   log.printf(
@@ -117,7 +117,7 @@ final class ChaosOperator {
     for (int attempt = 1; ; attempt++) {
       try {
         return command.get();
-      } catch (ParkedOrders.SessionBusy e) {
+      } catch (ParkedSessions.SessionBusy e) {
         if (attempt == BUSY_ATTEMPTS) {
           throw e;
         }

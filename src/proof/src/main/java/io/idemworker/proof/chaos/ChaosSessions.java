@@ -9,12 +9,13 @@ import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.proof.chaos.SessionPlan.Send;
 import io.idemworker.proof.emulators.AdjustableClock;
 import io.idemworker.proof.emulators.LocalClients;
-import io.idemworker.servicebus.Outgoing;
-import io.idemworker.servicebus.ProducerKit;
 import io.idemworker.servicebus.ServiceBusConnection;
+import io.idemworker.servicebus.sending.Outgoing;
+import io.idemworker.servicebus.sending.ProducerKit;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -118,7 +119,8 @@ final class ChaosSessions {
                     .buildClient(),
                 5)) {
       CosmosContainer container =
-          CosmosContainers.ensureExists(cosmosClient, ChaosCommand.DATABASE, QUEUE);
+          CosmosContainers.ensureExists(
+              cosmosClient, ChaosCommand.DATABASE, QUEUE, OrderDocumentIds.PARTITION_KEY_PATH);
       Map<String, String> env =
           new java.util.HashMap<>(
               ChaosEnvironment.base(

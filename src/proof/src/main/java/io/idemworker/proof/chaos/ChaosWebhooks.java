@@ -6,6 +6,7 @@ import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.payments.PaymentFaults;
 import io.idemworker.emulator.payments.WebhookSender;
 import io.idemworker.emulator.payments.WebhookSettings;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.proof.audit.StateAudit;
 import io.idemworker.proof.audit.WebhookAudit;
 import io.idemworker.proof.faults.WebhookExchanges;
@@ -50,7 +51,10 @@ final class ChaosWebhooks implements AutoCloseable {
     PaymentWebhookHandler handler =
         new PaymentWebhookHandler(
             Optional.of(new WebhookSecret(SECRET)),
-            new CosmosEffectStore(orders, (operation, status, charge, latency) -> {}),
+            new CosmosEffectStore(
+                orders,
+                (operation, status, charge, latency) -> {},
+                OrderDocumentIds.PARTITION_KEY_PATH),
             Clock.systemUTC(),
             Optional.of(Duration.ofDays(14)));
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 256);

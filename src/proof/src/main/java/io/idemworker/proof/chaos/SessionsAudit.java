@@ -2,7 +2,7 @@ package io.idemworker.proof.chaos;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.orders.OrderMessageTypes;
-import io.idemworker.servicebus.ParkedOrders;
+import io.idemworker.servicebus.sessions.ParkedSessions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -69,7 +69,7 @@ final class SessionsAudit {
    * @param version the order document's status version then
    * @param credits the order document's credit count then
    */
-  record Seen(Optional<ParkedOrders.Parking> parking, long version, long credits) {}
+  record Seen(Optional<ParkedSessions.Parking> parking, long version, long credits) {}
 
   /**
    * What the operator's command did.
@@ -78,7 +78,7 @@ final class SessionsAudit {
    *     back
    * @param dropped {@code dlq discard}: the record lines, one per dropped message
    */
-  record Operated(boolean resubmitted, List<ParkedOrders.Moved> dropped) {}
+  record Operated(boolean resubmitted, List<ParkedSessions.Moved> dropped) {}
 
   /** A dead-lettered message at the end: its id and reason. */
   record Letter(String messageId, String reason) {}
@@ -200,13 +200,13 @@ final class SessionsAudit {
   /** Parked behind its poison, for the planned reason, the order still short of what follows. */
   private static void checkParked(Plan plan, Optional<Seen> seen, Tally t) {
     String id = plan.orderId();
-    Optional<ParkedOrders.Parking> parking = seen.flatMap(Seen::parking);
+    Optional<ParkedSessions.Parking> parking = seen.flatMap(Seen::parking);
     if (parking.isEmpty()) {
       t.notParked++;
       t.note(id + ": not parked after the main phase");
       return;
     }
-    ParkedOrders.Parking p = parking.get();
+    ParkedSessions.Parking p = parking.get();
     if (!p.messageId().equals(plan.poisonId())
         || !p.reason().equals(plan.poisonReason())
         || p.behind().size() < plan.afterPoison().size()) {
@@ -237,11 +237,11 @@ final class SessionsAudit {
   private static void checkRecords(
       Plan plan, Optional<Seen> seen, Optional<Operated> done, Tally t) {
     String id = plan.orderId();
-    List<ParkedOrders.Moved> dropped = done.map(Operated::dropped).orElse(List.of());
+    List<ParkedSessions.Moved> dropped = done.map(Operated::dropped).orElse(List.of());
     Set<Long> recorded =
-        dropped.stream().map(ParkedOrders.Moved::sequenceNumber).collect(Collectors.toSet());
+        dropped.stream().map(ParkedSessions.Moved::sequenceNumber).collect(Collectors.toSet());
     List<Long> behind =
-        seen.flatMap(Seen::parking).map(ParkedOrders.Parking::behind).orElse(List.of());
+        seen.flatMap(Seen::parking).map(ParkedSessions.Parking::behind).orElse(List.of());
     for (Long sequenceNumber : behind) {
       if (!recorded.contains(sequenceNumber)) {
         t.droppedWithoutRecord++;
@@ -249,7 +249,7 @@ final class SessionsAudit {
       }
     }
     Set<String> recordedIds =
-        dropped.stream().map(ParkedOrders.Moved::messageId).collect(Collectors.toSet());
+        dropped.stream().map(ParkedSessions.Moved::messageId).collect(Collectors.toSet());
     for (String later : plan.afterPoison()) {
       if (!recordedIds.contains(later)) {
         t.droppedWithoutRecord++;

@@ -17,6 +17,7 @@ import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderReasons;
 import io.idemworker.payments.HttpPaymentProvider;
@@ -35,7 +36,7 @@ import io.idemworker.proof.producer.DemoPayments;
 import io.idemworker.proof.producer.DemoScenario;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
-import io.idemworker.servicebus.ServiceBusWorker;
+import io.idemworker.servicebus.processor.ServiceBusWorker;
 import io.idemworker.telemetry.Telemetry;
 import java.io.PrintStream;
 import java.time.Clock;
@@ -178,7 +179,7 @@ public final class DemoCommand implements Callable<Integer> {
     // the claim's lease, so the redelivery takes the expired lease over without waiting it out.
     AdjustableClock consumerClock = new AdjustableClock();
     DemoTally tally = new DemoTally();
-    Telemetry telemetry = Telemetry.fromEnvironment(System.getenv());
+    Telemetry telemetry = io.idemworker.app.OrderTelemetry.fromEnvironment(System.getenv());
     out.printf(
         "idemworker demo: %d orders, seed %d, %d instances x %d concurrent calls%n",
         orders, seed, instances, concurrency);
@@ -201,7 +202,8 @@ public final class DemoCommand implements Callable<Integer> {
       out.printf("  Cosmos DB emulator    %s%n", cosmos.endpoint());
       out.printf("  payment provider      %s%n%n", provider.baseUrl());
       CosmosContainer container =
-          CosmosContainers.ensureExists(cosmosClient, "idemworker", "orders");
+          CosmosContainers.ensureExists(
+              cosmosClient, "idemworker", "orders", OrderDocumentIds.PARTITION_KEY_PATH);
       Set<String> crashPending = ConcurrentHashMap.newKeySet();
       crashPending.addAll(scenario.crashes);
       DemoLifecycle lifecycle = scenario.lifecycle;
@@ -476,7 +478,8 @@ public final class DemoCommand implements Callable<Integer> {
         (operation, status, charge, latency) -> {
           demoCosts.onCall(operation, status, charge, latency);
           metrics.onCall(operation, status, charge, latency);
-        });
+        },
+        OrderDocumentIds.PARTITION_KEY_PATH);
   }
 
   private ServiceBusWorker worker(

@@ -21,7 +21,7 @@ import io.idemworker.relay.RelayListener;
 import io.idemworker.relay.RelaySettings;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
-import io.idemworker.servicebus.ServiceBusWorker;
+import io.idemworker.servicebus.processor.ServiceBusWorker;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;

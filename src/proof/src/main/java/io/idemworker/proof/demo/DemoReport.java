@@ -11,7 +11,7 @@ import io.idemworker.proof.demo.DemoTally.Delivery;
 import io.idemworker.proof.producer.DemoLifecycle;
 import io.idemworker.proof.producer.DemoPayments;
 import io.idemworker.proof.producer.DemoScenario;
-import io.idemworker.servicebus.DeadLetterReader;
+import io.idemworker.servicebus.deadletter.DeadLetterReader;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;

@@ -17,15 +17,16 @@ import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.InboxMarkers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.proof.audit.Check;
-import io.idemworker.servicebus.ParkedOrders;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
-import io.idemworker.servicebus.SessionEvents;
-import io.idemworker.servicebus.SessionIds;
-import io.idemworker.servicebus.SessionSettings;
-import io.idemworker.servicebus.SessionWorker;
+import io.idemworker.servicebus.sending.SessionIds;
+import io.idemworker.servicebus.sessions.ParkedSessions;
+import io.idemworker.servicebus.sessions.SessionEvents;
+import io.idemworker.servicebus.sessions.SessionSettings;
+import io.idemworker.servicebus.sessions.SessionWorker;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
@@ -64,7 +65,9 @@ final class DemoSessionPhase {
         QueueSettings.defaults(QUEUE)
             .withRequiresSession(true)
             .withLockDuration(Duration.ofMinutes(5)));
-    CosmosContainer container = CosmosContainers.ensureExists(cosmosClient, "idemworker", QUEUE);
+    CosmosContainer container =
+        CosmosContainers.ensureExists(
+            cosmosClient, "idemworker", QUEUE, OrderDocumentIds.PARTITION_KEY_PATH);
     String ordered = "ord-" + seed + "-s1";
     String parked = "ord-" + seed + "-s2";
     ServiceBusConnection connection =
@@ -102,7 +105,9 @@ final class DemoSessionPhase {
     MessageDecoder decoder =
         OrderMessageTypes.decoder(
             true, new InboxMarkers("orders", Optional.of(Duration.ofDays(14))));
-    CosmosEffectStore store = new CosmosEffectStore(container, (op, status, charge, l) -> {});
+    CosmosEffectStore store =
+        new CosmosEffectStore(
+            container, (op, status, charge, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
     SessionWorker worker =
         new SessionWorker(
             connection,
@@ -123,9 +128,9 @@ final class DemoSessionPhase {
     } finally {
       worker.shutdown(Duration.ofSeconds(10));
     }
-    Optional<ParkedOrders.Parking> parking;
-    List<ParkedOrders.Moved> discarded;
-    try (ParkedOrders operator = new ParkedOrders(connection, QUEUE)) {
+    Optional<ParkedSessions.Parking> parking;
+    List<ParkedSessions.Moved> discarded;
+    try (ParkedSessions operator = new ParkedSessions(connection, QUEUE)) {
       parking = whenFree(() -> operator.look(parked));
       discarded = whenFree(() -> operator.discard(parked));
     }
@@ -145,7 +150,7 @@ final class DemoSessionPhase {
                 p.messageId(),
                 p.reason(),
                 p.behind().size(),
-                discarded.stream().map(ParkedOrders.Moved::messageId).toList()));
+                discarded.stream().map(ParkedSessions.Moved::messageId).toList()));
     boolean parkedAndDiscarded =
         parking
                 .map(p -> p.reason().equals("CurrencyMismatch") && p.behind().size() == 1)
@@ -162,7 +167,7 @@ final class DemoSessionPhase {
             "sessions: a poison message parked the rest of its order; dlq discard dropped it with a"
                 + " record",
             parkedAndDiscarded,
-            parking.map(ParkedOrders.Parking::toString).orElse("not parked")));
+            parking.map(ParkedSessions.Parking::toString).orElse("not parked")));
   }
 
   private static ServiceBusMessage status(String orderId, long version, String status) {
@@ -196,16 +201,16 @@ final class DemoSessionPhase {
   }
 
   /**
-   * Runs an operator command as an operator would: a {@link ParkedOrders.SessionBusy} (the session
-   * still held, or its lock lost between accept and read) is repeated after a short back-off, at
-   * most {@value #BUSY_ATTEMPTS} times.
+   * Runs an operator command as an operator would: a {@link ParkedSessions.SessionBusy} (the
+   * session still held, or its lock lost between accept and read) is repeated after a short
+   * back-off, at most {@value #BUSY_ATTEMPTS} times.
    */
   private static <T> T whenFree(java.util.function.Supplier<T> command)
       throws InterruptedException {
     for (int attempt = 1; ; attempt++) {
       try {
         return command.get();
-      } catch (ParkedOrders.SessionBusy e) {
+      } catch (ParkedSessions.SessionBusy e) {
         if (attempt == BUSY_ATTEMPTS) {
           throw e;
         }

@@ -9,6 +9,7 @@ import io.idemworker.emulator.payments.PaymentFaults;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.payments.WebhookSettings;
 import io.idemworker.orders.CaptureAnswer;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.payments.HttpPaymentProvider;
 import io.idemworker.proof.audit.Check;
 import io.idemworker.proof.audit.StateAudit;
@@ -147,7 +148,10 @@ final class DemoWebhookPhase {
     PaymentWebhookHandler handler =
         new PaymentWebhookHandler(
             Optional.of(new WebhookSecret(SECRET)),
-            new CosmosEffectStore(container, (operation, status, charge, latency) -> {}),
+            new CosmosEffectStore(
+                container,
+                (operation, status, charge, latency) -> {},
+                OrderDocumentIds.PARTITION_KEY_PATH),
             Clock.systemUTC(),
             Optional.of(Duration.ofDays(14)));
     HttpServer server;

@@ -2,9 +2,9 @@ package io.idemworker.proof.producer;
 
 import com.azure.core.util.BinaryData;
 import com.azure.messaging.servicebus.ServiceBusMessage;
+import io.idemworker.app.OrderMessages;
 import io.idemworker.core.DeadLetterReason;
-import io.idemworker.servicebus.OrderMessages;
-import io.idemworker.servicebus.Outgoing;
+import io.idemworker.servicebus.sending.Outgoing;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,10 +1,10 @@
 package io.idemworker.proof.producer;
 
 import io.idemworker.operator.ServiceBusTarget;
-import io.idemworker.servicebus.Outgoing;
-import io.idemworker.servicebus.ProducerKit;
 import io.idemworker.servicebus.ServiceBusConnection;
-import io.idemworker.servicebus.SessionIds;
+import io.idemworker.servicebus.sending.Outgoing;
+import io.idemworker.servicebus.sending.ProducerKit;
+import io.idemworker.servicebus.sending.SessionIds;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;

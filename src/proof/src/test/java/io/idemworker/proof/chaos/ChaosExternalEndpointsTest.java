@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.app.ConsumerWorkers;
 import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.proof.emulators.EmulatorsRun;
 import io.idemworker.proof.faults.FaultPlan;
 import java.io.ByteArrayOutputStream;
@@ -92,7 +93,8 @@ class ChaosExternalEndpointsTest {
             .key(given.cosmosKey())
             .gatewayMode()
             .buildClient()) {
-      CosmosContainers.ensureExists(cosmos, ChaosCommand.DATABASE, ChaosCommand.QUEUE);
+      CosmosContainers.ensureExists(
+          cosmos, ChaosCommand.DATABASE, ChaosCommand.QUEUE, OrderDocumentIds.PARTITION_KEY_PATH);
       ConsumerWorkers.customers(cosmos, ChaosCommand.DATABASE);
     }
 

@@ -10,7 +10,7 @@ import io.idemworker.proof.chaos.SessionsAudit.Letter;
 import io.idemworker.proof.chaos.SessionsAudit.Operated;
 import io.idemworker.proof.chaos.SessionsAudit.Plan;
 import io.idemworker.proof.chaos.SessionsAudit.Seen;
-import io.idemworker.servicebus.ParkedOrders;
+import io.idemworker.servicebus.sessions.ParkedSessions;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -183,9 +183,9 @@ class SessionsAuditTest {
     return order;
   }
 
-  private static ParkedOrders.Parking parking(String orderId, String reason, long... behind) {
+  private static ParkedSessions.Parking parking(String orderId, String reason, long... behind) {
     String poison = (reason.equals("BodyTooLarge") ? "crp-" : "crx-") + orderId;
-    return new ParkedOrders.Parking(
+    return new ParkedSessions.Parking(
         orderId,
         reason,
         poison,
@@ -194,7 +194,7 @@ class SessionsAuditTest {
         List.of());
   }
 
-  private static ParkedOrders.Moved moved(String messageId, long sequenceNumber) {
-    return new ParkedOrders.Moved(messageId, "OrderCredited", sequenceNumber);
+  private static ParkedSessions.Moved moved(String messageId, long sequenceNumber) {
+    return new ParkedSessions.Moved(messageId, "OrderCredited", sequenceNumber);
   }
 }

@@ -1,0 +1,122 @@
+package io.idemworker.architecture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps the sample order domain out of the library modules: no order type, subject, field,
+ * container, queue, topic, metric or environment-variable name, and none of the other business
+ * words of the order worker (payments, customers, loyalty), in any main source or POM of {@code
+ * src/core}, {@code src/servicebus}, {@code src/cosmos}, {@code src/relay}, {@code src/telemetry}
+ * and {@code src/azure}. A source scan rather than an ArchUnit rule, because the names that leak
+ * are mostly strings and Javadoc (a span attribute, a log field, a dead-letter description), which
+ * class files do not show. An application passes its own names in (the worker's are in {@code
+ * io.idemworker.app.OrderTelemetry} and its configuration).
+ */
+class LibraryFreeOfOrderDomainTest {
+  private static final List<String> LIBRARY_MODULES =
+      List.of(
+          "src/core", "src/servicebus", "src/cosmos", "src/relay", "src/telemetry", "src/azure");
+
+  /** English that uses the word: "in order", "in name order", "UTF-16 code unit order". */
+  private static final Pattern ENGLISH_ORDER =
+      Pattern.compile(
+          "\\bin (?:the |their |its |the feed's |sequence |arrival |name |key )?order\\b"
+              + "|\\bcode unit order\\b");
+
+  /** What names the order domain, each with what it catches. */
+  private static final Map<String, Pattern> DOMAIN =
+      Map.of(
+          "an order type or subject (OrderPlaced, OrderSession…)",
+          Pattern.compile("(?<![A-Za-z])Orders?(?![a-z])|(?<![A-Za-z])Order[A-Z]\\w*"),
+          "an order field, container, queue, topic or metric (orderId, orders, order-events…)",
+          Pattern.compile("(?<![A-Za-z])orders?(?![a-z])"),
+          "the order worker's environment variables (WORKER_*)",
+          Pattern.compile("\\bWORKER_[A-Z]"),
+          "the order worker's other business (payments, customers, loyalty, credits)",
+          Pattern.compile(
+              "(?i)payment|customer|loyalty|creditId|(?<![a-z])credited|OrderCredit|\\bsku\\b"),
+          "the order worker's sample ids (ord-1, cust-42)",
+          Pattern.compile("\\b(?:ord|cust)-[0-9A-Za-z]"));
+
+  @Test
+  void libraryModules_nameNothingOfTheOrderDomain() {
+    List<String> leaks = new ArrayList<>();
+    for (Path file : libraryFiles()) {
+      List<String> lines = lines(file);
+      for (int i = 0; i < lines.size(); i++) {
+        String line = ENGLISH_ORDER.matcher(lines.get(i)).replaceAll("");
+        for (Map.Entry<String, Pattern> rule : DOMAIN.entrySet()) {
+          Matcher found = rule.getValue().matcher(line);
+          if (found.find()) {
+            leaks.add(
+                ROOT.relativize(file)
+                    + ":"
+                    + (i + 1)
+                    + ": '"
+                    + found.group()
+                    + "' is "
+                    + rule.getKey());
+          }
+        }
+      }
+    }
+    assertThat(leaks).as("the library names the sample order domain").isEmpty();
+  }
+
+  @Test
+  void theScan_findsALeak() {
+    String leaky = "line.put(\"orderId\", id); // OrderPlaced on queue orders, WORKER_GAP_TIMEOUT";
+
+    assertThat(DOMAIN.values())
+        .allSatisfy(p -> assertThat(p.matcher(leaky + " payment ord-1").find()).isTrue());
+    assertThat(ENGLISH_ORDER.matcher("applied in name order").replaceAll(""))
+        .doesNotContain("order");
+  }
+
+  private static final Path ROOT = root();
+
+  private static List<Path> libraryFiles() {
+    List<Path> files = new ArrayList<>();
+    for (String module : LIBRARY_MODULES) {
+      Path dir = ROOT.resolve(module);
+      assertThat(dir.resolve("pom.xml")).isRegularFile();
+      files.add(dir.resolve("pom.xml"));
+      try (Stream<Path> walk = Files.walk(dir.resolve("src/main"))) {
+        walk.filter(Files::isRegularFile).forEach(files::add);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    assertThat(files).hasSizeGreaterThan(50);
+    return files;
+  }
+
+  private static List<String> lines(Path file) {
+    try {
+      return Files.readAllLines(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static Path root() {
+    for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+      if (Files.isRegularFile(p.resolve("pom.xml")) && Files.isDirectory(p.resolve("src/core"))) {
+        return p;
+      }
+    }
+    throw new IllegalStateException("no repository root (pom.xml next to src/core) above here");
+  }
+}
