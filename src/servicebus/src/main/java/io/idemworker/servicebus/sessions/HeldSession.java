@@ -57,6 +57,13 @@ final class HeldSession {
   static final DeadLetterReason PARKING_BOUND_EXCEEDED =
       new DeadLetterReason("ParkingBoundExceeded");
 
+  /**
+   * The wait for more messages of a session that has delivered and has no gap open: long enough for
+   * a burst already on its way, short against the idle timeout that a session holding a slot with
+   * nothing to do would otherwise cost (measured in {@code bench sessions}, docs/sessions.md).
+   */
+  static final Duration DRAINED_WAIT = Duration.ofMillis(50);
+
   private final String sessionId;
   private final ServiceBusReceiverClient receiver;
   private final SessionLock lock;
@@ -123,6 +130,20 @@ final class HeldSession {
       return Duration.ofMillis(1);
     }
     return left.compareTo(idle) < 0 ? left : idle;
+  }
+
+  /**
+   * How long to wait for more once the session has delivered: {@link #DRAINED_WAIT} (at most the
+   * idle timeout) while no gap is open, else {@link #nextWait()}. A session whose receive then
+   * comes back short is released at once instead of being held for the idle timeout; that is safe,
+   * as a message that arrives later brings the session back to whoever accepts it next.
+   */
+  Duration drainedWait() {
+    Duration wait = nextWait();
+    if (state.gapSince().isPresent()) {
+      return wait;
+    }
+    return DRAINED_WAIT.compareTo(wait) < 0 ? DRAINED_WAIT : wait;
   }
 
   /**

@@ -63,6 +63,9 @@ public final class SessionWorker implements MessageWorker {
   private static final Logger LOG = LoggerFactory.getLogger(SessionWorker.class);
   private static final Duration ACCEPT_RETRY = Duration.ofSeconds(1);
 
+  /** The most messages one receive of an accepted session asks for once it has delivered. */
+  static final int RECEIVE_BATCH = 16;
+
   /** Everything an {@link HeldSession} needs, shared by all sessions. */
   record Parts(
       IdempotentConsumer consumer,
@@ -344,21 +347,63 @@ public final class SessionWorker implements MessageWorker {
     }
   }
 
+  /**
+   * Serves one accepted session: waits up to the idle timeout for its first message, then receives
+   * up to {@link #RECEIVE_BATCH} at a time with {@link HeldSession#drainedWait()}, handled strictly
+   * one after the other in the order received. A receive that comes back short with no gap open
+   * releases the session (its later messages come back to the next holder); the first, idle-bounded
+   * wait that receives nothing releases it too. A message that could not be handled (the worker
+   * paused or drains) sends the rest of its batch back and releases the session, so nothing behind
+   * it runs before it; a lost lock releases it without another call as the holder.
+   */
   private void serve(HeldSession session, ServiceBusReceiverClient receiver) {
     session.open();
+    boolean delivered = false;
     while (accepting() && !session.lost()) {
-      boolean any = false;
-      for (ServiceBusReceivedMessage message : receiver.receiveMessages(1, session.nextWait())) {
-        any = true;
-        lifecycle.onDelivery(() -> session.handle(message), () -> receiver.abandon(message));
+      int max = delivered ? RECEIVE_BATCH : 1;
+      Duration wait = delivered ? session.drainedWait() : session.nextWait();
+      int count = 0;
+      boolean stopped = false;
+      for (ServiceBusReceivedMessage message : receiver.receiveMessages(max, wait)) {
+        count++;
+        if (session.lost()) {
+          // Not ours to settle any more: it comes back to the session's next holder.
+          continue;
+        }
+        if (stopped) {
+          abandonQuietly(receiver, message);
+          continue;
+        }
+        boolean[] ran = {false};
+        lifecycle.onDelivery(
+            () -> {
+              ran[0] = true;
+              session.handle(message);
+            },
+            () -> receiver.abandon(message));
+        stopped = !ran[0];
       }
-      if (session.lost()) {
-        // Nothing more can be done as this session's holder: release it for the next one.
+      if (session.lost() || stopped) {
+        // Nothing more can be done as this session's holder, or nothing behind an unhandled
+        // message may run before it: release the session for the next one.
         return;
       }
-      if (!any && !session.keepWhenIdle()) {
+      if (count > 0) {
+        delivered = true;
+      }
+      if (count < max && !session.keepWhenIdle()) {
         return;
       }
+    }
+  }
+
+  private static void abandonQuietly(
+      ServiceBusReceiverClient receiver, ServiceBusReceivedMessage message) {
+    try {
+      receiver.abandon(message);
+    } catch (RuntimeException e) {
+      // The session is released next: the message comes back to its next holder either way.
+      LOG.debug("message {} not abandoned ({})", message.getMessageId(), e.toString());
     }
   }
 }
