@@ -48,7 +48,9 @@ final class AmqpLinks {
     this.context = context;
     this.transactions = new Transactions(context.remote());
     this.coordinators = new CoordinatorLinks(context.remote(), transactions);
-    this.requests = new RequestLinks(context.remote(), transactions, context.faults());
+    this.requests =
+        new RequestLinks(
+            context.remote(), transactions, context.faults(), this::detachLostSessions);
     this.transfers = new IncomingTransfers(context, requests, transactions);
   }
 
@@ -229,6 +231,9 @@ final class AmqpLinks {
       return;
     }
     ConsumerLink c = consumers.get(d.getLink());
+    if (c == null && d.getLink().getContext() instanceof ConsumerLink detached) {
+      c = detached; // a disposition sent before the client saw our detach still gets an answer
+    }
     if (c == null) {
       if (d.remotelySettled() && !d.isSettled()) {
         d.settle();
@@ -236,6 +241,19 @@ final class AmqpLinks {
       return;
     }
     c.onDisposition(d);
+  }
+
+  /**
+   * Detaches now the session receivers whose session lock has ended, and has the connection's
+   * transport write their detach frames at once, so that they reach the client before anything
+   * queued after (proton-j writes a round's transfers before its detaches).
+   */
+  private void detachLostSessions() {
+    for (ConsumerLink c : new ArrayList<>(consumers.values())) {
+      if (c.detachIfSessionLost()) {
+        c.sender().getSession().getConnection().getTransport().pending();
+      }
+    }
   }
 
   /** Offers available messages on every consumer link. */
