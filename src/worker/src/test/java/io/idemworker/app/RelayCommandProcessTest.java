@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,6 +42,7 @@ class RelayCommandProcessTest {
     }
   }
 
+  @Tag("e2e")
   @Test
   void relayCommand_publishesPendingEvents_andOnSigtermReleasesItsLeaseAndExitsZero()
       throws Exception {
