@@ -31,7 +31,7 @@ public final class OrderDocumentIds {
 
   /**
    * Every event type the outbox holds, which the relay publishes as the {@code Subject} on the
-   * topic (the README's table of events lists them).
+   * topic (docs/message-contract.md lists them).
    */
   public static final List<String> EVENT_TYPES =
       List.of(ORDER_ACCEPTED, PAYMENT_CAPTURED, PAYMENT_DECLINED);

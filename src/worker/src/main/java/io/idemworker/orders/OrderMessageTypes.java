@@ -14,13 +14,13 @@ import java.util.function.Function;
 /**
  * The message types of the {@code orders} queue: one registration per type ({@link #TYPES}), which
  * the flow routes by {@code Subject}, {@code resubmit} asks whether a type's marker expires, {@code
- * explain} asks which order fields a type writes, and a test holds against the README's contract
- * table. No other code of the worker keeps a list of the subjects; {@code explain}'s timeline
+ * explain} asks which order fields a type writes, and a test holds against the README's table of
+ * types. No other code of the worker keeps a list of the subjects; {@code explain}'s timeline
  * describes each type's fields in words of its own.
  */
 public final class OrderMessageTypes {
 
-  /** The protection a message type needs, as the README's contract table names it. */
+  /** The protection a message type needs, as the README's table of types names it. */
   public enum Protection {
     /** The order's create is its own duplicate check; the order document never expires. */
     ANCHOR(false),

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,6 +39,7 @@ class ApiCommandProcessTest {
     }
   }
 
+  @Tag("e2e")
   @Test
   void apiCommand_createsAndReplaysAnOrder_andOnSigtermExitsZero() throws Exception {
     // given a fresh database and the api as its own process

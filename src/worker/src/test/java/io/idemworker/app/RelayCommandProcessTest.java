@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,6 +43,7 @@ class RelayCommandProcessTest {
     }
   }
 
+  @Tag("e2e")
   @Test
   void relayCommand_publishesPendingEvents_andOnSigtermReleasesItsLeaseAndExitsZero()
       throws Exception {

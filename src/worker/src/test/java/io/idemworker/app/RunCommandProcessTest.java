@@ -33,6 +33,7 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -59,6 +60,7 @@ class RunCommandProcessTest {
     }
   }
 
+  @Tag("e2e")
   @Test
   // Two worker JVMs start and drain one after the other: about 40 s at load average 30, more when
   // the machine is busier than that; the build's default of 120 s per test is too tight for it.
@@ -125,6 +127,7 @@ class RunCommandProcessTest {
         .hasSize(orderIds.size());
   }
 
+  @Tag("e2e")
   @Test
   void forbiddenCosmos_turnsReadinessOffWithoutDeadLetteringAndBackOnWhenLifted() throws Exception {
     String queue = Emulators.newQueue(settings -> settings);

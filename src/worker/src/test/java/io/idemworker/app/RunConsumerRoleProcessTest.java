@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** {@code run} with a consumer role, as a real process configured by environment variables. */
@@ -62,6 +63,7 @@ class RunConsumerRoleProcessTest {
     return env;
   }
 
+  @Tag("e2e")
   @Test
   void consumerRole_readsItsSubscriptionIntoTheCustomersContainer() throws Exception {
     // given a customer-stats worker process on its subscription

@@ -30,6 +30,7 @@ import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -95,6 +96,7 @@ class RunSessionModeProcessTest {
    * shuffled across orders, a version arriving late, duplicates, and a SIGKILL in the middle; a
    * second process finishes. Every order ends at its highest version with its credit applied once.
    */
+  @Tag("e2e")
   @Test
   void sigkillInSessionMode_secondProcessFinishes_everyOrderAtItsHighestVersion_creditsOnce()
       throws Exception {

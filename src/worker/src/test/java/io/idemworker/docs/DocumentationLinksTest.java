@@ -9,8 +9,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every relative link in the README and under docs/ leads to a file, and to a heading if named;
- * every module source path they quote exists.
+ * Every relative link in the README, the emulators' README and under docs/ leads to a file, and to
+ * a heading if named; every module source path they quote exists.
  */
 class DocumentationLinksTest {
   /** A path under a module's sources written in code, e.g. `src/core/src/main/java/.../X.java`. */

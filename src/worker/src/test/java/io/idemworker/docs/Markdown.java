@@ -27,10 +27,11 @@ final class Markdown {
 
   private Markdown() {}
 
-  /** README.md and every page under docs/. */
+  /** README.md, the emulators' README and every page under docs/. */
   static List<Path> pages() {
     List<Path> pages = new ArrayList<>();
     pages.add(Path.of("README.md"));
+    pages.add(Path.of("src/emulators/README.md"));
     try (Stream<Path> docs = Files.walk(Path.of("docs"))) {
       docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
     } catch (IOException e) {
@@ -61,6 +62,40 @@ final class Markdown {
       }
     }
     return lines;
+  }
+
+  /** The contents of the fenced code blocks opened with {@code ```language}, in order. */
+  static List<String> codeBlocks(String text, String language) {
+    List<String> blocks = new ArrayList<>();
+    StringBuilder block = null;
+    boolean fenced = false;
+    for (String line : text.lines().toList()) {
+      if (line.strip().startsWith("```")) {
+        if (!fenced && line.strip().equals("```" + language)) {
+          block = new StringBuilder();
+        } else if (fenced && block != null) {
+          blocks.add(block.toString());
+          block = null;
+        }
+        fenced = !fenced;
+        continue;
+      }
+      if (block != null) {
+        block.append(line).append('\n');
+      }
+    }
+    return blocks;
+  }
+
+  /** The words of a text: its runs of non-blanks holding a letter or a digit (not "|" or "→"). */
+  static int words(String text) {
+    int words = 0;
+    for (String token : text.split("\\s+")) {
+      if (token.codePoints().anyMatch(Character::isLetterOrDigit)) {
+        words++;
+      }
+    }
+    return words;
   }
 
   /** The targets of the links in a page's prose, inline code left out. */

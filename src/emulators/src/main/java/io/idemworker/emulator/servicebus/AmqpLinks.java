@@ -60,7 +60,9 @@ final class AmqpLinks {
     this.claims = claims;
     this.transactions = new Transactions(context.remote());
     this.coordinators = new CoordinatorLinks(context.remote(), transactions);
-    this.requests = new RequestLinks(context.remote(), transactions, context.faults(), claims);
+    this.requests =
+        new RequestLinks(
+            context.remote(), transactions, context.faults(), claims, this::detachLostSessions);
     this.transfers = new IncomingTransfers(context, requests, transactions);
   }
 
@@ -253,6 +255,9 @@ final class AmqpLinks {
       return;
     }
     ConsumerLink c = consumers.get(d.getLink());
+    if (c == null && d.getLink().getContext() instanceof ConsumerLink detached) {
+      c = detached; // a disposition sent before the client saw our detach still gets an answer
+    }
     if (c == null) {
       if (d.remotelySettled() && !d.isSettled()) {
         d.settle();
@@ -280,6 +285,19 @@ final class AmqpLinks {
                 AmqpError.NOT_FOUND,
                 "The messaging entity '" + c.store().path() + "' could not be found."));
         s.close();
+      }
+    }
+  }
+
+  /**
+   * Detaches now the session receivers whose session lock has ended, and has the connection's
+   * transport write their detach frames at once, so that they reach the client before anything
+   * queued after (proton-j writes a round's transfers before its detaches).
+   */
+  private void detachLostSessions() {
+    for (ConsumerLink c : new ArrayList<>(consumers.values())) {
+      if (c.detachIfSessionLost()) {
+        c.sender().getSession().getConnection().getTransport().pending();
       }
     }
   }

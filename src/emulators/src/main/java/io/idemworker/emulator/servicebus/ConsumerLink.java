@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * messages from the {@link EntityStore} on the link's credit, sends them, honours drain, holds the
  * locks of the messages it sent in peek-lock mode, and settles them as the client's dispositions
  * say (complete, dead-letter, abandon, defer, release), answering a lost lock with {@code
- * com.microsoft:message-lock-lost}. The injected delivery and disposition delays are applied here.
+ * com.microsoft:message-lock-lost}, or on a session receiver whose session lock ended with {@code
+ * com.microsoft:session-lock-lost}: at once, also for a disposition that crosses the link's detach.
+ * The injected delivery and disposition delays are applied here.
  *
  * <p>Not thread-safe: confined to its connection's thread. The store wakes it through a listener
  * that only asks the connection to pump, from any thread. After {@link #close()} it sends nothing
@@ -96,6 +98,9 @@ final class ConsumerLink {
       String requestedSession,
       Transactions transactions) {
     this.sender = sender;
+    // A disposition can arrive after the link left the connection's table (the client's detach
+    // crossed ours): the connection finds its consumer here to answer it.
+    sender.setContext(this);
     this.store = store;
     this.receiveAndDelete = receiveAndDelete;
     this.context = context;
@@ -234,14 +239,7 @@ final class ConsumerLink {
     if (s.getLocalState() != EndpointState.ACTIVE || s.getRemoteState() != EndpointState.ACTIVE) {
       return;
     }
-    if (sessionId != null && !store.holdsSession(sessionId, this)) {
-      LOG.info(
-          "connection {}: lock on session {} lost; link detached", context.remote(), sessionId);
-      s.setCondition(
-          new ErrorCondition(
-              SESSION_LOCK_LOST,
-              "The session lock has expired on the MessageSession. Accept a new MessageSession."));
-      s.close();
+    if (detachIfSessionLost()) {
       return;
     }
     // Link credit is an AMQP uint: proton-j's int reads 2^31 and above as negative. Messages in
@@ -269,6 +267,28 @@ final class ConsumerLink {
     if (s.getDrain() && inTransit == 0 && s.getCredit() > 0) {
       s.drained();
     }
+  }
+
+  /**
+   * Detaches the link with {@code com.microsoft:session-lock-lost} when it is an attached session
+   * receiver whose session lock has ended.
+   *
+   * @return whether it detached the link now
+   */
+  boolean detachIfSessionLost() {
+    Sender s = sender;
+    if (sessionId == null
+        || s.getLocalState() != EndpointState.ACTIVE
+        || store.holdsSession(sessionId, this)) {
+      return false;
+    }
+    LOG.info("connection {}: lock on session {} lost; link detached", context.remote(), sessionId);
+    s.setCondition(
+        new ErrorCondition(
+            SESSION_LOCK_LOST,
+            "The session lock has expired on the MessageSession. Accept a new MessageSession."));
+    s.close();
+    return true;
   }
 
   private void send(Snapshot m) {
@@ -328,7 +348,11 @@ final class ConsumerLink {
   }
 
   private void settle(Delivery d, UUID token, DeliveryState state) {
-    if (d.isSettled() || d.getLink().getLocalState() == EndpointState.CLOSED) {
+    if (d.isSettled()) {
+      return;
+    }
+    if (closed || d.getLink().getLocalState() == EndpointState.CLOSED) {
+      settleAfterDetach(d, token);
       return;
     }
     if (state instanceof TransactionalState ts) {
@@ -346,6 +370,26 @@ final class ConsumerLink {
       answer = lockLost();
     }
     AmqpTerms.answer(d, answer);
+  }
+
+  /**
+   * A disposition on a link already detached. Dispositions travel on the session, so one the client
+   * sent before it saw our detach still arrives; a session receiver's is refused at once with
+   * {@code session-lock-lost} (its session lock ended with the link, and a client waiting for the
+   * answer would otherwise wait out its timeout). Others are only settled if the client settled
+   * them: their locks run out on the store's clock.
+   */
+  private void settleAfterDetach(Delivery d, UUID token) {
+    tokens.remove(token);
+    if (sessionId != null) {
+      LOG.info(
+          "connection {}: settlement on session {} refused: session lock lost",
+          context.remote(),
+          sessionId);
+      AmqpTerms.answer(d, sessionLockLost());
+    } else if (d.remotelySettled()) {
+      d.settle();
+    }
   }
 
   /**
@@ -437,7 +481,15 @@ final class ConsumerLink {
     return store.release(token);
   }
 
-  private static Rejected lockLost() {
+  /**
+   * The answer to a settlement whose lock is gone: {@code session-lock-lost} on a session receiver
+   * whose session lock ended (a session message's lock is its session's), else {@code
+   * message-lock-lost}.
+   */
+  private Rejected lockLost() {
+    if (sessionId != null && !store.holdsSession(sessionId, this)) {
+      return sessionLockLost();
+    }
     Rejected lost = new Rejected();
     lost.setError(
         new ErrorCondition(
@@ -445,5 +497,11 @@ final class ConsumerLink {
             "The lock supplied is invalid. Either the lock expired, or the message has already"
                 + " been removed from the queue."));
     return lost;
+  }
+
+  private static Rejected sessionLockLost() {
+    return AmqpTerms.rejected(
+        SESSION_LOCK_LOST,
+        "The session lock has expired on the MessageSession. Accept a new MessageSession.");
   }
 }

@@ -220,10 +220,12 @@ public final class Faults {
    * com.microsoft:session-lock-lost} (status 410), and the session's lock ends at once: its
    * messages still locked return (delivery count + 1, or dead-lettered {@code
    * MaxDeliveryCountExceeded} at the limit), its receiver's link is detached with {@code
-   * session-lock-lost}, settling through that receiver answers {@code session-lock-lost}, and the
-   * session may be accepted again at once. Only a renewal of a session that some receiver holds
-   * uses up a refusal (one that is not held answers {@code session-lock-lost} anyway). Message lock
-   * renewals are not affected ({@link #refuseLockRenewals}).
+   * session-lock-lost} (on the renewal's connection, before the refusal is sent, as the service
+   * detached it when it lost the lock), settling through that receiver answers {@code
+   * session-lock-lost} at once (on the link or through the management node), and the session may be
+   * accepted again at once. Only a renewal of a session that some receiver holds uses up a refusal
+   * (one that is not held answers {@code session-lock-lost} anyway). Message lock renewals are not
+   * affected ({@link #refuseLockRenewals}).
    *
    * @param entity queue name or subscription path {@code topic/Subscriptions/name},
    *     case-insensitive

@@ -199,6 +199,7 @@ final class ManagementNode {
   }
 
   private static Message updateDisposition(EntityStore store, Map<?, ?> body) {
+    requireSessionLock(store, body);
     for (UUID token : uuids(body.get("lock-tokens"))) {
       if (dispose(store, body, token) == Settled.LOCK_LOST) {
         return status(410, "The lock supplied is invalid or has expired.", null, LOCK_LOST);
@@ -210,6 +211,7 @@ final class ManagementNode {
   /** update-disposition in a transaction: every lock must be held now and at commit. */
   private static Message updateDisposition(
       EntityStore store, Map<?, ?> body, Consumer<Transactions.Work> txn) {
+    requireSessionLock(store, body);
     List<UUID> tokens = uuids(body.get("lock-tokens"));
     for (UUID token : tokens) {
       if (!store.holdsLock(token)) {
@@ -231,6 +233,18 @@ final class ManagementNode {
           }
         });
     return status(200, "OK", null, null);
+  }
+
+  /**
+   * A settlement naming a session (as a session receiver's does) needs that session's lock, as on
+   * the service: without it the answer is {@code session-lock-lost}, whatever the lock tokens.
+   */
+  private static void requireSessionLock(EntityStore store, Map<?, ?> body) {
+    String sessionId = sessionId(body);
+    if (sessionId != null && store.requiresSession() && !store.sessionLocked(sessionId)) {
+      throw new SessionLockLostException(
+          "The session lock has expired on the session '" + sessionId + "', or is not held.");
+    }
   }
 
   private static Settled dispose(EntityStore store, Map<?, ?> body, UUID token) {

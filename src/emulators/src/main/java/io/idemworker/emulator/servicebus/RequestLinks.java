@@ -55,11 +55,23 @@ final class RequestLinks {
 
   private final ConnectionClaims claims;
 
-  RequestLinks(String remote, Transactions transactions, Faults faults, ConnectionClaims claims) {
+  /** Detaches, ahead of anything queued after, the receivers whose session lock has ended. */
+  private final Runnable detachLostSessions;
+
+  /** Whether the request being served had a session lock renewal refused (fault injection). */
+  private boolean sessionRenewalRefused;
+
+  RequestLinks(
+      String remote,
+      Transactions transactions,
+      Faults faults,
+      ConnectionClaims claims,
+      Runnable detachLostSessions) {
     this.remote = remote;
     this.claims = claims;
     this.transactions = transactions;
     this.faults = faults;
+    this.detachLostSessions = detachLostSessions;
   }
 
   /** Whether {@code address} names a request/response node: {@code $cbs} or ENTITY/$management. */
@@ -165,10 +177,16 @@ final class RequestLinks {
                     link.store,
                     request,
                     txn,
-                    new ManagementNode.Refusals(
-                        faults::refuseRenewal, faults::refuseSessionRenewal));
+                    new ManagementNode.Refusals(faults::refuseRenewal, this::refuseSessionRenewal));
             case TOPIC_MANAGEMENT -> ManagementNode.handleTopic(link.topic, request, txn);
           };
+    }
+    if (sessionRenewalRefused) {
+      // The service refuses the renewal of a session lock it has already lost, and its receiver
+      // was detached when it lost it: the detach goes first, so a client knows its receiver is gone
+      // before it learns of the refusal (and settles through this node, not through that link).
+      sessionRenewalRefused = false;
+      detachLostSessions.run();
     }
     response.setCorrelationId(request.getMessageId());
     String replyTo = request.getReplyTo();
@@ -185,6 +203,12 @@ final class RequestLinks {
     reply.send(out, 0, out.length);
     reply.advance();
     rd.settle();
+  }
+
+  private boolean refuseSessionRenewal(String entityPath) {
+    boolean refused = faults.refuseSessionRenewal(entityPath);
+    sessionRenewalRefused |= refused;
+    return refused;
   }
 
   /** Accepted, or within a transaction, Accepted in that transaction. */

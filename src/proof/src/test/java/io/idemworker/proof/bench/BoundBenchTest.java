@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,6 +16,7 @@ import picocli.CommandLine;
 class BoundBenchTest {
 
   // One child JVM; the default 120 s is short for its start on a machine shared with builds.
+  @Tag("e2e")
   @Test
   @Timeout(value = 300, unit = TimeUnit.SECONDS)
   void tinySweepAtTheDefaults_warmsUpWithoutLatency_thenArmsIt_andProcessesEveryOrderOnce(

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +25,7 @@ import picocli.CommandLine;
 class ColdStartBenchTest {
   private static final Path WORKER_JAR = Path.of("src/worker/target/idemworker-worker.jar");
 
+  @Tag("e2e")
   @Test
   @Timeout(value = 300, unit = TimeUnit.SECONDS) // a training run and a dump of ~9,000 classes
   void writeArchive_unsignsTheLibsTrainsAndWritesAnArchiveTheJvmMaps(@TempDir Path dir)

@@ -6,12 +6,14 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /** The harness of {@code bench process}, with small numbers: it measures, it does not judge. */
 class ProcessBenchTest {
 
+  @Tag("e2e")
   @Test
   void smallRun_drainsEveryOrderThroughAChildRunProcessAndPrintsTheSummaryLine() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();

@@ -13,6 +13,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +30,7 @@ class ChaosCommandTest {
 
   // Five JVMs start, are killed and restart on a shared 2-core machine: the default 120 s is for
   // tests that do not. The run's own --timeout bounds it well before this.
+  @Tag("e2e")
   @Test
   @Timeout(value = 7, unit = TimeUnit.MINUTES)
   void shortRunWithKillsAndEveryFault_auditFindsNothingLostDoubledOrWronglyDeadLettered()
@@ -100,6 +102,7 @@ class ChaosCommandTest {
         .forEach(c -> assertThat(c.path("pass").asBoolean()).as(c.toString()).isTrue());
   }
 
+  @Tag("e2e")
   @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES)
   void storesTamperedAfterTheRun_auditCountsTheLostOrderAndTheDoubleCreditAndExitsOneWithTheSeed()

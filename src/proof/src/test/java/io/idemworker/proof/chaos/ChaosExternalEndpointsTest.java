@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,6 +77,7 @@ class ChaosExternalEndpointsTest {
   }
 
   // Three worker JVMs start, two are killed and restart, and the window is waited out twice.
+  @Tag("e2e")
   @Test
   @Timeout(value = 4, unit = TimeUnit.MINUTES)
   void givenEndpointsOnly_runPasses_withBrokerAndDatabaseFaultsReportedAsNotInjected()

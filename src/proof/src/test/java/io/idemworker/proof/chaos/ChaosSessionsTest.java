@@ -11,6 +11,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +29,7 @@ class ChaosSessionsTest {
 
   @TempDir Path logs;
 
+  @Tag("e2e")
   @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES)
   void sessionRunWithAKillAndPoison_parkedOrdersReleasedOrDiscarded_auditFindsOnlyTheTampered()
