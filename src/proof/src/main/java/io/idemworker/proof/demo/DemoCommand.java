@@ -189,7 +189,7 @@ public final class DemoCommand implements Callable<Integer> {
                         .withDuplicateDetectionHistoryTimeWindow(DUPLICATE_WINDOW)
                         .withLockDuration(Duration.ofMinutes(5))
                         .withMaxDeliveryCount(MAX_DELIVERY_COUNT))
-                .topic(EventTopic.settings(DUPLICATE_WINDOW))
+                .topic(EventTopic.settings(DemoRelayPhase.topicWindow(timeout)))
                 .start();
         CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start();
         CosmosClient cosmosClient = LocalClients.cosmos(cosmos);

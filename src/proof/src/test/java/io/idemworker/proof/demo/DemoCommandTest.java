@@ -9,7 +9,9 @@ import io.idemworker.consumers.CustomerDocumentIds;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
 
 class DemoCommandTest {
@@ -19,7 +21,10 @@ class DemoCommandTest {
   /** A figure of at least 4.00. */
   private static final String AT_LEAST_4 = "([4-9]|[1-9]\\d+)\\.\\d\\d";
 
+  // A whole demo: about 20 s on an idle 2-core machine, several times that beside other builds.
+  // The bound catches a hang, not a slow machine (the suite's default is 2 minutes).
   @Test
+  @Timeout(value = 6, unit = TimeUnit.MINUTES)
   void smallDemo_passesWhatItObservedAndTheSharedAuditOfTheStores() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
@@ -97,6 +102,7 @@ class DemoCommandTest {
   }
 
   @Test
+  @Timeout(value = 6, unit = TimeUnit.MINUTES)
   void storesTamperedAfterTheRun_failTheDemosAuditWithTheLostOrderAndTheDoubledProjection() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
