@@ -336,7 +336,8 @@ public final class DemoCommand implements Callable<Integer> {
       }
       // Before the relay, so that the orders posted over HTTP are published and projected too.
       DemoHttpPhase.Result http =
-          new DemoHttpPhase(out).run(container, scenario.orders, "ord-" + seed + "-", seed);
+          new DemoHttpPhase(out, timeout)
+              .run(container, scenario.orders, "ord-" + seed + "-", seed);
       Set<String> orderIds = new LinkedHashSet<>(scenario.orders.keySet());
       orderIds.addAll(http.orders().keySet());
       DemoRelayAudit relayAudit = new DemoRelayAudit(container, orderIds);
