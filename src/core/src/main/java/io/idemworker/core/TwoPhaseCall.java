@@ -55,7 +55,14 @@ final class TwoPhaseCall {
   static final String IN_PROGRESS = "InProgress";
   static final String COMPLETED = "Completed";
   static final String STATUS = "status";
+
+  /**
+   * The record's claim number, its fencing token: 1 at the claim, one more at each takeover,
+   * whether or not that claim went on to call (a takeover left too little lease releases the record
+   * without calling). Not a count of calls: those are one plus the answers never recorded.
+   */
   static final String ATTEMPT = "attempt";
+
   static final String LEASE_UNTIL = "leaseUntilMillis";
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 

@@ -175,9 +175,6 @@ public final class DemoCommand implements Callable<Integer> {
     long started = System.nanoTime();
     DemoScenario scenario = DemoScenario.generate(orders, seed, MAX_BODY_BYTES);
     AdjustableClock brokerClock = new AdjustableClock();
-    // The consumers' own clock: the simulated crash before a payment's completion moves it past
-    // the claim's lease, so the redelivery takes the expired lease over without waiting it out.
-    AdjustableClock consumerClock = new AdjustableClock();
     DemoTally tally = new DemoTally();
     Telemetry telemetry = io.idemworker.app.OrderTelemetry.fromEnvironment(System.getenv());
     out.printf(
@@ -193,7 +190,7 @@ public final class DemoCommand implements Callable<Integer> {
                         .withDuplicateDetectionHistoryTimeWindow(DUPLICATE_WINDOW)
                         .withLockDuration(Duration.ofMinutes(5))
                         .withMaxDeliveryCount(MAX_DELIVERY_COUNT))
-                .topic(EventTopic.settings(DUPLICATE_WINDOW))
+                .topic(EventTopic.settings(DemoRelayPhase.topicWindow(timeout)))
                 .start();
         CosmosEmulator cosmos = CosmosEmulator.builder().port(0).start();
         CosmosClient cosmosClient = LocalClients.cosmos(cosmos);
@@ -217,13 +214,15 @@ public final class DemoCommand implements Callable<Integer> {
       payments
           .requests(DemoPayments.Hazard.CONCURRENT)
           .forEach(r -> meetings.put(r.recordId(), new CountDownLatch(2)));
-      Set<String> crashBeforeCommit = ConcurrentHashMap.newKeySet();
-      payments.requests(DemoPayments.Hazard.CRASH).forEach(r -> crashBeforeCommit.add(r.eventId()));
+      Map<String, String> crashBeforeCommit = new ConcurrentHashMap<>();
+      payments
+          .requests(DemoPayments.Hazard.CRASH)
+          .forEach(r -> crashBeforeCommit.put(r.eventId(), r.recordId()));
+      DemoProviderCalls providerCalls =
+          new DemoProviderCalls(
+              new HttpPaymentProvider(provider.baseUrl(), provider.apiKey(), PAYMENT_TIMEOUT));
       OrderMessageTypes.Payments paymentProvider =
-          new OrderMessageTypes.Payments(
-              new HttpPaymentProvider(provider.baseUrl(), provider.apiKey(), PAYMENT_TIMEOUT),
-              PAYMENT_LEASE);
-      Runnable leaseExpires = () -> consumerClock.advance(PAYMENT_LEASE.plusSeconds(1));
+          new OrderMessageTypes.Payments(providerCalls, PAYMENT_LEASE);
       List<ServiceBusWorker> workers = new ArrayList<>();
       ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor();
       ScheduledExecutorService faultExecutor = Executors.newSingleThreadScheduledExecutor();
@@ -261,10 +260,8 @@ public final class DemoCommand implements Callable<Integer> {
                   telemetry,
                   "instance-" + i,
                   cosmosStore,
-                  new DemoStore(
-                      cosmosStore, crashPending, crashBeforeCommit, leaseExpires, meetings),
-                  paymentProvider,
-                  consumerClock));
+                  new DemoStore(cosmosStore, crashPending, crashBeforeCommit, meetings),
+                  paymentProvider));
         }
         workers.forEach(ServiceBusWorker::start);
         progress.scheduleAtFixedRate(() -> printProgress(tally, started), 1, 1, TimeUnit.SECONDS);
@@ -341,7 +338,8 @@ public final class DemoCommand implements Callable<Integer> {
       }
       // Before the relay, so that the orders posted over HTTP are published and projected too.
       DemoHttpPhase.Result http =
-          new DemoHttpPhase(out).run(container, scenario.orders, "ord-" + seed + "-", seed);
+          new DemoHttpPhase(out, timeout)
+              .run(container, scenario.orders, "ord-" + seed + "-", seed);
       Set<String> orderIds = new LinkedHashSet<>(scenario.orders.keySet());
       orderIds.addAll(http.orders().keySet());
       DemoRelayAudit relayAudit = new DemoRelayAudit(container, orderIds);
@@ -363,7 +361,7 @@ public final class DemoCommand implements Callable<Integer> {
                       tally.deliveries(),
                       telemetry.counts(),
                       container,
-                      provider.stats().replays())
+                      providerCalls.calls())
                   .run(settled));
       observed.addAll(relayAudit.run(relayed, serviceBus.connectionString()));
       observed.addAll(DemoHttpPhase.observed(http));
@@ -489,8 +487,7 @@ public final class DemoCommand implements Callable<Integer> {
       String instance,
       CosmosEffectStore cosmos,
       DemoStore demoStore,
-      OrderMessageTypes.Payments payments,
-      Clock consumerClock) {
+      OrderMessageTypes.Payments payments) {
     IdempotentConsumer consumer =
         new IdempotentConsumer(
             KeyStrategies.messageId(),
@@ -499,7 +496,7 @@ public final class DemoCommand implements Callable<Integer> {
                 new InboxMarkers(DemoLifecycle.CONSUMER, Optional.of(MARKER_TTL)),
                 Optional.of(payments)),
             demoStore,
-            consumerClock,
+            Clock.systemUTC(),
             MAX_BODY_BYTES,
             MAX_DELIVERY_COUNT);
     return new ServiceBusWorker(
@@ -510,8 +507,8 @@ public final class DemoCommand implements Callable<Integer> {
         consumer,
         cosmos,
         telemetry.observer(tally.observer(instance)),
-        // Lock arithmetic against the broker's lockedUntil; a retry's wait comes as a duration
-        // from the flow, so the consumers' advanced clock need not agree with this one.
+        // Lock arithmetic against the broker's lockedUntil: the broker's clock runs ahead once the
+        // demo jumped it past the detection window, so locks only look longer than they are.
         Clock.systemUTC());
   }
 

@@ -46,9 +46,15 @@ final class DemoHttpPhase {
   private static final int FROM_QUEUE = 3;
 
   private final PrintStream out;
+  private final Duration timeout;
 
-  DemoHttpPhase(PrintStream out) {
+  /**
+   * @param out where the phase prints
+   * @param timeout how long a client keeps retrying one request before the phase fails
+   */
+  DemoHttpPhase(PrintStream out, Duration timeout) {
     this.out = out;
+    this.timeout = timeout;
   }
 
   /**
@@ -112,7 +118,7 @@ final class DemoHttpPhase {
             OrderApi.Webhooks.unconfigured());
     server.start();
     try {
-      RetryingClient client = new RetryingClient(server.port(), apiClock);
+      RetryingClient client = new RetryingClient(server.port(), apiClock, timeout);
       Map<String, String> orders = new java.util.LinkedHashMap<>();
       Map<String, String> keys = new java.util.LinkedHashMap<>();
       for (int i = 0; i < NEW_ORDERS + RACED; i++) {
@@ -274,30 +280,41 @@ final class DemoHttpPhase {
   /**
    * A client that retries a POST under the same key: on a timeout or a dropped connection at once,
    * on 409 and 503 after {@code Retry-After} (the demo moves the api's clock instead of waiting).
-   * Each attempt waits twice as long as the one before (0.7, 1.4, 2.8, 5.6, 11.2 s), as a client
-   * backing off would: the first timeout is short enough for the demo's slow answers to miss it,
-   * and a machine too busy to answer in 0.7 s still gets an answer before the attempts run out.
+   * Each attempt waits twice as long as the one before, up to 11.2 s (0.7, 1.4, 2.8, 5.6, 11.2,
+   * 11.2 s ...), as a client backing off would: the first timeout is short enough for the demo's
+   * slow answers to miss it, and a machine too busy to answer in 0.7 s still gets its answer. It
+   * gives up only when the phase's timeout has passed, not after a count of attempts, so how busy
+   * the machine is changes how often it asks, not whether it is answered.
    */
   private static final class RetryingClient {
-    private static final int ATTEMPTS = 5;
+    private static final int LONGEST_WAIT_DOUBLINGS = 4;
     private final HttpClient http =
         HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final int port;
     private final AdjustableClock apiClock;
+    private final Duration giveUpAfter;
 
     record Sent(HttpResponse<String> response, int attempts) {}
 
-    RetryingClient(int port, AdjustableClock apiClock) {
+    RetryingClient(int port, AdjustableClock apiClock, Duration giveUpAfter) {
       this.port = port;
       this.apiClock = apiClock;
+      this.giveUpAfter = giveUpAfter;
     }
 
     Sent post(String key, String body) throws IOException, InterruptedException {
       IOException last = null;
-      for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      long deadline = System.nanoTime() + giveUpAfter.toNanos();
+      int attempt = 0;
+      while (attempt == 0 || System.nanoTime() - deadline < 0) {
+        attempt++;
         HttpResponse<String> response;
         try {
-          response = send(key, body, CLIENT_TIMEOUT.multipliedBy(1L << (attempt - 1)));
+          response =
+              send(
+                  key,
+                  body,
+                  CLIENT_TIMEOUT.multipliedBy(1L << Math.min(attempt - 1, LONGEST_WAIT_DOUBLINGS)));
         } catch (HttpTimeoutException e) {
           last = e;
           continue;
@@ -312,7 +329,7 @@ final class DemoHttpPhase {
         }
         return new Sent(response, attempt);
       }
-      throw new IOException("no answer after " + ATTEMPTS + " attempts", last);
+      throw new IOException("no answer after " + attempt + " attempts in " + giveUpAfter, last);
     }
 
     HttpResponse<String> once(String key, String body) throws IOException, InterruptedException {

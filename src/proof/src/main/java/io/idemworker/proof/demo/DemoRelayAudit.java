@@ -119,15 +119,19 @@ final class DemoRelayAudit {
                 wrong.add(id + " reached the audit subscription " + received.get(id) + "x");
               }
             });
+    // Each event applied by exactly one delivery, and every re-publish caught, whatever else the
+    // interleaving added: a copy redelivered after a lost settlement is one more duplicate, a
+    // transient fault one more retry; those are printed, not checked.
+    List<String> figures = new ArrayList<>();
     result
         .consumers()
         .forEach(
             (role, c) -> {
               if (c.processed.get() != accepted
-                  || c.duplicates.get() != result.resentPastWindow().size()
-                  || c.other.get() != 0) {
+                  || c.duplicates.get() < result.resentPastWindow().size()) {
                 wrong.add(role.roleName() + ": " + c + ", expected " + accepted + " processed");
               }
+              figures.add(role.roleName() + " " + c);
             });
     boolean pass = wrong.isEmpty() && !result.resentPastWindow().isEmpty();
     return new Check(
@@ -135,7 +139,9 @@ final class DemoRelayAudit {
             + result.resentPastWindow().size()
             + ") reached the subscriptions again; loyalty and customer-stats each applied every OrderAccepted once ("
             + accepted
-            + ") and took each re-publish as a duplicate",
+            + ") and took each re-publish as a duplicate ("
+            + String.join("; ", figures)
+            + ")",
         pass,
         pass ? "" : first(wrong));
   }

@@ -24,6 +24,12 @@ import java.util.stream.Collectors;
 
 /** Prints the demo's summary and audit. */
 final class DemoReport {
+  /**
+   * How the two-phase flow's retry reads when a claim or takeover was left too little lease to
+   * start the call (it released the record and called nothing): {@code TwoPhaseCall}'s description.
+   */
+  private static final String CALL_NOT_STARTED = "the call was not started";
+
   private final PrintStream out;
 
   DemoReport(PrintStream out) {
@@ -91,7 +97,7 @@ final class DemoReport {
     bySource(duplicates);
     row("repeated provider calls (same key), answered by a replay", provider.replays());
     row(
-        "  after a crash after the call (expired lease taken over)",
+        "  after a crash after the call (lease waited out, taken over)",
         count(d, x -> retriedAndCompleted(x, hazards, DemoPayments.Hazard.CRASH)));
     row(
         "  after a dropped connection (released lease taken over)",
@@ -286,7 +292,10 @@ final class DemoReport {
     if (DemoCommand.isType(x, DemoCommand.PAYMENT)) {
       return switch (retry.cause()) {
         case TRANSIENT -> "payment call's answer lost (dropped connection)";
-        case NOT_YET -> "payment in progress: another delivery holds the lease";
+        case NOT_YET ->
+            retry.description().contains(CALL_NOT_STARTED)
+                ? "payment claim released: lease too short to start the call"
+                : "payment in progress: another delivery holds the lease";
         case MISCONFIGURATION -> "payment call refused";
         case LOCK_LOST -> "lock lost before the payment call";
       };
@@ -340,8 +349,13 @@ final class DemoReport {
         d,
         x ->
             is(x, payment, Outcome.Processed.class)
-                && (hazards.get(key(x)) == DemoPayments.Hazard.CRASH
-                    || hazards.get(key(x)) == DemoPayments.Hazard.AMBIGUOUS));
+                && hazards.get(key(x)) == DemoPayments.Hazard.AMBIGUOUS);
+    cost(
+        "payment takeover after a crash (same, after a lease wait)",
+        d,
+        x ->
+            is(x, payment, Outcome.Processed.class)
+                && hazards.get(key(x)) == DemoPayments.Hazard.CRASH);
     cost(
         "payment whose lease is held (claim 409, read; retried)",
         d,

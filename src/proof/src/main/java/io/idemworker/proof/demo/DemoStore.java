@@ -6,11 +6,12 @@ import io.idemworker.core.StoreFailure;
 import io.idemworker.core.WriteSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The demo's store: the real Cosmos DB adapter, plus two stage effects the demo needs to show.
+ * The demo's store: the real Cosmos DB adapter, plus the stage effects the demo needs to show.
  *
  * <ul>
  *   <li>A simulated crash between commit and completion: for the anchors (order ids, inbox marker
@@ -19,9 +20,11 @@ import java.util.concurrent.TimeUnit;
  *       duplicate path.
  *   <li>A simulated crash after an external call and before its completion: for the anchors (the
  *       payment events) in {@code crashBeforeCommit}, the first batch is not applied and a lost
- *       response is reported, as if the worker died after the provider call; {@code onCrash} runs
- *       first (the demo moves the consumers' clock past the claim's lease, so the redelivery takes
- *       the expired lease over without waiting it out).
+ *       response is reported, as if the worker died after the provider call. A dead process writes
+ *       nothing more, so the one write the flow still makes to that record (releasing its lease) is
+ *       dropped too: the lease stays until it runs out, and the redelivery waits the rest out (the
+ *       lease-meeting wait) and takes the record over. Nothing else is touched: no clock is moved,
+ *       so the leases of the other payments in flight keep their length.
  *   <li>A meeting point for the two copies of an order sent twice: each copy's write waits
  *       (bounded) until the other copy's write has started too, so the two are provably in flight
  *       at the same time and the store alone decides which one creates the order.
@@ -33,30 +36,40 @@ final class DemoStore implements EffectStore {
       "simulated crash after the provider call, before the completion";
   private static final long MEETING_WAIT_SECONDS = 10;
 
+  /** The payment record's lease end (docs/data-model.md). */
+  private static final String LEASE_UNTIL = "leaseUntilMillis";
+
   private final EffectStore cosmos;
   private final Set<String> crashPending;
-  private final Set<String> crashBeforeCommit;
-  private final Runnable onCrash;
+  private final Map<String, String> crashBeforeCommit;
   private final Map<String, CountDownLatch> meetings;
+  // Records whose attempt "died": the next write to each (the dead attempt's release) is dropped.
+  private final Set<String> deadAttempts = ConcurrentHashMap.newKeySet();
 
+  /**
+   * @param cosmos the real adapter
+   * @param crashPending anchors whose first committed batch is reported lost
+   * @param crashBeforeCommit anchor (a payment's event) → its record: the worker "dies" before the
+   *     first completion batch of each; shared by the demo's instances, each crash happens once
+   * @param meetings anchors whose two copies meet before writing
+   */
   DemoStore(
       EffectStore cosmos,
       Set<String> crashPending,
-      Set<String> crashBeforeCommit,
-      Runnable onCrash,
+      Map<String, String> crashBeforeCommit,
       Map<String, CountDownLatch> meetings) {
     this.cosmos = cosmos;
     this.crashPending = crashPending;
     this.crashBeforeCommit = crashBeforeCommit;
-    this.onCrash = onCrash;
     this.meetings = meetings;
   }
 
   @Override
   public WriteResult apply(WriteSet writeSet) {
-    if (crashBeforeCommit.remove(writeSet.anchorId())) {
+    String crashedRecord = crashBeforeCommit.remove(writeSet.anchorId());
+    if (crashedRecord != null) {
       // The provider call happened; the worker "dies" before its completion reaches the store.
-      onCrash.run();
+      deadAttempts.add(crashedRecord);
       return new Failed(
           new StoreFailure(StoreFailure.Kind.TRANSIENT, 0, SIMULATED_CRASH_BEFORE_COMPLETION));
     }
@@ -79,7 +92,21 @@ final class DemoStore implements EffectStore {
 
   @Override
   public UpdateResult update(String partitionKey, DocumentPatch patch) {
+    if (releasesLease(patch) && deadAttempts.remove(patch.id())) {
+      // The crashed attempt's release: a dead process never sends it. The record's message comes
+      // back only after this write, so no later attempt's release can be the one dropped.
+      return new Failed(
+          new StoreFailure(StoreFailure.Kind.TRANSIENT, 0, SIMULATED_CRASH_BEFORE_COMPLETION));
+    }
     return cosmos.update(partitionKey, patch);
+  }
+
+  /** The flow's release: a patch of the lease's end alone ({@code leaseUntilMillis} = 0). */
+  private static boolean releasesLease(DocumentPatch patch) {
+    return patch.operations().size() == 1
+        && patch.operations().get(0) instanceof DocumentPatch.SetField set
+        && set.field().equals(LEASE_UNTIL)
+        && set.value().asLong(-1) == 0;
   }
 
   @Override

@@ -9,12 +9,22 @@ import io.idemworker.consumers.CustomerDocumentIds;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
 
 class DemoCommandTest {
+  /** A figure of at least 2.00, as the cost table prints it. */
+  private static final String AT_LEAST_2 = "([2-9]|[1-9]\\d+)\\.\\d\\d";
 
+  /** A figure of at least 4.00. */
+  private static final String AT_LEAST_4 = "([4-9]|[1-9]\\d+)\\.\\d\\d";
+
+  // A whole demo: about 20 s on an idle 2-core machine, several times that beside other builds.
+  // The bound catches a hang, not a slow machine (the suite's default is 2 minutes).
   @Test
+  @Timeout(value = 6, unit = TimeUnit.MINUTES)
   void smallDemo_passesWhatItObservedAndTheSharedAuditOfTheStores() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
@@ -35,6 +45,7 @@ class DemoCommandTest {
         .contains("PASS  status version 2, sent after version 3, completed as stale")
         .contains("PASS  the status for an order that never came dead-lettered on delivery 10")
         .contains("PASS  payments: a crash after the provider call (1) and a dropped answer (1)")
+        .contains("PASS  payments: every request no fault hit (")
         .contains("PASS  payments: of each concurrent pair (1)")
         .contains("PASS  every delivery accounted for")
         .contains("PASS  OpenTelemetry counters balance")
@@ -78,16 +89,20 @@ class DemoCommandTest {
     assertThat(output).containsPattern("duplicate credit \\(.*\\)\\s+2\\.00 round trips");
     assertThat(output).containsPattern("applied status change \\(.*\\)\\s+1\\.00 round trips");
     assertThat(output).containsPattern("stale status change \\(.*\\)\\s+2\\.00 round trips");
-    assertThat(output).containsPattern("new payment \\(.*\\)\\s+2\\.00 round trips");
-    // A copy that finds the record done reads it once (2 round trips); a concurrent copy finds the
-    // other's lease, waits it out within its delivery and claims and reads again (4): the row is
-    // their mean.
+    // The payment rows are figures of the interleaving, so only their floor is fixed: a claim whose
+    // lease became too short to start the call releases it, and its redelivery takes over (2 more);
+    // a concurrent copy that finds the other's lease waits it out and claims and reads again.
+    assertThat(output).containsPattern("new payment \\(.*\\)\\s+" + AT_LEAST_2 + " round trips");
     assertThat(output)
-        .containsPattern("duplicate payment \\(.*\\)\\s+([23]\\.\\d\\d|4\\.00) round trips");
-    assertThat(output).containsPattern("payment takeover \\(.*\\)\\s+4\\.00 round trips");
+        .containsPattern("duplicate payment \\(.*\\)\\s+" + AT_LEAST_2 + " round trips");
+    assertThat(output)
+        .containsPattern("payment takeover \\(.*\\)\\s+" + AT_LEAST_4 + " round trips")
+        .containsPattern(
+            "payment takeover after a crash \\(.*\\)\\s+" + AT_LEAST_4 + " round trips");
   }
 
   @Test
+  @Timeout(value = 6, unit = TimeUnit.MINUTES)
   void storesTamperedAfterTheRun_failTheDemosAuditWithTheLostOrderAndTheDoubledProjection() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
