@@ -3,6 +3,7 @@ package io.idemworker.proof.bench;
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import io.idemworker.Main;
+import io.idemworker.proof.CrashFiles;
 import io.idemworker.proof.producer.DemoScenario;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -70,6 +71,7 @@ final class BenchSupport {
     List<String> command = new ArrayList<>();
     command.add(javaExecutable());
     command.add("-Xmx" + heap);
+    command.addAll(CrashFiles.jvmOptions());
     command.addAll(collector(jvmOptions));
     command.add("-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true");
     command.add("-DCOSMOS.DISABLE_IMDS_ACCESS=true");
@@ -174,6 +176,7 @@ final class BenchSupport {
   static void jcmd(long pid, String... command) throws IOException, InterruptedException {
     List<String> args = new ArrayList<>();
     args.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
+    CrashFiles.jvmOptions().forEach(option -> args.add("-J" + option));
     args.add(Long.toString(pid));
     args.addAll(List.of(command));
     runTool(args.toArray(String[]::new));

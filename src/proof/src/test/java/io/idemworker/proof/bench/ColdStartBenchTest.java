@@ -70,6 +70,7 @@ class ColdStartBenchTest {
     assertThatThrownBy(
             () ->
                 ClassDataArchive.dump(
+                    Path.of(BenchSupport.javaExecutable()),
                     ImageJvm.options(Files.readString(Path.of("Dockerfile")), "1g"),
                     notAJar,
                     classList,
