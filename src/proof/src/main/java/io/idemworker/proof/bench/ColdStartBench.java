@@ -142,14 +142,14 @@ final class ColdStartBench implements Callable<Integer> {
       System.err.println("idemworker bench cold: --orders must be 5000-100000 and --runs 1-20");
       return 2;
     }
-    if (!Files.isRegularFile(workerJar)) {
-      System.err.println(
-          "idemworker bench cold: --worker-jar " + workerJar + " not found (run mvn package)");
-      return 2;
-    }
     if (writeArchive != null && writeAotCache != null) {
       System.err.println(
           "idemworker bench cold: --write-archive and --write-aot-cache exclude each other");
+      return 2;
+    }
+    if (!Files.isRegularFile(workerJar)) {
+      System.err.println(
+          "idemworker bench cold: --worker-jar " + workerJar + " not found (run mvn package)");
       return 2;
     }
     if (writeArchive != null || writeAotCache != null) {

@@ -121,6 +121,34 @@ class ColdStartBenchTest {
   }
 
   @Test
+  void anArchiveAndACacheAtOnce_areRefused(@TempDir Path dir) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+    int exit =
+        new CommandLine(new ColdStartBench(new PrintStream(bytes, true, StandardCharsets.UTF_8)))
+            .execute(
+                "--write-archive",
+                dir.resolve("a.jsa").toString(),
+                "--write-aot-cache",
+                dir.resolve("a.aot").toString());
+
+    assertThat(exit).isEqualTo(2);
+  }
+
+  @Test
+  void theImagesOptions_leaveOutItsAotCacheToo() {
+    String dockerfile =
+        """
+        FROM eclipse-temurin:25-jre AS runtime
+        ENTRYPOINT ["java", "-XX:+UseParallelGC", "-XX:AOTCache=/app/idemworker.aot", \
+        "-jar", "/app/idemworker.jar"]
+        """;
+
+    assertThat(ImageJvm.options(dockerfile, "1g"))
+        .containsExactly("-XX:+UseParallelGC", "-XX:MaxRAM=1g");
+  }
+
+  @Test
   void median_ofOddAndEvenCounts() {
     assertThat(ColdStartBench.median(new double[] {3, 1, 2})).isEqualTo(2);
     assertThat(ColdStartBench.median(new double[] {4, 1, 2, 3})).isEqualTo(2.5);
