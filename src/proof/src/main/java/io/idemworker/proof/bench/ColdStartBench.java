@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -322,6 +323,24 @@ final class ColdStartBench implements Callable<Integer> {
                 median(list.stream().mapToDouble(ColdRun::lastThousandCpuMs).toArray()));
           }
         });
+    out.println(
+        "where the CPU of the first 1,000 went (medians, ms; from the 1st to the 1,000th):");
+    results.forEach(
+        (name, list) -> {
+          if (!list.isEmpty() && !list.get(0).firstThousandProfile().isEmpty()) {
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-12s", name));
+            for (String group : list.get(0).firstThousandProfile().keySet()) {
+              double ms =
+                  median(
+                      list.stream()
+                          .mapToDouble(
+                              run -> run.firstThousandProfile().getOrDefault(group, 0L) / 1e6)
+                          .toArray());
+              line.append(String.format(Locale.ROOT, " %s %.0f", group, ms));
+            }
+            out.println(line);
+          }
+        });
     out.printf(Locale.ROOT, "  load average %s at the end%n", BenchSupport.loadAverage());
     problems.forEach(p -> out.println("PROBLEM: " + p));
     return problems.isEmpty() ? 0 : 1;
@@ -463,9 +482,28 @@ final class ColdStartBench implements Callable<Integer> {
    * @param lastThousandStart nanoseconds at which {@code total - 1000} had settled
    * @param lastThousandCpu the child's CPU nanoseconds at {@code end} minus those at {@code
    *     lastThousandStart}
+   * @param firstThousandProfile CPU nanoseconds between the 1st and the 1,000th settled message:
+   *     the child's by thread group ({@link BenchSupport#threadCpuNanos}) and the bench's own JVM's
+   *     ({@code emulators}: the emulators serve the child in it)
    */
   record ColdRun(
-      long[] marks, long[] cpu, int total, long end, long lastThousandStart, long lastThousandCpu) {
+      long[] marks,
+      long[] cpu,
+      int total,
+      long end,
+      long lastThousandStart,
+      long lastThousandCpu,
+      Map<String, Long> firstThousandProfile) {
+    ColdRun(
+        long[] marks,
+        long[] cpu,
+        int total,
+        long end,
+        long lastThousandStart,
+        long lastThousandCpu) {
+      this(marks, cpu, total, end, lastThousandStart, lastThousandCpu, Map.of());
+    }
+
     double firstSettled() {
       return marks[0] / 1e9;
     }
@@ -582,6 +620,9 @@ final class ColdStartBench implements Callable<Integer> {
         throws IOException, InterruptedException {
       long[] marks = new long[MARKS.length];
       long[] cpu = new long[MARKS.length];
+      // Thread groups' and the bench's CPU at the 1st and the 1,000th settled message.
+      List<Map<String, Long>> threads = new ArrayList<>();
+      long[] benchCpu = new long[2];
       int mark = 0;
       long lastThousandStart = 0;
       long lastThousandCpuStart = 0;
@@ -591,6 +632,10 @@ final class ColdStartBench implements Callable<Integer> {
         long now = System.nanoTime();
         while (mark < MARKS.length && settled >= MARKS[mark]) {
           cpu[mark] = cpuOf(child);
+          if (mark < 2) {
+            threads.add(threadsOf(child));
+            benchCpu[mark] = BenchSupport.processCpuNanos();
+          }
           marks[mark++] = now - start;
         }
         if (lastThousandStart == 0 && settled >= count - 1_000) {
@@ -598,13 +643,20 @@ final class ColdStartBench implements Callable<Integer> {
           lastThousandStart = now - start;
         }
         if (settled == count) {
+          Map<String, Long> profile = new TreeMap<>();
+          threads
+              .get(1)
+              .forEach(
+                  (group, ns) -> profile.put(group, ns - threads.get(0).getOrDefault(group, 0L)));
+          profile.put("emulators", benchCpu[1] - benchCpu[0]);
           return new ColdRun(
               marks,
               cpu,
               settled,
               now - start,
               lastThousandStart,
-              cpuOf(child) - lastThousandCpuStart);
+              cpuOf(child) - lastThousandCpuStart,
+              profile);
         }
         if (now > deadline || !child.isAlive()) {
           throw new IOException(
@@ -619,6 +671,14 @@ final class ColdStartBench implements Callable<Integer> {
                   + log);
         }
         child.waitFor(2, TimeUnit.MILLISECONDS);
+      }
+    }
+
+    private Map<String, Long> threadsOf(Process child) {
+      try {
+        return BenchSupport.threadCpuNanos(child.pid());
+      } catch (IOException e) {
+        return new TreeMap<>(); // the child has just exited: the run fails on that anyway
       }
     }
 

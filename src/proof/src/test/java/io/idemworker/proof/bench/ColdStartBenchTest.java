@@ -149,6 +149,24 @@ class ColdStartBenchTest {
   }
 
   @Test
+  void threadNames_fallInTheirGroups() {
+    assertThat(BenchSupport.threadGroup("C1 CompilerThre")).isEqualTo("compiler");
+    assertThat(BenchSupport.threadGroup("C2 CompilerThre")).isEqualTo("compiler");
+    assertThat(BenchSupport.threadGroup("GC Thread#1")).isEqualTo("gc");
+    assertThat(BenchSupport.threadGroup("VM Thread")).isEqualTo("vm");
+    assertThat(BenchSupport.threadGroup("VM Periodic Tas")).isEqualTo("vm");
+    assertThat(BenchSupport.threadGroup("boundedElastic-")).isEqualTo("application");
+    assertThat(BenchSupport.threadGroup("java")).isEqualTo("application");
+  }
+
+  @Test
+  void aRunsThreadProfile_isMeasuredInThisJvm() throws IOException {
+    assertThat(BenchSupport.threadCpuNanos(ProcessHandle.current().pid()))
+        .containsOnlyKeys("application", "compiler", "gc", "vm")
+        .allSatisfy((group, ns) -> assertThat(ns).isNotNegative());
+  }
+
+  @Test
   void median_ofOddAndEvenCounts() {
     assertThat(ColdStartBench.median(new double[] {3, 1, 2})).isEqualTo(2);
     assertThat(ColdStartBench.median(new double[] {4, 1, 2, 3})).isEqualTo(2.5);
