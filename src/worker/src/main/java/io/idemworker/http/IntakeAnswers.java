@@ -129,13 +129,6 @@ final class IntakeAnswers {
   }
 
   /**
-   * What the worker's flow's outcome becomes.
-   *
-   * @param outcome the outcome of the order's write
-   * @param order reads the order as the api shows it; may throw {@link StoreUnavailable}
-   * @return the answer, and whether it is kept
-   */
-  /**
    * The orderId belongs to another caller's order: 422 {@code OrderConflict} naming no field and no
    * value of that order; stored with the key like any conflict.
    *
@@ -152,6 +145,13 @@ final class IntakeAnswers {
         false);
   }
 
+  /**
+   * What the worker's flow's outcome becomes.
+   *
+   * @param outcome the outcome of the order's write
+   * @param order reads the order as the api shows it; may throw {@link StoreUnavailable}
+   * @return the answer, and whether it is kept
+   */
   static Decided of(Outcome outcome, Supplier<Optional<ObjectNode>> order) {
     return outcome.fold(
         processed -> created(processed.entityId(), order, false),

@@ -39,6 +39,9 @@ final class ChildJvm {
         new ProcessBuilder(
             java,
             "-Xmx512m",
+            // Its crash file under the module's target/, not the working directory (the root).
+            "-XX:ErrorFile=" + buildDirectory().resolve("hs_err_pid%p.log"),
+            "-XX:ReplayDataFile=" + buildDirectory().resolve("replay_pid%p.log"),
             "-Dlogback.configurationFile=" + logback,
             "-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true",
             "-DCOSMOS.DISABLE_IMDS_ACCESS=true",
@@ -49,6 +52,11 @@ final class ChildJvm {
     builder.environment().clear();
     builder.environment().putAll(env);
     return builder;
+  }
+
+  /** The module's build directory (Surefire passes it), where a child's crash file goes. */
+  static Path buildDirectory() {
+    return Path.of(System.getProperty("project.build.directory", "target")).toAbsolutePath();
   }
 
   /**

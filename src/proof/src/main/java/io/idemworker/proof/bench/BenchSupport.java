@@ -3,6 +3,7 @@ package io.idemworker.proof.bench;
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import io.idemworker.Main;
+import io.idemworker.proof.CrashFiles;
 import io.idemworker.proof.producer.DemoScenario;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -12,6 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -70,6 +73,7 @@ final class BenchSupport {
     List<String> command = new ArrayList<>();
     command.add(javaExecutable());
     command.add("-Xmx" + heap);
+    command.addAll(CrashFiles.jvmOptions());
     command.addAll(collector(jvmOptions));
     command.add("-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true");
     command.add("-DCOSMOS.DISABLE_IMDS_ACCESS=true");
@@ -98,6 +102,52 @@ final class BenchSupport {
   /** User plus system CPU time of a process, from {@code /proc/<pid>/stat}. */
   static long processCpuNanos(long pid) throws IOException {
     return cpuNanos(Files.readString(Path.of("/proc", Long.toString(pid), "stat")));
+  }
+
+  /**
+   * User plus system CPU time of a process's threads by what they do, from {@code
+   * /proc/<pid>/task/*\/stat}: {@code compiler} (the JIT's {@code C1/C2 CompilerThread*}), {@code
+   * gc} ({@code GC Thread*} and the collectors' other threads), {@code vm} (the {@code VM Thread}
+   * and the JVM's periodic and service threads) and {@code application} (every other thread: the
+   * SDKs', the worker's, the main thread, class loading and interpretation included). Threads that
+   * end while they are read are skipped.
+   */
+  static Map<String, Long> threadCpuNanos(long pid) throws IOException {
+    Map<String, Long> groups = new TreeMap<>();
+    for (String group : List.of("application", "compiler", "gc", "vm")) {
+      groups.put(group, 0L);
+    }
+    try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        String stat;
+        try {
+          stat = Files.readString(task.resolve("stat"));
+        } catch (IOException e) {
+          continue;
+        }
+        String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        groups.merge(threadGroup(name), cpuNanos(stat), Long::sum);
+      }
+    }
+    return groups;
+  }
+
+  /** The group of a JVM thread by its (Linux, 15-character) name; see {@link #threadCpuNanos}. */
+  static String threadGroup(String name) {
+    if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
+      return "compiler";
+    }
+    if (name.startsWith("GC Thread")
+        || name.startsWith("G1 ")
+        || name.startsWith("VM Periodic")
+        || name.equals("VM Thread")
+        || name.startsWith("Service Thread")
+        || name.startsWith("Monitor Deflati")
+        || name.startsWith("Sweeper")
+        || name.startsWith("Common-Cleaner")) {
+      return name.startsWith("GC Thread") || name.startsWith("G1 ") ? "gc" : "vm";
+    }
+    return "application";
   }
 
   /**
@@ -174,6 +224,7 @@ final class BenchSupport {
   static void jcmd(long pid, String... command) throws IOException, InterruptedException {
     List<String> args = new ArrayList<>();
     args.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
+    CrashFiles.jvmOptions().forEach(option -> args.add("-J" + option));
     args.add(Long.toString(pid));
     args.addAll(List.of(command));
     runTool(args.toArray(String[]::new));

@@ -1,5 +1,6 @@
 package io.idemworker.proof.bench;
 
+import io.idemworker.proof.CrashFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,7 +20,10 @@ import java.util.concurrent.TimeUnit;
  * run time. With the Azure SDK's jars signed (their classes left out of the archive, see {@link
  * ImageLayout}) the dump of those lines crashed JDK 17.0.15 in {@code
  * SystemDictionaryShared::adjust_lambda_proxy_class_dictionary}; with them unsigned it does not. A
- * dump that fails with them is tried once more without them, and the answer says which it was.
+ * dump that fails is not retried without them: the whole step is tried once more if a JVM crashed
+ * ({@link io.idemworker.proof.CrashFiles#retryOnceOnCrash}), and otherwise fails, so that an image
+ * is never built without the archive it was meant to have. Every JVM started here writes its crash
+ * file under {@code target/} ({@link io.idemworker.proof.CrashFiles#jvmOptions()}).
  */
 final class ClassDataArchive {
   private ClassDataArchive() {}
@@ -27,43 +31,53 @@ final class ClassDataArchive {
   /**
    * Dumps the archive.
    *
+   * @param java the JVM's {@code java} executable, which the archive will fit
    * @param jvmOptions the options the archive will be used with (the collector must match)
    * @param jar the jar the archive is for, started with {@code -jar}
    * @param classList the training run's class list
    * @param archive where the archive goes
-   * @return whether the archive holds the list's lambda proxies (false: it was dumped again without
-   *     them after the first dump failed)
    * @throws IOException when the dump fails, or a JVM started with {@code -Xshare:on} and the
    *     archive does not start; the message holds the end of its output
    */
-  static boolean dump(List<String> jvmOptions, Path jar, Path classList, Path archive)
+  static void dump(Path java, List<String> jvmOptions, Path jar, Path classList, Path archive)
       throws IOException, InterruptedException {
-    try {
-      dumpList(jvmOptions, jar, Files.readAllLines(classList, StandardCharsets.UTF_8), archive);
-      return true;
-    } catch (IOException withLambdas) {
-      List<String> withoutLambdas;
-      try (var lines = Files.lines(classList, StandardCharsets.UTF_8)) {
-        withoutLambdas = lines.filter(line -> !line.startsWith("@lambda-proxy")).toList();
-      }
-      try {
-        dumpList(jvmOptions, jar, withoutLambdas, archive);
-      } catch (IOException without) {
-        without.addSuppressed(withLambdas);
-        throw without;
-      }
-      return false;
-    }
+    dumpList(java, jvmOptions, jar, Files.readAllLines(classList, StandardCharsets.UTF_8), archive);
   }
 
-  private static void dumpList(List<String> jvmOptions, Path jar, List<String> lines, Path archive)
+  /**
+   * Checks that an AOT cache (JDK 25) maps: a JVM started with {@code -XX:AOTMode=on} refuses to
+   * start unless it can use the cache.
+   *
+   * @param java the JVM the cache was made with
+   * @param jvmOptions the image's options
+   * @param extraOptions further options the cache was trained with
+   * @param jar the jar the cache is for
+   * @param cache the cache
+   * @throws IOException when that JVM does not start; the message holds the end of its output
+   */
+  static void checkAotCache(
+      Path java, List<String> jvmOptions, List<String> extraOptions, Path jar, Path cache)
+      throws IOException, InterruptedException {
+    List<String> check = new ArrayList<>();
+    check.add(java.toString());
+    check.addAll(jvmOptions);
+    check.addAll(extraOptions);
+    check.addAll(CrashFiles.jvmOptions());
+    check.addAll(
+        List.of("-XX:AOTMode=on", "-XX:AOTCache=" + cache, "-jar", jar.toString(), "--help"));
+    run(check, "a JVM started with the AOT cache (-XX:AOTMode=on)");
+  }
+
+  private static void dumpList(
+      Path java, List<String> jvmOptions, Path jar, List<String> lines, Path archive)
       throws IOException, InterruptedException {
     Path classes = Files.createTempFile("idemworker-cds-", ".classlist");
     Files.write(classes, lines);
     Files.deleteIfExists(archive);
     List<String> command = new ArrayList<>();
-    command.add(BenchSupport.javaExecutable());
+    command.add(java.toString());
     command.addAll(jvmOptions);
+    command.addAll(CrashFiles.jvmOptions());
     command.addAll(
         List.of(
             "-Xshare:dump",
@@ -81,6 +95,7 @@ final class ClassDataArchive {
     }
     // -Xshare:on refuses to start unless the archive maps: it fits this JVM and this jar.
     List<String> check = new ArrayList<>(command.subList(0, 1 + jvmOptions.size()));
+    check.addAll(CrashFiles.jvmOptions());
     check.addAll(
         List.of(
             "-Xshare:on", "-XX:SharedArchiveFile=" + archive, "-jar", jar.toString(), "--help"));

@@ -6,6 +6,7 @@ import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.emulator.servicebus.TopicSettings;
+import io.idemworker.proof.CrashFiles;
 import io.idemworker.proof.emulators.EventTopic;
 import io.idemworker.proof.producer.DemoScenario;
 import java.io.IOException;
@@ -21,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -47,7 +49,7 @@ import picocli.CommandLine.Option;
     description = {
       "Measures how fast a fresh 'run' process gets going: time to its first settled message and its rate over the first and fifth thousand messages, per variant, interleaved.",
       "",
-      "Variants: NAME=OPTIONS, where OPTIONS are extra JVM options separated by spaces; '@cds' stands for the class-data archive this command trains first (as the image build does) for the variant's jar, 'env:NAME=VALUE' sets a variable of the child, 'jar:PATH' runs another build's worker jar (side by side with the previous build), and 'signed-jars' keeps the dependencies' jar signatures, which the image build removes."
+      "Variants: NAME=OPTIONS, where OPTIONS are extra JVM options separated by spaces; '@cds' stands for the class-data archive this command trains first (as the image build does) for the variant's jar, '@aot' for an AOT cache (JDK 25: -XX:AOTCacheOutput) trained the same way, 'java:PATH' runs the child on another JVM (e.g. a JDK 25's bin/java), 'env:NAME=VALUE' sets a variable of the child, 'jar:PATH' runs another build's worker jar (side by side with the previous build), and 'signed-jars' keeps the dependencies' jar signatures, which the image build removes."
     })
 final class ColdStartBench implements Callable<Integer> {
   private static final String DATABASE = "idemworker-cold";
@@ -106,6 +108,14 @@ final class ColdStartBench implements Callable<Integer> {
   Path writeArchive;
 
   @Option(
+      names = "--write-aot-cache",
+      description =
+          "Like --write-archive, for a JDK 25 image: remove the signatures of the jars in the"
+              + " worker jar's lib/ (in place), train and write an AOT cache (-XX:AOTCacheOutput)"
+              + " to this file with this JVM, then exit.")
+  Path writeAotCache;
+
+  @Option(
       names = "--training-orders",
       defaultValue = "3000",
       description = "New orders the training run takes (100-100000; default ${DEFAULT-VALUE}).")
@@ -133,12 +143,17 @@ final class ColdStartBench implements Callable<Integer> {
       System.err.println("idemworker bench cold: --orders must be 5000-100000 and --runs 1-20");
       return 2;
     }
+    if (writeArchive != null && writeAotCache != null) {
+      System.err.println(
+          "idemworker bench cold: --write-archive and --write-aot-cache exclude each other");
+      return 2;
+    }
     if (!Files.isRegularFile(workerJar)) {
       System.err.println(
           "idemworker bench cold: --worker-jar " + workerJar + " not found (run mvn package)");
       return 2;
     }
-    if (writeArchive != null) {
+    if (writeArchive != null || writeAotCache != null) {
       variants.clear();
       runs = 0;
     } else if (variants.isEmpty()) {
@@ -175,31 +190,72 @@ final class ColdStartBench implements Callable<Integer> {
       serviceBus.createTopic(
           TopicSettings.defaults(EventTopic.NAME).withRequiresDuplicateDetection(true));
       Runs fixture = new Runs(serviceBus, cosmos, scenario, imageOptions);
-      if (writeArchive != null) {
-        // The image build's step: the image's own lib/, unsigned in place, then its archive.
+      if (writeArchive != null || writeAotCache != null) {
+        // The image build's step: the image's own lib/, unsigned in place, then its archive or
+        // AOT cache (both leave out the classes of signed jars).
         int unsigned = ImageLayout.unsign(workerJar.toAbsolutePath().getParent().resolve("lib"));
         out.printf(Locale.ROOT, "  signatures removed from %d jars in lib/%n", unsigned);
-        train(fixture, workerJar, writeArchive.toAbsolutePath());
+        // A JVM that crashes here (the training run or the dump) gets one more try, then the step
+        // fails with the crash file's first lines: never an image without its archive or cache.
+        Path java = Path.of(BenchSupport.javaExecutable());
+        CrashFiles.retryOnceOnCrash(
+            writeArchive != null ? "the class-data archive" : "the AOT cache",
+            out,
+            () -> {
+              if (writeArchive != null) {
+                train(fixture, java, workerJar, writeArchive.toAbsolutePath());
+              } else {
+                trainAot(fixture, java, workerJar, writeAotCache.toAbsolutePath());
+              }
+              return null;
+            });
         return 0;
       }
       // Each variant runs from a copy of the image's /app: the jars unsigned as the image build
       // leaves them, or signed ('signed-jars'); '@cds' maps an archive trained for that copy.
       Map<String, Layout> layouts = new LinkedHashMap<>();
+      // A layout per jar and JVM: an archive or a cache only fits the JVM that made it. Each
+      // training (options as the variant, without the variant's own archive or cache) runs once.
+      Map<String, Path> trained = new LinkedHashMap<>();
       for (String options : variants.values()) {
         String key = layoutKey(options);
         if (!layouts.containsKey(key)) {
           Path dir = Files.createTempDirectory("idemworker-cold-app-");
           Path jar = ImageLayout.copy(jarOf(options), dir, !options.contains(SIGNED));
-          layouts.put(key, new Layout(jar, dir.resolve("idemworker.jsa")));
+          layouts.put(key, new Layout(jar, dir));
         }
         Layout layout = layouts.get(key);
-        if (options.contains("@cds") && !layout.trained) {
-          train(fixture, layout.jar, layout.archive);
-          layout.trained = true;
+        Path java = javaOf(options);
+        for (String kind : List.of("@cds", "@aot")) {
+          if (!hasToken(options, kind)) {
+            continue;
+          }
+          List<String> trainingOptions = expand(options.replace(kind, ""), layout);
+          // One archive per layout (its training takes the image's options only); a cache per
+          // set of options, which it is trained with.
+          Path file =
+              kind.equals("@cds")
+                  ? layout.dir.resolve("idemworker.jsa")
+                  : layout.dir.resolve(
+                      "idemworker-" + Integer.toHexString(trainingOptions.hashCode()) + ".aot");
+          layout.files.put(kind + " " + options, file);
+          if (!trained.containsKey(file.toString())) {
+            if (kind.equals("@cds")) {
+              train(fixture, java, layout.jar, file);
+            } else {
+              trainAot(fixture, java, layout.jar, file, trainingOptions);
+            }
+            trained.put(file.toString(), file);
+          }
         }
       }
-      if (layouts.values().stream().noneMatch(layout -> layout.trained)) {
-        fixture.run("emulator warm-up", workerJar, List.of(), trainingOrders);
+      if (trained.isEmpty()) {
+        fixture.run(
+            "emulator warm-up",
+            Path.of(BenchSupport.javaExecutable()),
+            workerJar,
+            List.of(),
+            trainingOrders);
       }
       out.printf(
           Locale.ROOT,
@@ -218,7 +274,11 @@ final class ColdStartBench implements Callable<Integer> {
           Layout layout = layouts.get(layoutKey(variant.getValue()));
           ColdRun run =
               fixture.run(
-                  variant.getKey(), layout.jar, expand(variant.getValue(), layout.archive), orders);
+                  variant.getKey(),
+                  javaOf(variant.getValue()),
+                  layout.jar,
+                  expand(variant.getValue(), layout),
+                  orders);
           results.get(variant.getKey()).add(run);
           out.printf(
               Locale.ROOT,
@@ -263,18 +323,36 @@ final class ColdStartBench implements Callable<Integer> {
                 median(list.stream().mapToDouble(ColdRun::lastThousandCpuMs).toArray()));
           }
         });
+    out.println(
+        "where the CPU of the first 1,000 went (medians, ms; from the 1st to the 1,000th):");
+    results.forEach(
+        (name, list) -> {
+          if (!list.isEmpty() && !list.get(0).firstThousandProfile().isEmpty()) {
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-12s", name));
+            for (String group : list.get(0).firstThousandProfile().keySet()) {
+              double ms =
+                  median(
+                      list.stream()
+                          .mapToDouble(
+                              run -> run.firstThousandProfile().getOrDefault(group, 0L) / 1e6)
+                          .toArray());
+              line.append(String.format(Locale.ROOT, " %s %.0f", group, ms));
+            }
+            out.println(line);
+          }
+        });
     out.printf(Locale.ROOT, "  load average %s at the end%n", BenchSupport.loadAverage());
     problems.forEach(p -> out.println("PROBLEM: " + p));
     return problems.isEmpty() ? 0 : 1;
   }
 
-  private void train(Runs fixture, Path jar, Path archive)
+  private void train(Runs fixture, Path java, Path jar, Path archive)
       throws IOException, InterruptedException {
     Path classList = Files.createTempFile("idemworker-cold-", ".classlist");
     ColdRun training =
         fixture.run(
-            "training", jar, List.of("-XX:DumpLoadedClassList=" + classList), trainingOrders);
-    boolean lambdas = ClassDataArchive.dump(fixture.imageOptions, jar, classList, archive);
+            "training", java, jar, List.of("-XX:DumpLoadedClassList=" + classList), trainingOrders);
+    ClassDataArchive.dump(java, fixture.imageOptions, jar, classList, archive);
     out.printf(
         Locale.ROOT,
         "  class-data archive for %s: a training run of %.1f s loaded %d classes; archive %s (%d"
@@ -284,8 +362,55 @@ final class ColdStartBench implements Callable<Integer> {
         Files.readAllLines(classList).size(),
         archive,
         Files.size(archive) / (1024 * 1024),
-        lambdas ? "with its lambda proxies" : "WITHOUT lambda proxies: their dump failed");
+        "with its lambda proxies");
     Files.deleteIfExists(classList);
+  }
+
+  /**
+   * Trains an AOT cache (JDK 25, JEP 514): a training run with {@code -XX:AOTCacheOutput}, whose
+   * JVM writes the cache when it exits (the bench stops it as the platform stops a replica, with
+   * SIGTERM), then a JVM started with {@code -XX:AOTMode=on}, which refuses to start unless the
+   * cache maps.
+   *
+   * @param extraOptions the variant's own options, which the cache is trained with
+   */
+  private void trainAot(Runs fixture, Path java, Path jar, Path cache, List<String> extraOptions)
+      throws IOException, InterruptedException {
+    Files.deleteIfExists(cache);
+    List<String> options = new ArrayList<>(extraOptions);
+    options.add("-XX:AOTCacheOutput=" + cache);
+    ColdRun training = fixture.run("training", java, jar, options, trainingOrders);
+    if (!Files.isRegularFile(cache) || Files.size(cache) == 0) {
+      throw new IOException("the AOT cache training run wrote no cache at " + cache);
+    }
+    ClassDataArchive.checkAotCache(java, fixture.imageOptions, extraOptions, jar, cache);
+    out.printf(
+        Locale.ROOT,
+        "  AOT cache for %s on %s: a training run of %.1f s; cache %s (%d MiB)%n",
+        jar,
+        java,
+        training.lastMark() / 1e9,
+        cache,
+        Files.size(cache) / (1024 * 1024));
+  }
+
+  private void trainAot(Runs fixture, Path java, Path jar, Path cache)
+      throws IOException, InterruptedException {
+    trainAot(fixture, java, jar, cache, List.of());
+  }
+
+  /** The JVM a variant runs on: its {@code java:PATH}, or this JVM's. */
+  private static Path javaOf(String options) {
+    for (String option : options.trim().split("\\s+")) {
+      if (option.startsWith("java:")) {
+        return Path.of(option.substring(5));
+      }
+    }
+    return Path.of(BenchSupport.javaExecutable());
+  }
+
+  private static boolean hasToken(String options, String token) {
+    return List.of(options.trim().split("\\s+")).contains(token);
   }
 
   /** The jar a variant runs: its {@code jar:PATH}, or {@code --worker-jar}. */
@@ -299,28 +424,42 @@ final class ColdStartBench implements Callable<Integer> {
   }
 
   private String layoutKey(String options) {
-    return jarOf(options).toAbsolutePath() + (options.contains(SIGNED) ? " signed" : "");
+    return jarOf(options).toAbsolutePath()
+        + " "
+        + javaOf(options)
+        + (options.contains(SIGNED) ? " signed" : "");
   }
 
-  /** A copy of the image's {@code /app}: its worker jar and the archive trained for it. */
+  /** A copy of the image's {@code /app}: its worker jar and the archives and caches for it. */
   private static final class Layout {
     final Path jar;
-    final Path archive;
-    boolean trained;
+    final Path dir;
 
-    Layout(Path jar, Path archive) {
+    /** The archive or cache of each {@code "@cds OPTIONS"} / {@code "@aot OPTIONS"}. */
+    final Map<String, Path> files = new LinkedHashMap<>();
+
+    Layout(Path jar, Path dir) {
       this.jar = jar;
-      this.archive = archive;
+      this.dir = dir;
     }
   }
 
-  private static List<String> expand(String options, Path archive) {
+  private static List<String> expand(String options, Layout layout) {
     List<String> expanded = new ArrayList<>();
     for (String option : options.trim().split("\\s+")) {
-      if (option.isEmpty() || option.equals(SIGNED) || option.startsWith("jar:")) {
+      if (option.isEmpty()
+          || option.equals(SIGNED)
+          || option.startsWith("jar:")
+          || option.startsWith("java:")) {
         continue;
       }
-      expanded.add(option.equals("@cds") ? "-XX:SharedArchiveFile=" + archive : option);
+      if (option.equals("@cds")) {
+        expanded.add("-XX:SharedArchiveFile=" + layout.files.get("@cds " + options));
+      } else if (option.equals("@aot")) {
+        expanded.add("-XX:AOTCache=" + layout.files.get("@aot " + options));
+      } else {
+        expanded.add(option);
+      }
     }
     return expanded;
   }
@@ -343,9 +482,28 @@ final class ColdStartBench implements Callable<Integer> {
    * @param lastThousandStart nanoseconds at which {@code total - 1000} had settled
    * @param lastThousandCpu the child's CPU nanoseconds at {@code end} minus those at {@code
    *     lastThousandStart}
+   * @param firstThousandProfile CPU nanoseconds between the 1st and the 1,000th settled message:
+   *     the child's by thread group ({@link BenchSupport#threadCpuNanos}) and the bench's own JVM's
+   *     ({@code emulators}: the emulators serve the child in it)
    */
   record ColdRun(
-      long[] marks, long[] cpu, int total, long end, long lastThousandStart, long lastThousandCpu) {
+      long[] marks,
+      long[] cpu,
+      int total,
+      long end,
+      long lastThousandStart,
+      long lastThousandCpu,
+      Map<String, Long> firstThousandProfile) {
+    ColdRun(
+        long[] marks,
+        long[] cpu,
+        int total,
+        long end,
+        long lastThousandStart,
+        long lastThousandCpu) {
+      this(marks, cpu, total, end, lastThousandStart, lastThousandCpu, Map.of());
+    }
+
     double firstSettled() {
       return marks[0] / 1e9;
     }
@@ -396,7 +554,7 @@ final class ColdStartBench implements Callable<Integer> {
       this.imageOptions = imageOptions;
     }
 
-    ColdRun run(String label, Path jar, List<String> options, int count)
+    ColdRun run(String label, Path java, Path jar, List<String> options, int count)
         throws IOException, InterruptedException {
       int index = queues.size();
       String queue = "orders-" + index;
@@ -413,8 +571,9 @@ final class ColdStartBench implements Callable<Integer> {
         next += count;
       }
       List<String> command = new ArrayList<>();
-      command.add(BenchSupport.javaExecutable());
+      command.add(java.toString());
       command.addAll(imageOptions);
+      command.addAll(CrashFiles.jvmOptions());
       command.addAll(
           List.of(
               "-DCOSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED=true",
@@ -437,14 +596,23 @@ final class ColdStartBench implements Callable<Integer> {
       builder.redirectErrorStream(true).redirectOutput(log.toFile());
       long start = System.nanoTime();
       Process child = builder.start();
+      ColdRun run;
       try {
-        return watch(label, queue, count, child, start, log);
+        run = watch(label, queue, count, child, start, log);
       } finally {
+        // SIGTERM, as the platform stops a replica; a training run writes its archive or cache
+        // as it exits, which takes longer than a plain exit.
         child.toHandle().destroy();
-        if (!child.waitFor(60, TimeUnit.SECONDS)) {
+        if (!child.waitFor(label.equals("training") ? 600 : 60, TimeUnit.SECONDS)) {
           child.destroyForcibly();
+          child.waitFor();
         }
       }
+      if (label.equals("training") && child.exitValue() != 0 && child.exitValue() != 143) {
+        throw new IOException(
+            "the training run exited with " + child.exitValue() + "; its output: " + log);
+      }
+      return run;
     }
 
     private ColdRun watch(
@@ -452,6 +620,9 @@ final class ColdStartBench implements Callable<Integer> {
         throws IOException, InterruptedException {
       long[] marks = new long[MARKS.length];
       long[] cpu = new long[MARKS.length];
+      // Thread groups' and the bench's CPU at the 1st and the 1,000th settled message.
+      List<Map<String, Long>> threads = new ArrayList<>();
+      long[] benchCpu = new long[2];
       int mark = 0;
       long lastThousandStart = 0;
       long lastThousandCpuStart = 0;
@@ -461,6 +632,10 @@ final class ColdStartBench implements Callable<Integer> {
         long now = System.nanoTime();
         while (mark < MARKS.length && settled >= MARKS[mark]) {
           cpu[mark] = cpuOf(child);
+          if (mark < 2) {
+            threads.add(threadsOf(child));
+            benchCpu[mark] = BenchSupport.processCpuNanos();
+          }
           marks[mark++] = now - start;
         }
         if (lastThousandStart == 0 && settled >= count - 1_000) {
@@ -468,13 +643,20 @@ final class ColdStartBench implements Callable<Integer> {
           lastThousandStart = now - start;
         }
         if (settled == count) {
+          Map<String, Long> profile = new TreeMap<>();
+          threads
+              .get(1)
+              .forEach(
+                  (group, ns) -> profile.put(group, ns - threads.get(0).getOrDefault(group, 0L)));
+          profile.put("emulators", benchCpu[1] - benchCpu[0]);
           return new ColdRun(
               marks,
               cpu,
               settled,
               now - start,
               lastThousandStart,
-              cpuOf(child) - lastThousandCpuStart);
+              cpuOf(child) - lastThousandCpuStart,
+              profile);
         }
         if (now > deadline || !child.isAlive()) {
           throw new IOException(
@@ -489,6 +671,14 @@ final class ColdStartBench implements Callable<Integer> {
                   + log);
         }
         child.waitFor(2, TimeUnit.MILLISECONDS);
+      }
+    }
+
+    private Map<String, Long> threadsOf(Process child) {
+      try {
+        return BenchSupport.threadCpuNanos(child.pid());
+      } catch (IOException e) {
+        return new TreeMap<>(); // the child has just exited: the run fails on that anyway
       }
     }
 

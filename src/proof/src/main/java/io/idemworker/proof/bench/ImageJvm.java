@@ -17,9 +17,9 @@ final class ImageJvm {
 
   /**
    * The options of the last stage's {@code ENTRYPOINT} (the worker's), between {@code java} and
-   * {@code -jar}, without the image's own class-data archive (a bench trains its own: the archive
-   * only fits the class path it was made with), followed by {@code -XX:MaxRAM} so the
-   * percentage-based heap options size the heap as in a container of that memory.
+   * {@code -jar}, without the image's own class-data archive or AOT cache (a bench trains its own:
+   * either only fits the class path and the JVM it was made with), followed by {@code -XX:MaxRAM}
+   * so the percentage-based heap options size the heap as in a container of that memory.
    *
    * @param dockerfile the Dockerfile's text
    * @param containerMemory a container's memory in the JVM's size syntax, e.g. {@code 2g}
@@ -48,7 +48,7 @@ final class ImageJvm {
     }
     List<String> options = new ArrayList<>();
     for (String option : items.subList(1, jar)) {
-      if (!option.startsWith("-XX:SharedArchiveFile=")) {
+      if (!option.startsWith("-XX:SharedArchiveFile=") && !option.startsWith("-XX:AOTCache=")) {
         options.add(option);
       }
     }

@@ -1,6 +1,7 @@
 package io.idemworker.proof.chaos;
 
 import io.idemworker.Main;
+import io.idemworker.proof.CrashFiles;
 import io.idemworker.proof.faults.RestartableProcesses;
 import java.io.File;
 import java.io.IOException;
@@ -108,6 +109,7 @@ final class WorkerFleet implements AutoCloseable, RestartableProcesses {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> command =
         new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    command.addAll(CrashFiles.jvmOptions());
     command.addAll(trustOptions);
     command.addAll(
         List.of(

@@ -72,6 +72,7 @@ class ColdStartBenchTest {
     assertThatThrownBy(
             () ->
                 ClassDataArchive.dump(
+                    Path.of(BenchSupport.javaExecutable()),
                     ImageJvm.options(Files.readString(Path.of("Dockerfile")), "1g"),
                     notAJar,
                     classList,
@@ -119,6 +120,52 @@ class ColdStartBenchTest {
             .execute("--orders", "10");
 
     assertThat(exit).isEqualTo(2);
+  }
+
+  @Test
+  void anArchiveAndACacheAtOnce_areRefused(@TempDir Path dir) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+    int exit =
+        new CommandLine(new ColdStartBench(new PrintStream(bytes, true, StandardCharsets.UTF_8)))
+            .execute(
+                "--write-archive",
+                dir.resolve("a.jsa").toString(),
+                "--write-aot-cache",
+                dir.resolve("a.aot").toString());
+
+    assertThat(exit).isEqualTo(2);
+  }
+
+  @Test
+  void theImagesOptions_leaveOutItsAotCacheToo() {
+    String dockerfile =
+        """
+        FROM eclipse-temurin:25-jre AS runtime
+        ENTRYPOINT ["java", "-XX:+UseParallelGC", "-XX:AOTCache=/app/idemworker.aot", \
+        "-jar", "/app/idemworker.jar"]
+        """;
+
+    assertThat(ImageJvm.options(dockerfile, "1g"))
+        .containsExactly("-XX:+UseParallelGC", "-XX:MaxRAM=1g");
+  }
+
+  @Test
+  void threadNames_fallInTheirGroups() {
+    assertThat(BenchSupport.threadGroup("C1 CompilerThre")).isEqualTo("compiler");
+    assertThat(BenchSupport.threadGroup("C2 CompilerThre")).isEqualTo("compiler");
+    assertThat(BenchSupport.threadGroup("GC Thread#1")).isEqualTo("gc");
+    assertThat(BenchSupport.threadGroup("VM Thread")).isEqualTo("vm");
+    assertThat(BenchSupport.threadGroup("VM Periodic Tas")).isEqualTo("vm");
+    assertThat(BenchSupport.threadGroup("boundedElastic-")).isEqualTo("application");
+    assertThat(BenchSupport.threadGroup("java")).isEqualTo("application");
+  }
+
+  @Test
+  void aRunsThreadProfile_isMeasuredInThisJvm() throws IOException {
+    assertThat(BenchSupport.threadCpuNanos(ProcessHandle.current().pid()))
+        .containsOnlyKeys("application", "compiler", "gc", "vm")
+        .allSatisfy((group, ns) -> assertThat(ns).isNotNegative());
   }
 
   @Test
