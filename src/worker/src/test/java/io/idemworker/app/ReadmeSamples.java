@@ -14,7 +14,7 @@ import io.idemworker.core.Outcome;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.orders.OrderMessageTypes;
-import io.idemworker.servicebus.ServiceBusWorker;
+import io.idemworker.servicebus.processor.ServiceBusWorker;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.function.Supplier;

@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * off, lock auto-renewal) whose every delivery goes through the {@link IdempotentConsumer} and is
  * settled by its {@link Outcome}: processed, duplicate and stale → complete; dead-lettered →
  * dead-letter with the reason code and description; retry → abandon after a back-off inside the
- * lock. {@link #handle} and {@link #settle} are the whole of it.
+ * lock. {@link #handle} and the one settlement of an outcome ({@code Settlement}) are the whole of
+ * it.
  *
  * <p><b>Pausing and draining</b> live in {@link WorkerLifecycle}: a misconfiguration, or {@link
  * ProcessorSettings#transientFailuresBeforePause()} transient failures in a row, pause the worker
