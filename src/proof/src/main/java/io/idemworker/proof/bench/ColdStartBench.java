@@ -643,12 +643,15 @@ final class ColdStartBench implements Callable<Integer> {
           lastThousandStart = now - start;
         }
         if (settled == count) {
+          // A run shorter than 1,000 messages (a short training run) has no such profile.
           Map<String, Long> profile = new TreeMap<>();
-          threads
-              .get(1)
-              .forEach(
-                  (group, ns) -> profile.put(group, ns - threads.get(0).getOrDefault(group, 0L)));
-          profile.put("emulators", benchCpu[1] - benchCpu[0]);
+          if (threads.size() >= 2) {
+            threads
+                .get(1)
+                .forEach(
+                    (group, ns) -> profile.put(group, ns - threads.get(0).getOrDefault(group, 0L)));
+            profile.put("emulators", benchCpu[1] - benchCpu[0]);
+          }
           return new ColdRun(
               marks,
               cpu,

@@ -94,7 +94,8 @@ public class SessionEvents {
   void released(String sessionId, int messages) {
     released.incrementAndGet();
     tell(Event.RELEASED);
-    LOG.info("session {}: released; {} parked message(s) apply in sequence", sessionId, messages);
+    LOG.info(
+        "session {}: released; {} parked message(s) apply in their order", sessionId, messages);
   }
 
   /**
