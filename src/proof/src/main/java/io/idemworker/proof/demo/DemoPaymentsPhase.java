@@ -67,6 +67,11 @@ final class DemoPaymentsPhase {
     out.printf(
         "phase 4b: concurrent copies of new payment requests; %s later, completed keys reused with another amount%n",
         DemoCommand.DUPLICATE_WINDOW);
+    // Counted before the reused keys are sent: counted after, it could already hold their
+    // dead-letters, and the wait below would wait for two more that never come.
+    long conflicts =
+        (long) payments.reusedKeys.size()
+            + DemoCommand.deadLettered(tally.deliveries(), "IdempotencyConflict");
     concurrent.forEach(r -> batch.add(DemoPayments.message(r)));
     DemoCommand.sendAll(sender, batch);
     // The second copies, and the reused keys, must get past the broker's duplicate detection too.
@@ -75,9 +80,6 @@ final class DemoPaymentsPhase {
     payments.reusedKeys.forEach(r -> batch.add(DemoPayments.message(r)));
     DemoCommand.sendAll(sender, batch);
     int all = payments.requests.size();
-    long conflicts =
-        (long) payments.reusedKeys.size()
-            + DemoCommand.deadLettered(tally.deliveries(), "IdempotencyConflict");
     settled &=
         tally.awaitQuiet(
             d ->
