@@ -9,12 +9,16 @@ COPY src/servicebus/pom.xml src/servicebus/
 COPY src/cosmos/pom.xml src/cosmos/
 COPY src/relay/pom.xml src/relay/
 COPY src/telemetry/pom.xml src/telemetry/
+COPY src/azure/pom.xml src/azure/
+COPY src/spring-boot-starter/pom.xml src/spring-boot-starter/
 COPY src/emulators/pom.xml src/emulators/
 COPY src/worker/pom.xml src/worker/
 COPY src/proof/pom.xml src/proof/
 # The reactor lists the example and the release check too, so their poms must be here; the image
 # never builds them (-pl below). src/bom is the root pom's parent.
 COPY examples/order-service/pom.xml examples/order-service/
+COPY examples/shipments/pom.xml examples/shipments/
+COPY examples/shipments-spring/pom.xml examples/shipments-spring/
 COPY src/release-check/pom.xml src/release-check/
 # Download dependencies before copying the sources, into a cache mount: ~/.m2 survives between builds
 # on the same builder but is in no image layer (this step's layer is empty), so the package step below
