@@ -27,6 +27,27 @@ class LocalSetupTest {
   }
 
   @Test
+  void buildStage_copiesThePomOfEveryModuleTheReactorLists() {
+    // Maven reads every module the root pom lists before it builds any: a module added to the
+    // reactor but not copied into the build stage fails the image build.
+    String dockerfile = Repo.read("Dockerfile");
+    java.util.regex.Matcher module =
+        java.util.regex.Pattern.compile("<module>([^<]+)</module>").matcher(Repo.read("pom.xml"));
+    java.util.List<String> missing = new java.util.ArrayList<>();
+    int modules = 0;
+    while (module.find()) {
+      modules++;
+      String dir = module.group(1);
+      if (!dockerfile.contains("COPY " + dir + "/pom.xml " + dir + "/\n")) {
+        missing.add(dir);
+      }
+    }
+
+    assertThat(modules).isGreaterThan(10);
+    assertThat(missing).as("modules whose pom the Dockerfile does not copy").isEmpty();
+  }
+
+  @Test
   void dockerignoreLeavingOutAFileTheDockerfileCopies_isReported() {
     // The shape before the fix: the example's pom was added to the reactor and to the build
     // stage's COPY lines, but .dockerignore still left examples/ out of the context.
