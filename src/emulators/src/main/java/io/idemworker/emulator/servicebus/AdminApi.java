@@ -255,20 +255,25 @@ final class AdminApi {
     }
   }
 
+  /** The service's 409 for a create whose name a queue or topic already has. */
+  private Refused alreadyExists(Request request, String kind, String name) {
+    return new Refused(
+        409,
+        "The messaging entity '"
+            + namespace(request)
+            + ":"
+            + kind
+            + ":"
+            + name
+            + "' already exists.");
+  }
+
   private Response putQueue(Request request, String name, Element d, boolean update) {
     Optional<Broker.Queue> existing = broker.queue(name);
     if (!update) {
       requireEntityName(name);
       if (existing.isPresent() || broker.resolveTopic(name).isPresent()) {
-        throw new Refused(
-            409,
-            "The messaging entity '"
-                + namespace(request)
-                + ":"
-                + (existing.isPresent() ? "Queue" : "Topic")
-                + ":"
-                + name
-                + "' already exists.");
+        throw alreadyExists(request, existing.isPresent() ? "Queue" : "Topic", name);
       }
       QueueSettings settings = queueSettings(name, d, QueueSettings.defaults(name), false);
       Extras x = extras(d, Extras.defaults(broker.clock().instant()), true);
@@ -309,15 +314,7 @@ final class AdminApi {
     if (!update) {
       requireEntityName(name);
       if (existing.isPresent() || broker.queue(name).isPresent()) {
-        throw new Refused(
-            409,
-            "The messaging entity '"
-                + namespace(request)
-                + ":"
-                + (existing.isPresent() ? "Topic" : "Queue")
-                + ":"
-                + name
-                + "' already exists.");
+        throw alreadyExists(request, existing.isPresent() ? "Topic" : "Queue", name);
       }
       TopicSettings settings = topicSettings(name, d, TopicSettings.defaults(name), false);
       Extras x = extras(d, Extras.defaults(broker.clock().instant()), true);
