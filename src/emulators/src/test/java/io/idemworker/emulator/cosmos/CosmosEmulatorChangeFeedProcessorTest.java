@@ -285,6 +285,15 @@ class CosmosEmulatorChangeFeedProcessorTest {
         });
     before.stop().block(WAIT);
     processors.remove(before);
+    // The SDK's stop() only cancels: each lease's worker ends after its current batch and then
+    // releases the lease. Until every lease is released the stopped host may still read, handle
+    // and checkpoint; once they are, nothing of it runs.
+    await(
+        "the stopped host released every lease",
+        () -> {
+          Map<String, Long> owners = ownerCounts(c);
+          return owners.getOrDefault("", 0L) == RANGES;
+        });
     write(c, 20, 30);
 
     Set<String> second = ConcurrentHashMap.newKeySet();
@@ -296,6 +305,7 @@ class CosmosEmulatorChangeFeedProcessorTest {
     assertThat(second)
         .as("nothing handled twice across the restart")
         .doesNotContainAnyElementsOf(ids(0, 20));
+    assertThat(first).as("the stopped host handled nothing more").isEqualTo(ids(0, 20));
   }
 
   @Test
