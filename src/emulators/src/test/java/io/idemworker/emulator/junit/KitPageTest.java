@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * The kit's page (src/emulators/README.md) is held to the code: its Java blocks are regions of
  * compiled test sources that run (imports included), and every row of its fidelity matrix names, in
  * this kit's column, test classes (or a tagged benchmark) of this module that exist and hold tests,
- * so the page cannot claim what no test proves. Each source the Microsoft columns cite is defined on the page.
+ * so the page cannot claim what no test proves. Each source the Microsoft columns cite is defined
+ * on the page.
  */
 class KitPageTest {
   // Surefire runs with the repository root as its working directory (the parent pom says so).
@@ -60,6 +61,22 @@ class KitPageTest {
         .startsWith("import ")
         .contains("import io.idemworker.emulator.junit.AzureEmulators;")
         .contains("@AzureEmulators(");
+  }
+
+  @Test
+  void attributeTable_namesEveryAttributeOfTheAnnotation() {
+    String table =
+        PAGE_TEXT.substring(
+            PAGE_TEXT.indexOf("| `@AzureEmulators` attribute | default | meaning |"));
+    table = table.substring(0, table.indexOf("\n\n"));
+    List<String> missing = new ArrayList<>();
+    for (Method attribute : AzureEmulators.class.getDeclaredMethods()) {
+      if (!table.contains("`" + attribute.getName() + "`")) {
+        missing.add(attribute.getName());
+      }
+    }
+
+    assertThat(missing).isEmpty();
   }
 
   @Test
