@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 class BenchCommandTest {
 
@@ -29,9 +32,15 @@ class BenchCommandTest {
         .doesNotContain("FAILED");
   }
 
+  /**
+   * A whole bench run through seven faults (dropped connections, lost locks, throttling): an
+   * end-to-end run, so the bound is a guard against a hang, not a figure.
+   */
   @Test
+  @Tag("e2e")
+  @Timeout(value = 6, unit = TimeUnit.MINUTES)
   void benchUnderTheSeededFaultPlan_firesItThroughTheInjectorAndTheWorkersAuditStaysClean() {
-    CapturedRun run = oneRound("--orders", "60", "--faults", "seed", "--timeout", "PT120S");
+    CapturedRun run = oneRound("--orders", "60", "--faults", "seed", "--timeout", "PT300S");
 
     assertThat(run.exit()).as(run.output()).isZero();
     assertThat(run.output())
