@@ -75,7 +75,14 @@ public class IdemworkerAutoConfiguration {
         first(
                 properties.getServicebus().getNamespace(),
                 environment.getProperty(SCA + "servicebus.namespace"))
-            .map(ns -> ns.contains(".") ? ns : ns + ".servicebus.windows.net");
+            .map(
+                ns ->
+                    ns.contains(".")
+                        ? ns
+                        : ns
+                            + "."
+                            + environment.getProperty(
+                                SCA + "servicebus.domain-name", "servicebus.windows.net"));
     if (namespace.isEmpty()) {
       throw misconfigured(
           "set idemworker.servicebus.connection-string, or idemworker.servicebus.namespace with a"
