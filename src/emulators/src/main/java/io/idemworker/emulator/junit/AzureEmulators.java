@@ -48,6 +48,9 @@ public @interface AzureEmulators {
     /**
      * One set for the whole test run (the JVM's JUnit engine run), started on first use and closed
      * when the run ends: the fastest; isolate tests with {@link Emulators#uniqueName(String)}.
+     * Classes that ask for other Service Bus settings ({@link #serviceBusAdmin()}, {@link
+     * #serviceBusSharedAccessKey()}) share a Service Bus emulator of their own, started with those
+     * settings; the Cosmos DB emulator and the payment double are the run's.
      */
     PER_RUN,
     /** A set of the class's own, closed after its last test. */
@@ -56,6 +59,32 @@ public @interface AzureEmulators {
 
   /** Whether to run the Service Bus emulator (AMQP 1.0, plain, on a free loopback port). */
   boolean serviceBus() default true;
+
+  /**
+   * Whether the Service Bus emulator also serves the administration API ({@code
+   * ServiceBusAdministrationClient}: queues, topics, subscriptions and rules as Atom entries,
+   * runtime counts) over HTTPS on a free loopback port; off by default. {@link
+   * Emulators#serviceBusAdmin()} gives its port and the certificate it presents: the SDK's client
+   * takes the credential from {@link Emulators#serviceBusConnectionString()}, trusts that
+   * certificate and is sent to that port (it dials 443 otherwise).
+   */
+  boolean serviceBusAdmin() default false;
+
+  /**
+   * The shared access key the Service Bus emulator checks tokens against, as the service does: a
+   * token signed with another key, naming another key name, expired or for another entity is
+   * refused ({@code UNAUTHORIZED} in the SDK, 401 from the administration API). Empty (the
+   * default): no checking, every token accepted. {@link Emulators#serviceBusConnectionString()}
+   * carries this key and {@link #serviceBusSharedAccessKeyName()}. Neither may hold {@code ;} (it
+   * ends a connection-string field).
+   */
+  String serviceBusSharedAccessKey() default "";
+
+  /**
+   * The name of {@link #serviceBusSharedAccessKey()}, {@code RootManageSharedAccessKey} by default
+   * (the service's and Microsoft's emulator's); only with a key.
+   */
+  String serviceBusSharedAccessKeyName() default "RootManageSharedAccessKey";
 
   /**
    * Whether to run the Cosmos DB emulator (HTTPS gateway, self-signed, on a free loopback port).

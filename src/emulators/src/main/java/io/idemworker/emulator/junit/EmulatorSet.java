@@ -3,6 +3,8 @@ package io.idemworker.emulator.junit;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -12,18 +14,52 @@ import java.util.Optional;
  * COSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED} and {@code COSMOS.DISABLE_IMDS_ACCESS})
  * unless they are set already: the SDK reads them when its first client is built, so a build that
  * makes Cosmos clients before this extension runs passes them with {@code -D} instead.
+ *
+ * <p>One Service Bus emulator per distinct {@link ServiceBusOptions}: classes asking for the
+ * administration API or SAS checking never change the emulator other classes use.
  */
 final class EmulatorSet implements AutoCloseable {
-  private ServiceBusEmulator serviceBus;
+  private final Map<ServiceBusOptions, ServiceBusEmulator> serviceBuses = new LinkedHashMap<>();
   private CosmosEmulator cosmos;
   private PaymentProviderEmulator payments;
   private int testsRunning;
 
-  synchronized Emulators ensure(boolean wantServiceBus, boolean wantCosmos, boolean wantPayments) {
-    if (wantServiceBus && serviceBus == null) {
-      serviceBus = ServiceBusEmulator.builder().start();
+  /** What a class asks of the set. */
+  record Wanted(
+      boolean serviceBus, ServiceBusOptions serviceBusOptions, boolean cosmos, boolean payments) {}
+
+  /**
+   * How a Service Bus emulator is started.
+   *
+   * @param admin whether it serves the administration API
+   * @param keyName the shared access key's name, when tokens are checked
+   * @param key the shared access key; empty: tokens are not checked
+   */
+  record ServiceBusOptions(boolean admin, String keyName, String key) {
+    ServiceBusEmulator start() {
+      ServiceBusEmulator.Builder builder = ServiceBusEmulator.builder();
+      if (admin) {
+        builder.adminPort(0);
+      }
+      if (!key.isEmpty()) {
+        builder.sharedAccessKey(keyName, key);
+      }
+      return builder.start();
     }
-    if (wantCosmos && cosmos == null) {
+
+    @Override
+    public String toString() {
+      return "ServiceBusOptions[admin=" + admin + ", keyChecked=" + !key.isEmpty() + "]";
+    }
+  }
+
+  synchronized Emulators ensure(Wanted wanted) {
+    ServiceBusEmulator serviceBus = null;
+    if (wanted.serviceBus()) {
+      serviceBus =
+          serviceBuses.computeIfAbsent(wanted.serviceBusOptions(), ServiceBusOptions::start);
+    }
+    if (wanted.cosmos() && cosmos == null) {
       System.setProperty(
           "COSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED",
           System.getProperty("COSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED", "true"));
@@ -31,13 +67,13 @@ final class EmulatorSet implements AutoCloseable {
           "COSMOS.DISABLE_IMDS_ACCESS", System.getProperty("COSMOS.DISABLE_IMDS_ACCESS", "true"));
       cosmos = CosmosEmulator.builder().start();
     }
-    if (wantPayments && payments == null) {
+    if (wanted.payments() && payments == null) {
       payments = PaymentProviderEmulator.builder().start();
     }
     return new Emulators(
-        wantServiceBus ? Optional.of(serviceBus) : Optional.empty(),
-        wantCosmos ? Optional.of(cosmos) : Optional.empty(),
-        wantPayments ? Optional.of(payments) : Optional.empty());
+        Optional.ofNullable(serviceBus),
+        wanted.cosmos() ? Optional.of(cosmos) : Optional.empty(),
+        wanted.payments() ? Optional.of(payments) : Optional.empty());
   }
 
   /** Notes that a test on these emulators begins. */
@@ -47,13 +83,20 @@ final class EmulatorSet implements AutoCloseable {
 
   /**
    * Notes that a test on these emulators ended; when none is running any more, clears every fault
-   * (those armed off a test's thread or in {@code @BeforeAll} included), under the same lock as
-   * {@link #testStarted()}, so a test that begins meanwhile arms its faults after the clearing.
+   * of every emulator of the set (those armed off a test's thread or in {@code @BeforeAll}
+   * included), under the same lock as {@link #testStarted()}, so a test that begins meanwhile arms
+   * its faults after the clearing.
    */
-  synchronized void testEnded(Emulators emulators) {
+  synchronized void testEnded() {
     testsRunning = Math.max(0, testsRunning - 1);
     if (testsRunning == 0) {
-      emulators.clearFaults();
+      serviceBuses.values().forEach(s -> s.faults().clear());
+      if (cosmos != null) {
+        cosmos.faults().clear();
+      }
+      if (payments != null) {
+        payments.faults().clear();
+      }
     }
   }
 
@@ -65,8 +108,6 @@ final class EmulatorSet implements AutoCloseable {
     if (cosmos != null) {
       cosmos.close();
     }
-    if (serviceBus != null) {
-      serviceBus.close();
-    }
+    serviceBuses.values().forEach(ServiceBusEmulator::close);
   }
 }

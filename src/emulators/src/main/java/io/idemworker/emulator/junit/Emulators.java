@@ -2,6 +2,7 @@ package io.idemworker.emulator.junit;
 
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
+import io.idemworker.emulator.servicebus.AdminEndpoint;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import java.net.URI;
@@ -51,10 +52,34 @@ public final class Emulators {
 
   /**
    * The connection string for {@code ServiceBusClientBuilder.connectionString} ({@code
-   * UseDevelopmentEmulator=true}: plain AMQP on loopback).
+   * UseDevelopmentEmulator=true}: plain AMQP on loopback), carrying the key of {@link
+   * AzureEmulators#serviceBusSharedAccessKey()} when the class set one.
    */
   public String serviceBusConnectionString() {
     return serviceBus().connectionString();
+  }
+
+  /**
+   * The Service Bus administration API's HTTPS endpoint: its port and the certificate it presents.
+   * Build {@code ServiceBusAdministrationClient} with {@link #serviceBusConnectionString()} (the
+   * credential), an HTTP client that trusts {@link AdminEndpoint#certificate()} and a pipeline
+   * policy that sets each request's port to {@link AdminEndpoint#port()}: the SDK keeps only the
+   * host of a connection string and dials 443.
+   *
+   * @return the endpoint
+   * @throws IllegalStateException when the class did not set {@code @AzureEmulators(serviceBusAdmin
+   *     = true)}, naming it
+   */
+  public AdminEndpoint serviceBusAdmin() {
+    ServiceBusEmulator emulator = serviceBus();
+    try {
+      return emulator.admin();
+    } catch (IllegalStateException e) {
+      throw new IllegalStateException(
+          "the Service Bus administration API is not served for this test class: set"
+              + " @AzureEmulators(serviceBusAdmin = true)",
+          e);
+    }
   }
 
   /** The endpoint for {@code CosmosClientBuilder.endpoint} (HTTPS; use gateway mode). */

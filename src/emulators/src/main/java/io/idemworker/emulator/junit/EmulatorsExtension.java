@@ -57,7 +57,7 @@ public final class EmulatorsExtension
   public void beforeAll(ExtensionContext context) {
     AzureEmulators config = config(context);
     EmulatorSet set = set(context, config);
-    Emulators emulators = set.ensure(config.serviceBus(), config.cosmos(), config.payments());
+    Emulators emulators = set.ensure(wanted(config));
     declare(config, emulators);
     injectFields(context.getRequiredTestClass(), null, emulators, true);
   }
@@ -91,8 +91,7 @@ public final class EmulatorsExtension
         owner.close();
       }
     } finally {
-      EmulatorSet set = set(context, config);
-      set.testEnded(set.ensure(config.serviceBus(), config.cosmos(), config.payments()));
+      set(context, config).testEnded();
     }
   }
 
@@ -123,7 +122,35 @@ public final class EmulatorsExtension
 
   private static Emulators emulators(ExtensionContext context) {
     AzureEmulators config = config(context);
-    return set(context, config).ensure(config.serviceBus(), config.cosmos(), config.payments());
+    return set(context, config).ensure(wanted(config));
+  }
+
+  /** What the annotation asks for; a malformed Service Bus key fails the class, naming it. */
+  static EmulatorSet.Wanted wanted(AzureEmulators config) {
+    String key = config.serviceBusSharedAccessKey();
+    String keyName = config.serviceBusSharedAccessKeyName();
+    if (key.contains(";")) {
+      throw new ExtensionConfigurationException(
+          "@AzureEmulators(serviceBusSharedAccessKey = ...): must not contain ';' (it ends a"
+              + " connection-string field); use the key as the portal shows it, e.g. base64");
+    }
+    if (!keyName.matches("[A-Za-z0-9._-]{1,256}")) {
+      throw new ExtensionConfigurationException(
+          "@AzureEmulators(serviceBusSharedAccessKeyName = \""
+              + keyName
+              + "\"): must be 1-256 letters, digits, periods, hyphens or underscores");
+    }
+    if (key.isEmpty() && !keyName.equals("RootManageSharedAccessKey")) {
+      throw new ExtensionConfigurationException(
+          "@AzureEmulators(serviceBusSharedAccessKeyName = \""
+              + keyName
+              + "\") names a key but serviceBusSharedAccessKey is empty: set the key too, or leave"
+              + " the name at its default (tokens then go unchecked)");
+    }
+    EmulatorSet.ServiceBusOptions options =
+        new EmulatorSet.ServiceBusOptions(
+            config.serviceBusAdmin(), key.isEmpty() ? "" : keyName, key);
+    return new EmulatorSet.Wanted(config.serviceBus(), options, config.cosmos(), config.payments());
   }
 
   private static EmulatorSet set(ExtensionContext context, AzureEmulators config) {

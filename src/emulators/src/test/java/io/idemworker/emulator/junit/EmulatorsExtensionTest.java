@@ -88,6 +88,33 @@ class EmulatorsExtensionTest {
                     message(m -> m.contains("set @AzureEmulators(serviceBus = true)")))));
   }
 
+  @Test
+  void askingForTheAdministrationApiWhenOff_failsTheTest_namingTheAttribute() {
+    run(AdminNotAsked.class)
+        .testEvents()
+        .assertThatEvents()
+        .haveExactly(
+            1,
+            event(
+                finishedWithFailure(
+                    instanceOf(IllegalStateException.class),
+                    message(m -> m.contains("set @AzureEmulators(serviceBusAdmin = true)")))));
+  }
+
+  @Test
+  void aKeyNameWithoutAKey_orAKeyWithASemicolon_failsTheClass_namingTheAttribute() {
+    assertClassFails(
+        run(KeyNameWithoutKey.class),
+        ExtensionConfigurationException.class,
+        "serviceBusSharedAccessKeyName = \"Send\"",
+        "serviceBusSharedAccessKey is empty");
+    assertClassFails(
+        run(KeyWithSemicolon.class),
+        ExtensionConfigurationException.class,
+        "serviceBusSharedAccessKey",
+        "must not contain ';'");
+  }
+
   /** Exactly one container (the class) failed with {@code type}, its message naming each part. */
   private static void assertClassFails(
       EngineExecutionResults results, Class<? extends Throwable> type, String... parts) {
@@ -106,13 +133,32 @@ class EmulatorsExtensionTest {
   void perRunSharing_isOneEmulatorForEveryClass_perClassIsOneEach() {
     PORTS.clear();
 
-    run(SharedA.class, SharedB.class, OwnA.class, OwnB.class)
+    run(SharedA.class, SharedAdmin.class, SharedB.class, OwnA.class, OwnB.class)
         .testEvents()
-        .assertStatistics(stats -> stats.succeeded(4));
+        .assertStatistics(stats -> stats.succeeded(5));
 
     assertThat(PORTS.get("SharedA")).isEqualTo(PORTS.get("SharedB"));
-    assertThat(List.of(PORTS.get("OwnA"), PORTS.get("OwnB"), PORTS.get("SharedA")))
+    assertThat(
+            List.of(
+                PORTS.get("OwnA"),
+                PORTS.get("OwnB"),
+                PORTS.get("SharedA"),
+                PORTS.get("SharedAdmin")))
         .doesNotHaveDuplicates();
+  }
+
+  @Test
+  void
+      perRunSharing_aClassAskingForOtherServiceBusSettings_getsAnEmulatorOfItsOwn_andLeavesTheRunsAlone() {
+    PORTS.clear();
+
+    run(SharedA.class, SharedAdmin.class, SharedB.class)
+        .testEvents()
+        .assertStatistics(stats -> stats.succeeded(3));
+
+    // SharedB, after the class with the administration API, still has none (its test asserts so).
+    assertThat(PORTS.get("SharedA")).isEqualTo(PORTS.get("SharedB"));
+    assertThat(PORTS.get("SharedAdmin")).isNotEqualTo(PORTS.get("SharedA"));
   }
 
   // The scenarios, run only through run(...).
@@ -216,7 +262,48 @@ class EmulatorsExtensionTest {
     @Test
     void recordsItsPort(Emulators azure) {
       PORTS.put("SharedB", azure.serviceBus().port());
+      org.assertj.core.api.Assertions.assertThatThrownBy(azure::serviceBusAdmin)
+          .isInstanceOf(IllegalStateException.class);
     }
+  }
+
+  @AzureEmulators(cosmos = false, serviceBusAdmin = true)
+  @ExtendWith(OnlyUnderTestKit.class)
+  static class SharedAdmin {
+    @Test
+    void recordsItsPort(Emulators azure) {
+      PORTS.put("SharedAdmin", azure.serviceBus().port());
+      assertThat(azure.serviceBusAdmin().port()).isPositive();
+    }
+  }
+
+  @AzureEmulators(cosmos = false, sharing = AzureEmulators.Sharing.PER_CLASS)
+  @ExtendWith(OnlyUnderTestKit.class)
+  static class AdminNotAsked {
+    @Test
+    void asksForTheAdministrationApi(Emulators azure) {
+      azure.serviceBusAdmin();
+    }
+  }
+
+  @AzureEmulators(
+      cosmos = false,
+      serviceBusSharedAccessKeyName = "Send",
+      sharing = AzureEmulators.Sharing.PER_CLASS)
+  @ExtendWith(OnlyUnderTestKit.class)
+  static class KeyNameWithoutKey {
+    @Test
+    void never() {}
+  }
+
+  @AzureEmulators(
+      cosmos = false,
+      serviceBusSharedAccessKey = "a;b",
+      sharing = AzureEmulators.Sharing.PER_CLASS)
+  @ExtendWith(OnlyUnderTestKit.class)
+  static class KeyWithSemicolon {
+    @Test
+    void never() {}
   }
 
   @AzureEmulators(cosmos = false, sharing = AzureEmulators.Sharing.PER_CLASS)
