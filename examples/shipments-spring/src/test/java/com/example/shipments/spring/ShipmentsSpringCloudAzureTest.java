@@ -50,7 +50,8 @@ class ShipmentsSpringCloudAzureTest {
   @DynamicPropertySource
   static void springCloudAzure(DynamicPropertyRegistry registry) {
     registry.add(
-        "spring.cloud.azure.servicebus.connection-string", () -> azure.serviceBusConnectionString());
+        "spring.cloud.azure.servicebus.connection-string",
+        () -> azure.serviceBusConnectionString());
     registry.add("spring.cloud.azure.servicebus.entity-name", () -> "shipments-sca");
     registry.add("spring.cloud.azure.servicebus.entity-type", () -> "queue");
     registry.add("spring.cloud.azure.cosmos.endpoint", () -> azure.cosmosEndpoint());
@@ -85,7 +86,8 @@ class ShipmentsSpringCloudAzureTest {
   void theWorker_runsOnSpringCloudAzuresClients() {
     // one Cosmos DB client, Spring Cloud Azure's, built from its builder bean after the
     // application's customizer ran on it; the starter's own client backed off
-    assertThat(context.getBeanNamesForType(CosmosClient.class)).containsExactly("azureCosmosClient");
+    assertThat(context.getBeanNamesForType(CosmosClient.class))
+        .containsExactly("azureCosmosClient");
     assertThat(customizer.customized)
         .singleElement()
         .isSameAs(context.getBean(CosmosClientBuilder.class));

@@ -39,11 +39,12 @@ class SpringCloudAzureCredentialTest {
                           context.getEnvironment(),
                           context.getBeanProvider(TokenCredential.class));
 
+              TokenCredential springCloudAzures =
+                  context.getBean("springCloudAzureDefaultCredential", TokenCredential.class);
               assertThat(connection)
                   .isEqualTo(
                       new ServiceBusConnection.Namespace(
-                          "sb-shipments.servicebus.windows.net",
-                          context.getBean("springCloudAzureDefaultCredential", TokenCredential.class)));
+                          "sb-shipments.servicebus.windows.net", springCloudAzures));
             });
   }
 
