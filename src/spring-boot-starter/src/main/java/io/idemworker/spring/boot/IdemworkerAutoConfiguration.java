@@ -10,6 +10,7 @@ import io.idemworker.core.DeliveryObserver;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -21,6 +22,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
 
 /**
@@ -75,7 +78,14 @@ public class IdemworkerAutoConfiguration {
         first(
                 properties.getServicebus().getNamespace(),
                 environment.getProperty(SCA + "servicebus.namespace"))
-            .map(ns -> ns.contains(".") ? ns : ns + ".servicebus.windows.net");
+            .map(
+                ns ->
+                    ns.contains(".")
+                        ? ns
+                        : ns
+                            + "."
+                            + environment.getProperty(
+                                SCA + "servicebus.domain-name", "servicebus.windows.net"));
     if (namespace.isEmpty()) {
       throw misconfigured(
           "set idemworker.servicebus.connection-string, or idemworker.servicebus.namespace with a"
@@ -260,6 +270,37 @@ public class IdemworkerAutoConfiguration {
           MeterRegistry found = registry.getIfUnique();
           observer =
               found == null ? DeliveryObserver.none() : new MicrometerDeliveryObserver(found);
+          resolved.compareAndSet(null, observer);
+        }
+        return observer.start(message);
+      };
+    }
+  }
+
+  /**
+   * An observation per delivery when the application has an ObservationRegistry (Actuator's, with
+   * Micrometer Tracing when the application traces).
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(ObservationRegistry.class)
+  static class Observations {
+    /**
+     * Observes into the application's registry, found at the first delivery.
+     *
+     * @param registry the registry, when the application has one
+     * @return the observer
+     */
+    @Bean
+    @ConditionalOnMissingBean(ObservationDeliveryObserver.class)
+    @Order(Ordered.HIGHEST_PRECEDENCE)
+    DeliveryObserver idemworkerObservationObserver(ObjectProvider<ObservationRegistry> registry) {
+      AtomicReference<DeliveryObserver> resolved = new AtomicReference<>();
+      return message -> {
+        DeliveryObserver observer = resolved.get();
+        if (observer == null) {
+          ObservationRegistry found = registry.getIfUnique();
+          observer =
+              found == null ? DeliveryObserver.none() : new ObservationDeliveryObserver(found);
           resolved.compareAndSet(null, observer);
         }
         return observer.start(message);
