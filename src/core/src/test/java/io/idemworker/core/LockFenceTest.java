@@ -143,25 +143,7 @@ class LockFenceTest {
   void lockLostAfterTheClaim_noProviderCallAndNoFurtherWrite() {
     // given a lock that is lost right after the claim was written
     TestLock lock = new TestLock(T0.plusSeconds(60));
-    EffectStore losingAfterFirstWrite =
-        new EffectStore() {
-          @Override
-          public WriteResult apply(WriteSet writeSet) {
-            WriteResult result = store.apply(writeSet);
-            lock.lose();
-            return result;
-          }
-
-          @Override
-          public UpdateResult update(String partitionKey, DocumentPatch patch) {
-            return store.update(partitionKey, patch);
-          }
-
-          @Override
-          public ReadResult read(String partitionKey, String id) {
-            return store.read(partitionKey, id);
-          }
-        };
+    EffectStore losingAfterFirstWrite = StoreFaults.afterEachWrite(store, lock::lose);
     IdempotentConsumer consumer =
         new IdempotentConsumer(
             KeyStrategies.messageId(),
