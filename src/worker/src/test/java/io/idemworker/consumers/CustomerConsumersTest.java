@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.consumers.CustomerConsumers.Role;
 import io.idemworker.core.DeadLetterReason;
-import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
+import io.idemworker.core.ForwardingEffectStore;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.InMemoryEffectStore;
 import io.idemworker.core.KeyStrategies;
@@ -118,7 +118,7 @@ class CustomerConsumersTest {
     // given a store where, just before this message's seed lands, another message seeds it
     AtomicBoolean raced = new AtomicBoolean();
     EffectStore racing =
-        new EffectStore() {
+        new ForwardingEffectStore(memory) {
           @Override
           public WriteResult apply(WriteSet writeSet) {
             if (writeSet.anchorId().equals("cust-1") && raced.compareAndSet(false, true)) {
@@ -130,17 +130,7 @@ class CustomerConsumersTest {
                       java.util.List.of(),
                       writeSet.fingerprint()));
             }
-            return memory.apply(writeSet);
-          }
-
-          @Override
-          public UpdateResult update(String partitionKey, DocumentPatch patch) {
-            return memory.update(partitionKey, patch);
-          }
-
-          @Override
-          public ReadResult read(String partitionKey, String id) {
-            return memory.read(partitionKey, id);
+            return super.apply(writeSet);
           }
         };
 

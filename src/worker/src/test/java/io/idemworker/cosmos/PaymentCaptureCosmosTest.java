@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
+import io.idemworker.core.ForwardingEffectStore;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
@@ -99,7 +99,7 @@ class PaymentCaptureCosmosTest {
     String requestId = orderId + "-stuck";
     AtomicInteger completions = new AtomicInteger();
     EffectStore crashingOnFirstCompletion =
-        new EffectStore() {
+        new ForwardingEffectStore(store) {
           @Override
           public WriteResult apply(io.idemworker.core.WriteSet writeSet) {
             if (writeSet.anchor().path("type").asText().equals("outbox")
@@ -108,17 +108,7 @@ class PaymentCaptureCosmosTest {
                   new io.idemworker.core.StoreFailure(
                       io.idemworker.core.StoreFailure.Kind.TRANSIENT, 0, "crash"));
             }
-            return store.apply(writeSet);
-          }
-
-          @Override
-          public UpdateResult update(String partitionKey, DocumentPatch patch) {
-            return store.update(partitionKey, patch);
-          }
-
-          @Override
-          public ReadResult read(String partitionKey, String id) {
-            return store.read(partitionKey, id);
+            return super.apply(writeSet);
           }
         };
     IdempotentConsumer crashing =

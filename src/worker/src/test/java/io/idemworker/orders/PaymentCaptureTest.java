@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
+import io.idemworker.core.ForwardingEffectStore;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.InMemoryEffectStore;
 import io.idemworker.core.IncomingMessage;
@@ -73,7 +74,7 @@ class PaymentCaptureTest {
 
   private IdempotentConsumer consumer() {
     EffectStore crashing =
-        new EffectStore() {
+        new ForwardingEffectStore(store) {
           @Override
           public WriteResult apply(WriteSet writeSet) {
             boolean completion = writeSet.anchor().path("type").asText().equals("outbox");
@@ -86,7 +87,7 @@ class PaymentCaptureTest {
             if (completion && failNextCompletion.compareAndSet(true, false)) {
               return new Failed(new StoreFailure(StoreFailure.Kind.TRANSIENT, 503, "unavailable"));
             }
-            return store.apply(writeSet);
+            return super.apply(writeSet);
           }
 
           @Override
@@ -94,12 +95,7 @@ class PaymentCaptureTest {
             if (dead.compareAndSet(true, false)) {
               return new Failed(new StoreFailure(StoreFailure.Kind.TRANSIENT, 0, "dead"));
             }
-            return store.update(partitionKey, patch);
-          }
-
-          @Override
-          public ReadResult read(String partitionKey, String id) {
-            return store.read(partitionKey, id);
+            return super.update(partitionKey, patch);
           }
         };
     return new IdempotentConsumer(

@@ -3,8 +3,8 @@ package io.idemworker.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.azure.cosmos.CosmosContainer;
-import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
+import io.idemworker.core.ForwardingEffectStore;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
@@ -59,7 +59,7 @@ public final class FencingFixtures {
    */
   public static EffectStore stallingAtFirstWrite(
       EffectStore store, CountDownLatch atFirstWrite, CountDownLatch goOn, Duration wait) {
-    return new EffectStore() {
+    return new ForwardingEffectStore(store) {
       private boolean stalled;
 
       @Override
@@ -73,17 +73,7 @@ public final class FencingFixtures {
             Thread.currentThread().interrupt();
           }
         }
-        return store.apply(writeSet);
-      }
-
-      @Override
-      public UpdateResult update(String partitionKey, DocumentPatch patch) {
-        return store.update(partitionKey, patch);
-      }
-
-      @Override
-      public ReadResult read(String partitionKey, String id) {
-        return store.read(partitionKey, id);
+        return super.apply(writeSet);
       }
     };
   }
