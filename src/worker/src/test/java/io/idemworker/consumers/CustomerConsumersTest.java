@@ -9,8 +9,8 @@ import io.idemworker.core.EffectStore;
 import io.idemworker.core.ForwardingEffectStore;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.InMemoryEffectStore;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.core.WriteSet;
 import io.idemworker.orders.InboxMarkers;
 import java.time.Clock;
@@ -27,13 +27,12 @@ class CustomerConsumersTest {
   private final InMemoryEffectStore memory = new InMemoryEffectStore();
 
   private IdempotentConsumer consumer(Role role, EffectStore store) {
-    return new IdempotentConsumer(
-        KeyStrategies.messageId(),
-        CustomerConsumers.decoder(
-            role, new InboxMarkers(role.roleName(), Optional.of(Duration.ofDays(14)))),
-        store,
-        CLOCK,
-        262_144);
+    return TestFlow.of(
+            CustomerConsumers.decoder(
+                role, new InboxMarkers(role.roleName(), Optional.of(Duration.ofDays(14)))),
+            store)
+        .clock(CLOCK)
+        .build();
   }
 
   private long field(String customerId, String id, String field) {

@@ -24,8 +24,10 @@ class IdempotentConsumerTest {
   private final IdempotentConsumer consumer = consumerOn(store);
 
   private IdempotentConsumer consumerOn(EffectStore effectStore) {
-    return new IdempotentConsumer(
-        KeyStrategies.messageId(), new OrderDecoder(true), effectStore, clock, 64 * 1024);
+    return TestFlow.of(new OrderDecoder(true), effectStore)
+        .clock(clock)
+        .maxBodyBytes(64 * 1024)
+        .build();
   }
 
   @Test
@@ -109,8 +111,7 @@ class IdempotentConsumerTest {
   @Test
   void bodyOverTheLimit_isDeadLetteredNamingTheLimit() {
     IdempotentConsumer small =
-        new IdempotentConsumer(
-            KeyStrategies.messageId(), new OrderDecoder(true), store, clock, 100);
+        TestFlow.of(new OrderDecoder(true), store).clock(clock).maxBodyBytes(100).build();
 
     Outcome outcome = small.handle(Orders.order("ord-1"));
 

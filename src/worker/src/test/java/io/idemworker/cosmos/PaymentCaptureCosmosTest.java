@@ -8,8 +8,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.ForwardingEffectStore;
 import io.idemworker.core.IdempotentConsumer;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
@@ -44,20 +44,18 @@ class PaymentCaptureCosmosTest {
           OrderDocumentIds.PARTITION_KEY_PATH);
   private final MutableClock clock = new MutableClock(Instant.now());
   private final IdempotentConsumer consumer =
-      new IdempotentConsumer(
-          KeyStrategies.messageId(),
-          OrderMessageTypes.decoder(
-              true,
-              new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-              Optional.of(
-                  new OrderMessageTypes.Payments(
-                      new HttpPaymentProvider(
-                          provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
-                      LEASE))),
-          store,
-          clock,
-          262_144,
-          10);
+      TestFlow.of(
+              OrderMessageTypes.decoder(
+                  true,
+                  new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
+                  Optional.of(
+                      new OrderMessageTypes.Payments(
+                          new HttpPaymentProvider(
+                              provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
+                          LEASE))),
+              store)
+          .clock(clock)
+          .build();
 
   @BeforeAll
   static void startProvider() {
@@ -112,20 +110,18 @@ class PaymentCaptureCosmosTest {
           }
         };
     IdempotentConsumer crashing =
-        new IdempotentConsumer(
-            KeyStrategies.messageId(),
-            OrderMessageTypes.decoder(
-                true,
-                new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-                Optional.of(
-                    new OrderMessageTypes.Payments(
-                        new HttpPaymentProvider(
-                            provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
-                        LEASE))),
-            crashingOnFirstCompletion,
-            clock,
-            262_144,
-            10);
+        TestFlow.of(
+                OrderMessageTypes.decoder(
+                    true,
+                    new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
+                    Optional.of(
+                        new OrderMessageTypes.Payments(
+                            new HttpPaymentProvider(
+                                provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
+                            LEASE))),
+                crashingOnFirstCompletion)
+            .clock(clock)
+            .build();
     long executedBefore = provider.stats().executed();
 
     assertThat(crashing.handle(Orders.payment(orderId, requestId, "2", "EUR")))

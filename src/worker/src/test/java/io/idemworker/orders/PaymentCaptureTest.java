@@ -12,9 +12,9 @@ import io.idemworker.core.ForwardingEffectStore;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.InMemoryEffectStore;
 import io.idemworker.core.IncomingMessage;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.StoreFailure;
+import io.idemworker.core.TestFlow;
 import io.idemworker.core.WriteSet;
 import io.idemworker.emulator.payments.PaymentFaults;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
@@ -98,20 +98,18 @@ class PaymentCaptureTest {
             return super.update(partitionKey, patch);
           }
         };
-    return new IdempotentConsumer(
-        KeyStrategies.messageId(),
-        OrderMessageTypes.decoder(
-            true,
-            new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-            Optional.of(
-                new OrderMessageTypes.Payments(
-                    new HttpPaymentProvider(
-                        provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
-                    LEASE))),
-        crashing,
-        clock,
-        262_144,
-        10);
+    return TestFlow.of(
+            OrderMessageTypes.decoder(
+                true,
+                new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
+                Optional.of(
+                    new OrderMessageTypes.Payments(
+                        new HttpPaymentProvider(
+                            provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
+                        LEASE))),
+            crashing)
+        .clock(clock)
+        .build();
   }
 
   private String placed(String orderId) {

@@ -5,16 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.azure.cosmos.CosmosContainer;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.ForwardingEffectStore;
-import io.idemworker.core.IdempotentConsumer;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.core.WriteSet;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -29,14 +27,12 @@ public final class FencingFixtures {
   public static String placedOrder(CosmosContainer container) {
     String orderId = "ord-" + UUID.randomUUID().toString().substring(0, 12);
     assertThat(
-            new IdempotentConsumer(
-                    KeyStrategies.messageId(),
+            TestFlow.of(
                     OrderMessageTypes.decoder(
                         true, new InboxMarkers("orders", Optional.empty()), Optional.empty()),
                     new CosmosEffectStore(
-                        container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH),
-                    Clock.systemUTC(),
-                    256 * 1024)
+                        container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH))
+                .build()
                 .handle(Orders.order(orderId)))
         .isInstanceOf(Outcome.Processed.class);
     return orderId;

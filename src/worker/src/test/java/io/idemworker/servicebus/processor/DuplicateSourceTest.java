@@ -18,11 +18,10 @@ import io.idemworker.core.DuplicateSource;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.Fingerprint;
 import io.idemworker.core.IdempotencyKey;
-import io.idemworker.core.IdempotentConsumer;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.StoreFaults;
+import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
@@ -110,8 +109,7 @@ class DuplicateSourceTest {
                 .withMaxConcurrentCalls(4)
                 .withMaxRetryBackoff(Duration.ofMillis(50))
                 .withProbeInterval(Duration.ofMillis(200)),
-            new IdempotentConsumer(
-                KeyStrategies.messageId(), decoder, store, handlerClock, 256 * 1024),
+            TestFlow.of(decoder, store).clock(handlerClock).build(),
             probe,
             observer,
             Clock.systemUTC());

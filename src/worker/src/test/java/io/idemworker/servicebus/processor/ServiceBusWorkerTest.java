@@ -14,10 +14,9 @@ import io.idemworker.app.OrderMessages;
 import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.ForwardingEffectStore;
-import io.idemworker.core.IdempotentConsumer;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.StoreFaults;
+import io.idemworker.core.TestFlow;
 import io.idemworker.core.WriteSet;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.cosmos.Fault;
@@ -107,12 +106,7 @@ class ServiceBusWorkerTest {
                 .withMaxConcurrentCalls(4)
                 .withMaxRetryBackoff(Duration.ofMillis(50))
                 .withProbeInterval(Duration.ofMillis(200)),
-            new IdempotentConsumer(
-                KeyStrategies.messageId(),
-                new OrderDecoder(true),
-                store,
-                Clock.systemUTC(),
-                256 * 1024),
+            TestFlow.of(new OrderDecoder(true), store).build(),
             probe,
             observer,
             Clock.systemUTC());
@@ -183,8 +177,7 @@ class ServiceBusWorkerTest {
         new ServiceBusWorker(
             new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
             ProcessorSettings.defaults(queue).withMaxRetryBackoff(Duration.ofMillis(50)),
-            new IdempotentConsumer(
-                KeyStrategies.messageId(), new OrderDecoder(true), store, Clock.systemUTC(), 1024),
+            TestFlow.of(new OrderDecoder(true), store).maxBodyBytes(1024).build(),
             store,
             observer,
             Clock.systemUTC());
@@ -387,8 +380,7 @@ class ServiceBusWorkerTest {
         new ServiceBusWorker(
             new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
             ProcessorSettings.defaults(queue).withMaxConcurrentCalls(4),
-            new IdempotentConsumer(
-                KeyStrategies.messageId(), new OrderDecoder(true), store, Clock.systemUTC(), 4096),
+            TestFlow.of(new OrderDecoder(true), store).maxBodyBytes(4096).build(),
             store,
             observer,
             Clock.systemUTC(),
@@ -482,8 +474,7 @@ class ServiceBusWorkerTest {
                 .withMaxRetryBackoff(Duration.ofMillis(20))
                 .withProbeInterval(Duration.ofMillis(200))
                 .withTransientFailuresBeforePause(3),
-            new IdempotentConsumer(
-                KeyStrategies.messageId(), new OrderDecoder(true), store, Clock.systemUTC(), 4096),
+            TestFlow.of(new OrderDecoder(true), store).maxBodyBytes(4096).build(),
             store,
             observer,
             Clock.systemUTC());

@@ -15,12 +15,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.ForwardingEffectStore;
-import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.IncomingMessage;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.StoreFailure;
+import io.idemworker.core.TestFlow;
 import io.idemworker.core.WriteSet;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.orders.InboxMarkers;
@@ -127,8 +126,7 @@ class SessionParkingTest {
             new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
             ProcessorSettings.defaults(queue).withMaxRetryBackoff(Duration.ofMillis(50)),
             sessions,
-            new IdempotentConsumer(
-                KeyStrategies.messageId(), decoder, store, Clock.systemUTC(), 256 * 1024),
+            TestFlow.of(decoder, store).build(),
             decoder,
             store,
             new CosmosEffectStore(

@@ -12,11 +12,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.ForwardingEffectStore;
-import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.IncomingMessage;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
@@ -86,8 +85,7 @@ class SessionWorkerTest {
                 .withMaxRetryBackoff(Duration.ofMillis(50))
                 .withProbeInterval(Duration.ofMillis(200)),
             sessions,
-            new IdempotentConsumer(
-                KeyStrategies.messageId(), decoder, store, Clock.systemUTC(), 256 * 1024),
+            TestFlow.of(decoder, store).build(),
             decoder,
             store,
             probe,
