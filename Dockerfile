@@ -14,8 +14,9 @@ COPY src/spring-boot-starter/pom.xml src/spring-boot-starter/
 COPY src/emulators/pom.xml src/emulators/
 COPY src/worker/pom.xml src/worker/
 COPY src/proof/pom.xml src/proof/
-# The reactor lists the example and the release check too, so their poms must be here; the image
-# never builds them (-pl below). src/bom is the root pom's parent.
+# The reactor lists the examples, the infra check and the release check too, so their poms must be
+# here; the image never builds them (-pl below). src/bom is the root pom's parent.
+COPY src/infra-check/pom.xml src/infra-check/
 COPY examples/order-service/pom.xml examples/order-service/
 COPY examples/shipments/pom.xml examples/shipments/
 COPY examples/shipments-spring/pom.xml examples/shipments-spring/

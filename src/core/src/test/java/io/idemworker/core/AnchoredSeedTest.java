@@ -47,20 +47,10 @@ class AnchoredSeedTest {
     // given a store that loses every seed (as if it were deleted right after its create)
     InMemoryEffectStore memory = new InMemoryEffectStore();
     EffectStore forgetful =
-        new EffectStore() {
+        new ForwardingEffectStore(memory) {
           @Override
           public WriteResult apply(WriteSet writeSet) {
-            return writeSet.anchorId().equals("t") ? new Applied() : memory.apply(writeSet);
-          }
-
-          @Override
-          public UpdateResult update(String partitionKey, DocumentPatch patch) {
-            return memory.update(partitionKey, patch);
-          }
-
-          @Override
-          public ReadResult read(String partitionKey, String id) {
-            return memory.read(partitionKey, id);
+            return writeSet.anchorId().equals("t") ? new Applied() : super.apply(writeSet);
           }
         };
     Change.Anchored change =

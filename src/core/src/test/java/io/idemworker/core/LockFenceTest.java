@@ -77,8 +77,11 @@ class LockFenceTest {
                         : twoPhase(call);
                   }
                 });
-    return new IdempotentConsumer(
-        KeyStrategies.messageId(), decoder, store, clock, 10_000, maxDeliveryCount);
+    return TestFlow.of(decoder, store)
+        .clock(clock)
+        .maxBodyBytes(10_000)
+        .maxDeliveryCount(maxDeliveryCount)
+        .build();
   }
 
   private static Change.TwoPhase twoPhase(ExternalCall call) {
@@ -143,50 +146,31 @@ class LockFenceTest {
   void lockLostAfterTheClaim_noProviderCallAndNoFurtherWrite() {
     // given a lock that is lost right after the claim was written
     TestLock lock = new TestLock(T0.plusSeconds(60));
-    EffectStore losingAfterFirstWrite =
-        new EffectStore() {
-          @Override
-          public WriteResult apply(WriteSet writeSet) {
-            WriteResult result = store.apply(writeSet);
-            lock.lose();
-            return result;
-          }
-
-          @Override
-          public UpdateResult update(String partitionKey, DocumentPatch patch) {
-            return store.update(partitionKey, patch);
-          }
-
-          @Override
-          public ReadResult read(String partitionKey, String id) {
-            return store.read(partitionKey, id);
-          }
-        };
+    EffectStore losingAfterFirstWrite = StoreFaults.afterEachWrite(store, lock::lose);
     IdempotentConsumer consumer =
-        new IdempotentConsumer(
-            KeyStrategies.messageId(),
-            message ->
-                new MessageDecoder.Valid(
-                    new MessageDecoder.ValidMessage() {
-                      @Override
-                      public String entityId() {
-                        return "ord-1";
-                      }
+        TestFlow.of(
+                message ->
+                    new MessageDecoder.Valid(
+                        new MessageDecoder.ValidMessage() {
+                          @Override
+                          public String entityId() {
+                            return "ord-1";
+                          }
 
-                      @Override
-                      public ObjectNode immutableFields() {
-                        return JSON.objectNode().put("amount", 5);
-                      }
+                          @Override
+                          public ObjectNode immutableFields() {
+                            return JSON.objectNode().put("amount", 5);
+                          }
 
-                      @Override
-                      public Change change(IdempotencyKey key, Fingerprint fp, Instant at) {
-                        return twoPhase(counted(() -> {}));
-                      }
-                    }),
-            losingAfterFirstWrite,
-            clock,
-            10_000,
-            10);
+                          @Override
+                          public Change change(IdempotencyKey key, Fingerprint fp, Instant at) {
+                            return twoPhase(counted(() -> {}));
+                          }
+                        }),
+                losingAfterFirstWrite)
+            .clock(clock)
+            .maxBodyBytes(10_000)
+            .build();
 
     // when the delivery is handled
     Outcome outcome = consumer.handle(message("Pay", 0), Optional.empty(), lock);

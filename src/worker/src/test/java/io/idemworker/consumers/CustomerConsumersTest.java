@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.consumers.CustomerConsumers.Role;
 import io.idemworker.core.DeadLetterReason;
-import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
+import io.idemworker.core.ForwardingEffectStore;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.InMemoryEffectStore;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.core.WriteSet;
 import io.idemworker.orders.InboxMarkers;
 import java.time.Clock;
@@ -27,13 +27,12 @@ class CustomerConsumersTest {
   private final InMemoryEffectStore memory = new InMemoryEffectStore();
 
   private IdempotentConsumer consumer(Role role, EffectStore store) {
-    return new IdempotentConsumer(
-        KeyStrategies.messageId(),
-        CustomerConsumers.decoder(
-            role, new InboxMarkers(role.roleName(), Optional.of(Duration.ofDays(14)))),
-        store,
-        CLOCK,
-        262_144);
+    return TestFlow.of(
+            CustomerConsumers.decoder(
+                role, new InboxMarkers(role.roleName(), Optional.of(Duration.ofDays(14)))),
+            store)
+        .clock(CLOCK)
+        .build();
   }
 
   private long field(String customerId, String id, String field) {
@@ -118,7 +117,7 @@ class CustomerConsumersTest {
     // given a store where, just before this message's seed lands, another message seeds it
     AtomicBoolean raced = new AtomicBoolean();
     EffectStore racing =
-        new EffectStore() {
+        new ForwardingEffectStore(memory) {
           @Override
           public WriteResult apply(WriteSet writeSet) {
             if (writeSet.anchorId().equals("cust-1") && raced.compareAndSet(false, true)) {
@@ -130,17 +129,7 @@ class CustomerConsumersTest {
                       java.util.List.of(),
                       writeSet.fingerprint()));
             }
-            return memory.apply(writeSet);
-          }
-
-          @Override
-          public UpdateResult update(String partitionKey, DocumentPatch patch) {
-            return memory.update(partitionKey, patch);
-          }
-
-          @Override
-          public ReadResult read(String partitionKey, String id) {
-            return memory.read(partitionKey, id);
+            return super.apply(writeSet);
           }
         };
 

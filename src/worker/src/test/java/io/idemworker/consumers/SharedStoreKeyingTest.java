@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.InMemoryEffectStore;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.SubjectRouter;
+import io.idemworker.core.TestFlow;
 import io.idemworker.orders.InboxMarkers;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -25,8 +24,7 @@ class SharedStoreKeyingTest {
   private final InMemoryEffectStore store = new InMemoryEffectStore();
 
   private IdempotentConsumer consumer(MessageDecoder decoder) {
-    return new IdempotentConsumer(
-        KeyStrategies.messageId(), decoder, store, Clock.systemUTC(), 262_144);
+    return TestFlow.of(decoder, store).build();
   }
 
   private static InboxMarkers markers(String consumer) {

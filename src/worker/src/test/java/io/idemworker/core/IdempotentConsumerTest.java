@@ -24,8 +24,10 @@ class IdempotentConsumerTest {
   private final IdempotentConsumer consumer = consumerOn(store);
 
   private IdempotentConsumer consumerOn(EffectStore effectStore) {
-    return new IdempotentConsumer(
-        KeyStrategies.messageId(), new OrderDecoder(true), effectStore, clock, 64 * 1024);
+    return TestFlow.of(new OrderDecoder(true), effectStore)
+        .clock(clock)
+        .maxBodyBytes(64 * 1024)
+        .build();
   }
 
   @Test
@@ -109,8 +111,7 @@ class IdempotentConsumerTest {
   @Test
   void bodyOverTheLimit_isDeadLetteredNamingTheLimit() {
     IdempotentConsumer small =
-        new IdempotentConsumer(
-            KeyStrategies.messageId(), new OrderDecoder(true), store, clock, 100);
+        TestFlow.of(new OrderDecoder(true), store).clock(clock).maxBodyBytes(100).build();
 
     Outcome outcome = small.handle(Orders.order("ord-1"));
 
@@ -126,7 +127,7 @@ class IdempotentConsumerTest {
   @Test
   void transientStoreFailure_isRetried() {
     IdempotentConsumer failing =
-        consumerOn(failingStore(new StoreFailure(StoreFailure.Kind.TRANSIENT, 503, "down")));
+        consumerOn(StoreFaults.failing(new StoreFailure(StoreFailure.Kind.TRANSIENT, 503, "down")));
 
     Outcome outcome = failing.handle(Orders.order("ord-1"));
 
@@ -142,7 +143,8 @@ class IdempotentConsumerTest {
   @Test
   void misconfiguredStore_isRetriedAsMisconfigurationNotDeadLettered() {
     IdempotentConsumer failing =
-        consumerOn(failingStore(new StoreFailure(StoreFailure.Kind.MISCONFIGURATION, 403, "no")));
+        consumerOn(
+            StoreFaults.failing(new StoreFailure(StoreFailure.Kind.MISCONFIGURATION, 403, "no")));
 
     Outcome outcome = failing.handle(Orders.order("ord-1"));
 
@@ -155,7 +157,8 @@ class IdempotentConsumerTest {
   @Test
   void permanentStoreRejection_isDeadLetteredWithTheStatus() {
     IdempotentConsumer failing =
-        consumerOn(failingStore(new StoreFailure(StoreFailure.Kind.PERMANENT, 413, "too big")));
+        consumerOn(
+            StoreFaults.failing(new StoreFailure(StoreFailure.Kind.PERMANENT, 413, "too big")));
 
     Outcome outcome = failing.handle(Orders.order("ord-1"));
 
@@ -170,23 +173,7 @@ class IdempotentConsumerTest {
 
   @Test
   void unexpectedExceptionInTheStore_isRetriedNotLost() {
-    EffectStore throwing =
-        new EffectStore() {
-          @Override
-          public WriteResult apply(WriteSet writeSet) {
-            throw new IllegalStateException("bug");
-          }
-
-          @Override
-          public UpdateResult update(String partitionKey, DocumentPatch patch) {
-            throw new IllegalStateException("bug");
-          }
-
-          @Override
-          public ReadResult read(String partitionKey, String id) {
-            throw new IllegalStateException("bug");
-          }
-        };
+    EffectStore throwing = StoreFaults.throwing(() -> new IllegalStateException("bug"));
 
     Outcome outcome = consumerOn(throwing).handle(Orders.order("ord-1"));
 
@@ -245,24 +232,5 @@ class IdempotentConsumerTest {
     } finally {
       pool.shutdownNow();
     }
-  }
-
-  private static EffectStore failingStore(StoreFailure failure) {
-    return new EffectStore() {
-      @Override
-      public WriteResult apply(WriteSet writeSet) {
-        return new Failed(failure);
-      }
-
-      @Override
-      public UpdateResult update(String partitionKey, DocumentPatch patch) {
-        return new Failed(failure);
-      }
-
-      @Override
-      public ReadResult read(String partitionKey, String id) {
-        return new Failed(failure);
-      }
-    };
   }
 }

@@ -7,15 +7,14 @@ import com.azure.cosmos.models.CosmosContainerProperties;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.IdempotentConsumer;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderReasons;
 import io.idemworker.orders.Orders;
 import io.idemworker.testing.Emulators;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,18 +40,15 @@ class OrderLifecycleCosmosTest {
   private final CosmosContainer container = Emulators.orders();
   private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
   private final IdempotentConsumer consumer =
-      new IdempotentConsumer(
-          KeyStrategies.messageId(),
-          OrderMessageTypes.decoder(
-              true, new InboxMarkers("orders", Optional.of(Duration.ofDays(14)))),
-          new CosmosEffectStore(
-              container,
-              (operation, status, charge, latency) ->
-                  calls.computeIfAbsent(operation, k -> new AtomicInteger()).incrementAndGet(),
-              OrderDocumentIds.PARTITION_KEY_PATH),
-          Clock.systemUTC(),
-          262_144,
-          10);
+      TestFlow.of(
+              OrderMessageTypes.decoder(
+                  true, new InboxMarkers("orders", Optional.of(Duration.ofDays(14)))),
+              new CosmosEffectStore(
+                  container,
+                  (operation, status, charge, latency) ->
+                      calls.computeIfAbsent(operation, k -> new AtomicInteger()).incrementAndGet(),
+                  OrderDocumentIds.PARTITION_KEY_PATH))
+          .build();
   private String orderId;
 
   @BeforeEach

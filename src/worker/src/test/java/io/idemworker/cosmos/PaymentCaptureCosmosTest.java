@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
+import io.idemworker.core.ForwardingEffectStore;
 import io.idemworker.core.IdempotentConsumer;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
@@ -44,20 +44,18 @@ class PaymentCaptureCosmosTest {
           OrderDocumentIds.PARTITION_KEY_PATH);
   private final MutableClock clock = new MutableClock(Instant.now());
   private final IdempotentConsumer consumer =
-      new IdempotentConsumer(
-          KeyStrategies.messageId(),
-          OrderMessageTypes.decoder(
-              true,
-              new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-              Optional.of(
-                  new OrderMessageTypes.Payments(
-                      new HttpPaymentProvider(
-                          provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
-                      LEASE))),
-          store,
-          clock,
-          262_144,
-          10);
+      TestFlow.of(
+              OrderMessageTypes.decoder(
+                  true,
+                  new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
+                  Optional.of(
+                      new OrderMessageTypes.Payments(
+                          new HttpPaymentProvider(
+                              provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
+                          LEASE))),
+              store)
+          .clock(clock)
+          .build();
 
   @BeforeAll
   static void startProvider() {
@@ -99,7 +97,7 @@ class PaymentCaptureCosmosTest {
     String requestId = orderId + "-stuck";
     AtomicInteger completions = new AtomicInteger();
     EffectStore crashingOnFirstCompletion =
-        new EffectStore() {
+        new ForwardingEffectStore(store) {
           @Override
           public WriteResult apply(io.idemworker.core.WriteSet writeSet) {
             if (writeSet.anchor().path("type").asText().equals("outbox")
@@ -108,34 +106,22 @@ class PaymentCaptureCosmosTest {
                   new io.idemworker.core.StoreFailure(
                       io.idemworker.core.StoreFailure.Kind.TRANSIENT, 0, "crash"));
             }
-            return store.apply(writeSet);
-          }
-
-          @Override
-          public UpdateResult update(String partitionKey, DocumentPatch patch) {
-            return store.update(partitionKey, patch);
-          }
-
-          @Override
-          public ReadResult read(String partitionKey, String id) {
-            return store.read(partitionKey, id);
+            return super.apply(writeSet);
           }
         };
     IdempotentConsumer crashing =
-        new IdempotentConsumer(
-            KeyStrategies.messageId(),
-            OrderMessageTypes.decoder(
-                true,
-                new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-                Optional.of(
-                    new OrderMessageTypes.Payments(
-                        new HttpPaymentProvider(
-                            provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
-                        LEASE))),
-            crashingOnFirstCompletion,
-            clock,
-            262_144,
-            10);
+        TestFlow.of(
+                OrderMessageTypes.decoder(
+                    true,
+                    new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
+                    Optional.of(
+                        new OrderMessageTypes.Payments(
+                            new HttpPaymentProvider(
+                                provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
+                            LEASE))),
+                crashingOnFirstCompletion)
+            .clock(clock)
+            .build();
     long executedBefore = provider.stats().executed();
 
     assertThat(crashing.handle(Orders.payment(orderId, requestId, "2", "EUR")))

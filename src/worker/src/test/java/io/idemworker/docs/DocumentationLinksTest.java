@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class DocumentationLinksTest {
   /** A path under a module's sources written in code, e.g. `src/core/src/main/java/.../X.java`. */
   private static final java.util.regex.Pattern REPOSITORY_PATH =
-      java.util.regex.Pattern.compile("`(src/[a-z]+/src/(?:main|test)/[A-Za-z0-9_./*-]+)`");
+      java.util.regex.Pattern.compile("`(src/[a-z-]+/src/(?:main|test)/[A-Za-z0-9_./*-]+)`");
 
   /** Whether a path exists; a {@code *} in its last part matches any file name there. */
   private static boolean existsMatching(String path) {

@@ -10,8 +10,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.IncomingMessage;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.emulator.cosmos.Fault;
@@ -345,12 +345,11 @@ class OrderApiTest {
     String orderId = "ord-" + UUID.randomUUID();
     byte[] body = order(orderId, "cust-1").getBytes(StandardCharsets.UTF_8);
     IdempotentConsumer worker =
-        new IdempotentConsumer(
-            KeyStrategies.messageId(),
-            OrderMessageTypes.decoder(true, new InboxMarkers("orders", Optional.empty())),
-            store,
-            clock,
-            256 * 1024);
+        TestFlow.of(
+                OrderMessageTypes.decoder(true, new InboxMarkers("orders", Optional.empty())),
+                store)
+            .clock(clock)
+            .build();
     Outcome fromQueue =
         worker.handle(
             new IncomingMessage(

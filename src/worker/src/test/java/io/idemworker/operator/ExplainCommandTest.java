@@ -12,8 +12,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.app.Wiring;
 import io.idemworker.core.DeliveryOrigin;
 import io.idemworker.core.IdempotentConsumer;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
@@ -42,17 +42,14 @@ import picocli.CommandLine;
  */
 class ExplainCommandTest {
   private final IdempotentConsumer consumer =
-      new IdempotentConsumer(
-          KeyStrategies.messageId(),
-          OrderMessageTypes.decoder(
-              true, new InboxMarkers("orders", Optional.of(Duration.ofDays(14)))),
-          new CosmosEffectStore(
-              Emulators.orders(),
-              (operation, status, charge, latency) -> {},
-              OrderDocumentIds.PARTITION_KEY_PATH),
-          Clock.systemUTC(),
-          262_144,
-          10);
+      TestFlow.of(
+              OrderMessageTypes.decoder(
+                  true, new InboxMarkers("orders", Optional.of(Duration.ofDays(14)))),
+              new CosmosEffectStore(
+                  Emulators.orders(),
+                  (operation, status, charge, latency) -> {},
+                  OrderDocumentIds.PARTITION_KEY_PATH))
+          .build();
   private String queue;
   private String orderId;
   private String creditId;

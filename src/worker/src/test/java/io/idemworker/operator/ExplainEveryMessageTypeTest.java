@@ -9,8 +9,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.app.Wiring;
 import io.idemworker.core.IdempotentConsumer;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
@@ -66,23 +66,20 @@ class ExplainEveryMessageTypeTest {
     provider = PaymentProviderEmulator.builder().port(0).start();
     queue = Emulators.newQueue(settings -> settings);
     IdempotentConsumer consumer =
-        new IdempotentConsumer(
-            KeyStrategies.messageId(),
-            OrderMessageTypes.decoder(
-                true,
-                new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-                Optional.of(
-                    new OrderMessageTypes.Payments(
-                        new HttpPaymentProvider(
-                            provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
-                        Duration.ofSeconds(30)))),
-            new CosmosEffectStore(
-                orders,
-                (operation, status, charge, latency) -> {},
-                OrderDocumentIds.PARTITION_KEY_PATH),
-            Clock.systemUTC(),
-            262_144,
-            10);
+        TestFlow.of(
+                OrderMessageTypes.decoder(
+                    true,
+                    new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
+                    Optional.of(
+                        new OrderMessageTypes.Payments(
+                            new HttpPaymentProvider(
+                                provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
+                            Duration.ofSeconds(30)))),
+                new CosmosEffectStore(
+                    orders,
+                    (operation, status, charge, latency) -> {},
+                    OrderDocumentIds.PARTITION_KEY_PATH))
+            .build();
     // Other orders in other partitions, so a look-up has to pick the right one.
     for (int i = 0; i < 12; i++) {
       assertThat(consumer.handle(Orders.order("ord-other-" + i)))

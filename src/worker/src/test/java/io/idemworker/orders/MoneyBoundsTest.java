@@ -9,8 +9,8 @@ import io.idemworker.core.EffectStore;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.InMemoryEffectStore;
 import io.idemworker.core.IncomingMessage;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
@@ -81,20 +81,18 @@ class MoneyBoundsTest {
   }
 
   private IdempotentConsumer consumer(EffectStore store) {
-    return new IdempotentConsumer(
-        KeyStrategies.messageId(),
-        OrderMessageTypes.decoder(
-            true,
-            new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-            Optional.of(
-                new OrderMessageTypes.Payments(
-                    new HttpPaymentProvider(
-                        provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
-                    Duration.ofSeconds(30)))),
-        store,
-        clock,
-        262_144,
-        10);
+    return TestFlow.of(
+            OrderMessageTypes.decoder(
+                true,
+                new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
+                Optional.of(
+                    new OrderMessageTypes.Payments(
+                        new HttpPaymentProvider(
+                            provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
+                        Duration.ofSeconds(30)))),
+            store)
+        .clock(clock)
+        .build();
   }
 
   private static String placed(IdempotentConsumer consumer) {
@@ -202,13 +200,11 @@ class MoneyBoundsTest {
                     Optional.empty())))
         .isInstanceOf(EffectStore.Applied.class);
     IdempotentConsumer webhooks =
-        new IdempotentConsumer(
-            KeyStrategies.messageId(),
-            PaymentWebhookEvents.decoder(Optional.of(Duration.ofDays(14))),
-            store,
-            clock,
-            65_536,
-            Integer.MAX_VALUE);
+        TestFlow.of(PaymentWebhookEvents.decoder(Optional.of(Duration.ofDays(14))), store)
+            .clock(clock)
+            .maxBodyBytes(65_536)
+            .maxDeliveryCount(Integer.MAX_VALUE)
+            .build();
 
     // when a capture.succeeded of 0.0002 EUR and one of 0.0001 EUR arrive
     Outcome over = webhooks.handle(event("evt_over", orderId, "0.0002", "2026-11-30T12:00:00Z"));
@@ -229,13 +225,11 @@ class MoneyBoundsTest {
     IdempotentConsumer consumer = consumer(store);
     String orderId = placed(consumer);
     IdempotentConsumer webhooks =
-        new IdempotentConsumer(
-            KeyStrategies.messageId(),
-            PaymentWebhookEvents.decoder(Optional.of(Duration.ofDays(14))),
-            store,
-            clock,
-            65_536,
-            Integer.MAX_VALUE);
+        TestFlow.of(PaymentWebhookEvents.decoder(Optional.of(Duration.ofDays(14))), store)
+            .clock(clock)
+            .maxBodyBytes(65_536)
+            .maxDeliveryCount(Integer.MAX_VALUE)
+            .build();
 
     // when dates far in the past or future, and an order of 98 lines of 10,000 x 1,000,000,000
     Outcome ancient = consumer.handle(orderPlacedAt("mb-old-" + orderId, "0999-01-01T00:00:00Z"));

@@ -7,8 +7,8 @@ import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.InMemoryEffectStore;
 import io.idemworker.core.IncomingMessage;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,14 +32,13 @@ class OrderLifecycleTest {
 
   private final InMemoryEffectStore store = new InMemoryEffectStore();
   private final IdempotentConsumer consumer =
-      new IdempotentConsumer(
-          KeyStrategies.messageId(),
-          OrderMessageTypes.decoder(
-              true, new InboxMarkers("orders", Optional.of(Duration.ofDays(14)))),
-          store,
-          new MutableClock(Instant.parse("2026-11-30T12:00:00Z")),
-          262_144,
-          MAX_DELIVERIES);
+      TestFlow.of(
+              OrderMessageTypes.decoder(
+                  true, new InboxMarkers("orders", Optional.of(Duration.ofDays(14)))),
+              store)
+          .clock(new MutableClock(Instant.parse("2026-11-30T12:00:00Z")))
+          .maxDeliveryCount(MAX_DELIVERIES)
+          .build();
 
   private ObjectNode order(String orderId) {
     return store.document(orderId, orderId).orElseThrow();

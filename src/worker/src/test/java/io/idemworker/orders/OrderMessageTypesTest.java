@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.InMemoryEffectStore;
 import io.idemworker.core.IncomingMessage;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.orders.OrderMessageTypes.MessageType;
 import io.idemworker.orders.OrderMessageTypes.Protection;
 import io.idemworker.testing.MutableClock;
@@ -32,19 +32,18 @@ class OrderMessageTypesTest {
 
   private final InMemoryEffectStore store = new InMemoryEffectStore();
   private final IdempotentConsumer consumer =
-      new IdempotentConsumer(
-          KeyStrategies.messageId(),
-          OrderMessageTypes.decoder(
-              true,
-              new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-              Optional.of(
-                  new OrderMessageTypes.Payments(
-                      (key, orderId, amount, currency) ->
-                          new CaptureAnswer.Captured("cap-" + key, false),
-                      Duration.ofSeconds(30)))),
-          store,
-          new MutableClock(Instant.parse("2026-11-30T12:00:00Z")),
-          262_144);
+      TestFlow.of(
+              OrderMessageTypes.decoder(
+                  true,
+                  new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
+                  Optional.of(
+                      new OrderMessageTypes.Payments(
+                          (key, orderId, amount, currency) ->
+                              new CaptureAnswer.Captured("cap-" + key, false),
+                          Duration.ofSeconds(30)))),
+              store)
+          .clock(new MutableClock(Instant.parse("2026-11-30T12:00:00Z")))
+          .build();
 
   @Test
   void everyRegisteredType_writesTheOrderFieldsItDeclares() {

@@ -8,12 +8,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
+import io.idemworker.core.ForwardingEffectStore;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.InMemoryEffectStore;
 import io.idemworker.core.IncomingMessage;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.StoreFailure;
+import io.idemworker.core.TestFlow;
 import io.idemworker.core.WriteSet;
 import io.idemworker.emulator.payments.PaymentFaults;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
@@ -73,7 +74,7 @@ class PaymentCaptureTest {
 
   private IdempotentConsumer consumer() {
     EffectStore crashing =
-        new EffectStore() {
+        new ForwardingEffectStore(store) {
           @Override
           public WriteResult apply(WriteSet writeSet) {
             boolean completion = writeSet.anchor().path("type").asText().equals("outbox");
@@ -86,7 +87,7 @@ class PaymentCaptureTest {
             if (completion && failNextCompletion.compareAndSet(true, false)) {
               return new Failed(new StoreFailure(StoreFailure.Kind.TRANSIENT, 503, "unavailable"));
             }
-            return store.apply(writeSet);
+            return super.apply(writeSet);
           }
 
           @Override
@@ -94,28 +95,21 @@ class PaymentCaptureTest {
             if (dead.compareAndSet(true, false)) {
               return new Failed(new StoreFailure(StoreFailure.Kind.TRANSIENT, 0, "dead"));
             }
-            return store.update(partitionKey, patch);
-          }
-
-          @Override
-          public ReadResult read(String partitionKey, String id) {
-            return store.read(partitionKey, id);
+            return super.update(partitionKey, patch);
           }
         };
-    return new IdempotentConsumer(
-        KeyStrategies.messageId(),
-        OrderMessageTypes.decoder(
-            true,
-            new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-            Optional.of(
-                new OrderMessageTypes.Payments(
-                    new HttpPaymentProvider(
-                        provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
-                    LEASE))),
-        crashing,
-        clock,
-        262_144,
-        10);
+    return TestFlow.of(
+            OrderMessageTypes.decoder(
+                true,
+                new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
+                Optional.of(
+                    new OrderMessageTypes.Payments(
+                        new HttpPaymentProvider(
+                            provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
+                        LEASE))),
+            crashing)
+        .clock(clock)
+        .build();
   }
 
   private String placed(String orderId) {

@@ -19,8 +19,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.IncomingMessage;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.cosmos.Fault;
@@ -394,17 +394,15 @@ class OutboxRelayTest {
     CosmosContainer container = freshContainer(client);
     String topic = RelayFixture.newTopic(Emulators.serviceBus());
     IdempotentConsumer consumer =
-        new IdempotentConsumer(
-            KeyStrategies.messageId(),
-            OrderMessageTypes.decoder(
-                true, new InboxMarkers("orders", Optional.of(Duration.ofDays(14)))),
-            new CosmosEffectStore(
-                container,
-                (operation, status, charge, latency) -> {},
-                OrderDocumentIds.PARTITION_KEY_PATH),
-            clock,
-            262_144,
-            10);
+        TestFlow.of(
+                OrderMessageTypes.decoder(
+                    true, new InboxMarkers("orders", Optional.of(Duration.ofDays(14)))),
+                new CosmosEffectStore(
+                    container,
+                    (operation, status, charge, latency) -> {},
+                    OrderDocumentIds.PARTITION_KEY_PATH))
+            .clock(clock)
+            .build();
     String orderId = orderId();
     String producerTrace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
     IncomingMessage placed =

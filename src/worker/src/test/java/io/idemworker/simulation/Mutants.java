@@ -2,6 +2,7 @@ package io.idemworker.simulation;
 
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
+import io.idemworker.core.ForwardingEffectStore;
 import io.idemworker.core.WriteSet;
 import java.util.Optional;
 
@@ -14,26 +15,9 @@ final class Mutants {
   private Mutants() {}
 
   /** Passes every call through; mutants override what they break. */
-  private abstract static class Forwarding implements EffectStore {
-    final ScheduledStore store;
-
+  private abstract static class Forwarding extends ForwardingEffectStore {
     Forwarding(ScheduledStore store) {
-      this.store = store;
-    }
-
-    @Override
-    public WriteResult apply(WriteSet writeSet) {
-      return store.apply(writeSet);
-    }
-
-    @Override
-    public UpdateResult update(String partitionKey, DocumentPatch patch) {
-      return store.update(partitionKey, patch);
-    }
-
-    @Override
-    public ReadResult read(String partitionKey, String id) {
-      return store.read(partitionKey, id);
+      super(store);
     }
   }
 

@@ -3,18 +3,16 @@ package io.idemworker.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.azure.cosmos.CosmosContainer;
-import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
-import io.idemworker.core.IdempotentConsumer;
-import io.idemworker.core.KeyStrategies;
+import io.idemworker.core.ForwardingEffectStore;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.core.WriteSet;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -29,14 +27,12 @@ public final class FencingFixtures {
   public static String placedOrder(CosmosContainer container) {
     String orderId = "ord-" + UUID.randomUUID().toString().substring(0, 12);
     assertThat(
-            new IdempotentConsumer(
-                    KeyStrategies.messageId(),
+            TestFlow.of(
                     OrderMessageTypes.decoder(
                         true, new InboxMarkers("orders", Optional.empty()), Optional.empty()),
                     new CosmosEffectStore(
-                        container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH),
-                    Clock.systemUTC(),
-                    256 * 1024)
+                        container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH))
+                .build()
                 .handle(Orders.order(orderId)))
         .isInstanceOf(Outcome.Processed.class);
     return orderId;
@@ -59,7 +55,7 @@ public final class FencingFixtures {
    */
   public static EffectStore stallingAtFirstWrite(
       EffectStore store, CountDownLatch atFirstWrite, CountDownLatch goOn, Duration wait) {
-    return new EffectStore() {
+    return new ForwardingEffectStore(store) {
       private boolean stalled;
 
       @Override
@@ -73,17 +69,7 @@ public final class FencingFixtures {
             Thread.currentThread().interrupt();
           }
         }
-        return store.apply(writeSet);
-      }
-
-      @Override
-      public UpdateResult update(String partitionKey, DocumentPatch patch) {
-        return store.update(partitionKey, patch);
-      }
-
-      @Override
-      public ReadResult read(String partitionKey, String id) {
-        return store.read(partitionKey, id);
+        return super.apply(writeSet);
       }
     };
   }

@@ -9,8 +9,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpServer;
 import io.idemworker.core.IdempotentConsumer;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.payments.WebhookSender;
 import io.idemworker.orders.InboxMarkers;
@@ -59,25 +59,22 @@ final class WebhookFixture implements AutoCloseable {
   private final HttpClient client =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private IdempotentConsumer orders =
-      new IdempotentConsumer(
-          KeyStrategies.messageId(),
-          OrderMessageTypes.decoder(true, new InboxMarkers("orders", Optional.empty())),
-          store,
-          clock,
-          262_144);
+      TestFlow.of(
+              OrderMessageTypes.decoder(true, new InboxMarkers("orders", Optional.empty())), store)
+          .clock(clock)
+          .build();
 
   /** Lets the queue's flow capture payments through {@code provider}. */
   void capturingWith(io.idemworker.orders.PaymentProvider provider) {
     orders =
-        new IdempotentConsumer(
-            KeyStrategies.messageId(),
-            OrderMessageTypes.decoder(
-                true,
-                new InboxMarkers("orders", Optional.empty()),
-                Optional.of(new OrderMessageTypes.Payments(provider, Duration.ofSeconds(30)))),
-            store,
-            clock,
-            262_144);
+        TestFlow.of(
+                OrderMessageTypes.decoder(
+                    true,
+                    new InboxMarkers("orders", Optional.empty()),
+                    Optional.of(new OrderMessageTypes.Payments(provider, Duration.ofSeconds(30)))),
+                store)
+            .clock(clock)
+            .build();
   }
 
   /** Handles one queue message with the queue's flow. */

@@ -159,7 +159,7 @@ final class ConsumerLink {
     waitingForSession = false;
     store.removeListener(signal);
     if (sessionId != null) {
-      store.releaseSession(sessionId, this);
+      store.sessions().release(sessionId, this);
       tokens.clear();
       return;
     }
@@ -174,7 +174,7 @@ final class ConsumerLink {
   }
 
   private boolean tryAcceptSession() {
-    Optional<EntitySessions.SessionLock> lock = store.acceptSession(requestedSession, this);
+    Optional<EntitySessions.SessionLock> lock = store.sessions().accept(requestedSession, this);
     if (lock.isEmpty()) {
       return false;
     }
@@ -249,7 +249,7 @@ final class ConsumerLink {
       int max = (int) Math.min(credit, Integer.MAX_VALUE);
       List<Snapshot> messages =
           sessionId != null
-              ? store.takeSession(sessionId, max, this, receiveAndDelete)
+              ? store.sessions().take(sessionId, max, this, receiveAndDelete)
               : store.take(max, this, receiveAndDelete);
       long delay = messages.isEmpty() ? 0 : context.faults().nextDeliveryDelayNanos(store.path());
       if (delay <= 0) {
@@ -279,7 +279,7 @@ final class ConsumerLink {
     Sender s = sender;
     if (sessionId == null
         || s.getLocalState() != EndpointState.ACTIVE
-        || store.holdsSession(sessionId, this)) {
+        || store.sessions().holds(sessionId, this)) {
       return false;
     }
     LOG.info("connection {}: lock on session {} lost; link detached", context.remote(), sessionId);
@@ -487,7 +487,7 @@ final class ConsumerLink {
    * message-lock-lost}.
    */
   private Rejected lockLost() {
-    if (sessionId != null && !store.holdsSession(sessionId, this)) {
+    if (sessionId != null && !store.sessions().holds(sessionId, this)) {
       return sessionLockLost();
     }
     Rejected lost = new Rejected();

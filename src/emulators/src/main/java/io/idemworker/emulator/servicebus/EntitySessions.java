@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
  * lock: it ends when the session's lock ends, and the message comes back (delivery count + 1) for
  * the next holder of the session.
  *
- * <p>Not thread-safe: every method is called by its store while holding the store's monitor.
+ * <p>Thread-safe: the methods a link or the management node calls hold the store's monitor, as the
+ * store's own methods do, so the session table, the message index and the session locks change
+ * together; the others are called by the store while it holds its monitor.
  */
 final class EntitySessions {
   private static final Logger LOG = LoggerFactory.getLogger(EntitySessions.class);
@@ -50,32 +52,36 @@ final class EntitySessions {
    *     has an available message
    */
   Optional<SessionLock> accept(String sessionId, Object owner) {
-    Instant now = store.clock().instant();
-    releaseExpired(now);
-    SessionTable.Session s;
-    if (sessionId != null) {
-      s = table.session(sessionId);
-      if (s.owner != null) {
-        return Optional.empty();
+    synchronized (store) {
+      Instant now = store.clock().instant();
+      releaseExpired(now);
+      SessionTable.Session s;
+      if (sessionId != null) {
+        s = table.session(sessionId);
+        if (s.owner != null) {
+          return Optional.empty();
+        }
+      } else {
+        Optional<SessionTable.Session> next = table.nextAvailable(index.available.values());
+        if (next.isEmpty()) {
+          return Optional.empty();
+        }
+        s = next.get();
       }
-    } else {
-      Optional<SessionTable.Session> next = table.nextAvailable(index.available.values());
-      if (next.isEmpty()) {
-        return Optional.empty();
-      }
-      s = next.get();
+      table.hold(s, owner, now.plus(store.settings().lockDuration()));
+      LOG.debug("{}: session {} locked until {}", store.path(), s.id, s.lockedUntil);
+      return Optional.of(new SessionLock(s.id, s.lockedUntil));
     }
-    table.hold(s, owner, now.plus(store.settings().lockDuration()));
-    LOG.debug("{}: session {} locked until {}", store.path(), s.id, s.lockedUntil);
-    return Optional.of(new SessionLock(s.id, s.lockedUntil));
   }
 
   /** Whether {@code owner} still holds the lock of session {@code sessionId}, unexpired. */
   boolean holds(String sessionId, Object owner) {
-    if (releaseExpired(store.clock().instant())) {
-      store.signal();
+    synchronized (store) {
+      if (releaseExpired(store.clock().instant())) {
+        store.signal();
+      }
+      return table.find(sessionId).map(s -> s.owner == owner).orElse(false);
     }
-    return table.find(sessionId).map(s -> s.owner == owner).orElse(false);
   }
 
   /**
@@ -83,26 +89,28 @@ final class EntitySessions {
    * sequence order; their locks are the session's. Empty when the lock is not held.
    */
   List<Snapshot> take(String sessionId, int max, Object owner, boolean receiveAndDelete) {
-    List<Snapshot> out = new ArrayList<>();
-    Instant now = store.clock().instant();
-    SessionTable.Session s = table.find(sessionId).orElse(null);
-    if (s == null || s.owner != owner || !s.lockedAt(now)) {
+    synchronized (store) {
+      List<Snapshot> out = new ArrayList<>();
+      Instant now = store.clock().instant();
+      SessionTable.Session s = table.find(sessionId).orElse(null);
+      if (s == null || s.owner != owner || !s.lockedAt(now)) {
+        return out;
+      }
+      while (out.size() < max && !s.available.isEmpty()) {
+        StoredMessage sm = s.available.firstEntry().getValue();
+        if (!sm.expiresAt.isAfter(now)) {
+          store.expire(sm);
+          continue;
+        }
+        if (receiveAndDelete) {
+          index.remove(sm);
+        } else {
+          index.lock(sm, owner, s.lockedUntil);
+        }
+        out.add(sm.snapshot());
+      }
       return out;
     }
-    while (out.size() < max && !s.available.isEmpty()) {
-      StoredMessage sm = s.available.firstEntry().getValue();
-      if (!sm.expiresAt.isAfter(now)) {
-        store.expire(sm);
-        continue;
-      }
-      if (receiveAndDelete) {
-        index.remove(sm);
-      } else {
-        index.lock(sm, owner, s.lockedUntil);
-      }
-      out.add(sm.snapshot());
-    }
-    return out;
   }
 
   /**
@@ -111,10 +119,12 @@ final class EntitySessions {
    * + 1) in sequence order. No-op when {@code owner} does not hold it.
    */
   void release(String sessionId, Object owner) {
-    SessionTable.Session s = table.find(sessionId).orElse(null);
-    if (s != null && s.owner == owner) {
-      end(s);
-      store.signal();
+    synchronized (store) {
+      SessionTable.Session s = table.find(sessionId).orElse(null);
+      if (s != null && s.owner == owner) {
+        end(s);
+        store.signal();
+      }
     }
   }
 
@@ -124,20 +134,24 @@ final class EntitySessions {
    * @throws SessionLockLostException when the session's lock is not held
    */
   Instant renew(String sessionId) {
-    SessionTable.Session s = held(sessionId, store.clock().instant());
-    s.lockedUntil = store.clock().instant().plus(store.settings().lockDuration());
-    return s.lockedUntil;
+    synchronized (store) {
+      SessionTable.Session s = held(sessionId, store.clock().instant());
+      s.lockedUntil = store.clock().instant().plus(store.settings().lockDuration());
+      return s.lockedUntil;
+    }
   }
 
   /** Whether some receiver holds the lock of session {@code sessionId}, unexpired. */
   boolean locked(String sessionId) {
-    if (table == null || sessionId == null) {
-      return false;
+    synchronized (store) {
+      if (table == null || sessionId == null) {
+        return false;
+      }
+      if (releaseExpired(store.clock().instant())) {
+        store.signal();
+      }
+      return table.find(sessionId).map(s -> s.owner != null).orElse(false);
     }
-    if (releaseExpired(store.clock().instant())) {
-      store.signal();
-    }
-    return table.find(sessionId).map(s -> s.owner != null).orElse(false);
   }
 
   /**
@@ -148,8 +162,10 @@ final class EntitySessions {
    * @throws SessionLockLostException when the session's lock is not held
    */
   void lose(String sessionId) {
-    end(held(sessionId, store.clock().instant()));
-    store.signal();
+    synchronized (store) {
+      end(held(sessionId, store.clock().instant()));
+      store.signal();
+    }
   }
 
   /**
@@ -158,8 +174,10 @@ final class EntitySessions {
    * @throws SessionLockLostException when the session's lock is not held
    */
   Optional<byte[]> state(String sessionId) {
-    byte[] state = held(sessionId, store.clock().instant()).state;
-    return Optional.ofNullable(state == null ? null : state.clone());
+    synchronized (store) {
+      byte[] state = held(sessionId, store.clock().instant()).state;
+      return Optional.ofNullable(state == null ? null : state.clone());
+    }
   }
 
   /**
@@ -168,7 +186,9 @@ final class EntitySessions {
    * @throws SessionLockLostException when the session's lock is not held
    */
   void setState(String sessionId, byte[] state) {
-    held(sessionId, store.clock().instant()).state = state == null ? null : state.clone();
+    synchronized (store) {
+      held(sessionId, store.clock().instant()).state = state == null ? null : state.clone();
+    }
   }
 
   SessionTable.Session held(String sessionId, Instant now) {
@@ -214,6 +234,22 @@ final class EntitySessions {
     held.forEach(store::redeliverOrDeadLetter);
     table.forgetIfEmpty(s);
     return held.size();
+  }
+
+  /**
+   * Ends every held session lock now (fault injection: every lock expires at once).
+   *
+   * @return the session locks and message locks that ended
+   */
+  int endAll() {
+    if (table == null) {
+      return 0;
+    }
+    int lost = 0;
+    for (SessionTable.Session s : table.held()) {
+      lost += 1 + end(s);
+    }
+    return lost;
   }
 
   boolean releaseExpired(Instant now) {

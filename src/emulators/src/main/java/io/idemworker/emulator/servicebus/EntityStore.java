@@ -378,12 +378,7 @@ final class EntityStore implements MessageSink {
 
   /** Fault injection: every held lock expires now, session locks included. */
   synchronized int loseLocks() {
-    int lost = 0;
-    if (index.sessions != null) {
-      for (SessionTable.Session s : index.sessions.held()) {
-        lost += 1 + sessions.end(s);
-      }
-    }
+    int lost = sessions.endAll();
     List<StoredMessage> held = new ArrayList<>(index.locked.values());
     for (StoredMessage sm : held) {
       unlockExpired(sm);
@@ -563,50 +558,12 @@ final class EntityStore implements MessageSink {
     return index.sessions != null;
   }
 
-  /** See {@link EntitySessions#accept}. */
-  synchronized Optional<EntitySessions.SessionLock> acceptSession(String sessionId, Object owner) {
-    return sessions.accept(sessionId, owner);
-  }
-
-  /** See {@link EntitySessions#holds}. */
-  synchronized boolean holdsSession(String sessionId, Object owner) {
-    return sessions.holds(sessionId, owner);
-  }
-
-  /** See {@link EntitySessions#take}. */
-  synchronized List<Snapshot> takeSession(
-      String sessionId, int max, Object owner, boolean receiveAndDelete) {
-    return sessions.take(sessionId, max, owner, receiveAndDelete);
-  }
-
-  /** See {@link EntitySessions#release}. */
-  synchronized void releaseSession(String sessionId, Object owner) {
-    sessions.release(sessionId, owner);
-  }
-
-  /** See {@link EntitySessions#renew}. */
-  synchronized Instant renewSession(String sessionId) {
-    return sessions.renew(sessionId);
-  }
-
-  /** See {@link EntitySessions#locked}. */
-  synchronized boolean sessionLocked(String sessionId) {
-    return sessions.locked(sessionId);
-  }
-
-  /** See {@link EntitySessions#lose}. */
-  synchronized void loseSession(String sessionId) {
-    sessions.lose(sessionId);
-  }
-
-  /** See {@link EntitySessions#state}. */
-  synchronized Optional<byte[]> sessionState(String sessionId) {
-    return sessions.state(sessionId);
-  }
-
-  /** See {@link EntitySessions#setState}. */
-  synchronized void setSessionState(String sessionId, byte[] state) {
-    sessions.setState(sessionId, state);
+  /**
+   * The entity's sessions: accepting, holding, renewing, losing and releasing session locks, taking
+   * a session's messages, and session state. Each of its methods holds this store's monitor.
+   */
+  EntitySessions sessions() {
+    return sessions;
   }
 
   /** Every message held, whatever its state (available, locked, deferred, scheduled). */

@@ -189,13 +189,14 @@ final class ManagementNode {
 
   private static Message renewSessionLock(
       EntityStore store, String sessionId, Predicate<String> refuseRenewal) {
-    if (store.sessionLocked(sessionId) && refuseRenewal.test(store.path())) {
-      store.loseSession(sessionId);
+    if (store.sessions().locked(sessionId) && refuseRenewal.test(store.path())) {
+      store.sessions().lose(sessionId);
       LOG.info("{}: renewal of session {} refused (fault injected)", store.path(), sessionId);
       throw new SessionLockLostException(
           "The session lock has expired on the session '" + sessionId + "', or is not held.");
     }
-    return status(200, "OK", Map.of("expiration", Date.from(store.renewSession(sessionId))), null);
+    return status(
+        200, "OK", Map.of("expiration", Date.from(store.sessions().renew(sessionId))), null);
   }
 
   private static Message updateDisposition(EntityStore store, Map<?, ?> body) {
@@ -241,7 +242,7 @@ final class ManagementNode {
    */
   private static void requireSessionLock(EntityStore store, Map<?, ?> body) {
     String sessionId = sessionId(body);
-    if (sessionId != null && store.requiresSession() && !store.sessionLocked(sessionId)) {
+    if (sessionId != null && store.requiresSession() && !store.sessions().locked(sessionId)) {
       throw new SessionLockLostException(
           "The session lock has expired on the session '" + sessionId + "', or is not held.");
     }
@@ -311,7 +312,8 @@ final class ManagementNode {
 
   private static Message getSessionState(EntityStore store, Map<?, ?> body) {
     Map<String, Object> answer = new HashMap<>();
-    answer.put("session-state", store.sessionState(sessionId(body)).map(Binary::new).orElse(null));
+    answer.put(
+        "session-state", store.sessions().state(sessionId(body)).map(Binary::new).orElse(null));
     return status(200, "OK", answer, null);
   }
 
@@ -324,7 +326,7 @@ final class ManagementNode {
     } else if (state != null) {
       throw new IllegalArgumentException("session-state must be binary");
     }
-    store.setSessionState(sessionId(body), bytes);
+    store.sessions().setState(sessionId(body), bytes);
     return status(200, "OK", null, null);
   }
 

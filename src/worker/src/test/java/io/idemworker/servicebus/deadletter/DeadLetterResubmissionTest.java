@@ -11,9 +11,8 @@ import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.azure.messaging.servicebus.models.SubQueue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.app.OrderMessages;
-import io.idemworker.core.IdempotentConsumer;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
@@ -70,13 +69,13 @@ class DeadLetterResubmissionTest {
                 .withMaxConcurrentCalls(2)
                 .withMaxRetryBackoff(Duration.ofMillis(50))
                 .withProbeInterval(Duration.ofMillis(200)),
-            new IdempotentConsumer(
-                KeyStrategies.messageId(),
-                new OrderDecoder(true),
-                new CosmosEffectStore(
-                    Emulators.orders(), (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH),
-                Clock.systemUTC(),
-                256 * 1024),
+            TestFlow.of(
+                    new OrderDecoder(true),
+                    new CosmosEffectStore(
+                        Emulators.orders(),
+                        (o, s, c, l) -> {},
+                        OrderDocumentIds.PARTITION_KEY_PATH))
+                .build(),
             new CosmosEffectStore(
                 Emulators.orders(), (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH),
             observer,

@@ -14,16 +14,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.app.OrderMessages;
 import io.idemworker.core.Change;
-import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.DuplicateSource;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.Fingerprint;
 import io.idemworker.core.IdempotencyKey;
-import io.idemworker.core.IdempotentConsumer;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.Outcome;
-import io.idemworker.core.WriteSet;
+import io.idemworker.core.StoreFaults;
+import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
@@ -46,7 +44,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -112,8 +109,7 @@ class DuplicateSourceTest {
                 .withMaxConcurrentCalls(4)
                 .withMaxRetryBackoff(Duration.ofMillis(50))
                 .withProbeInterval(Duration.ofMillis(200)),
-            new IdempotentConsumer(
-                KeyStrategies.messageId(), decoder, store, handlerClock, 256 * 1024),
+            TestFlow.of(decoder, store).clock(handlerClock).build(),
             probe,
             observer,
             Clock.systemUTC());
@@ -231,28 +227,7 @@ class DuplicateSourceTest {
   void lockLostAfterTheCommit_redeliveryIsARedelivery() {
     CosmosEffectStore cosmos =
         new CosmosEffectStore(container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
-    AtomicBoolean crashed = new AtomicBoolean();
-    startWorker(
-        new EffectStore() {
-          @Override
-          public WriteResult apply(WriteSet writeSet) {
-            WriteResult result = cosmos.apply(writeSet);
-            if (result instanceof Applied && crashed.compareAndSet(false, true)) {
-              serviceBus.faults().loseLocks(QUEUE);
-            }
-            return result;
-          }
-
-          @Override
-          public UpdateResult update(String partitionKey, DocumentPatch patch) {
-            return cosmos.update(partitionKey, patch);
-          }
-
-          @Override
-          public ReadResult read(String partitionKey, String id) {
-            return cosmos.read(partitionKey, id);
-          }
-        });
+    startWorker(StoreFaults.afterFirstCommit(cosmos, () -> serviceBus.faults().loseLocks(QUEUE)));
     String orderId = newOrderId();
 
     send(orderId);

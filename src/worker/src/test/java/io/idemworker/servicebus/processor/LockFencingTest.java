@@ -12,8 +12,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.EffectStore;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.IncomingMessage;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
@@ -99,16 +99,13 @@ class LockFencingTest {
 
   private IdempotentConsumer consumer(
       EffectStore store, PaymentProvider payments, Duration leaseCeiling) {
-    return new IdempotentConsumer(
-        KeyStrategies.messageId(),
-        OrderMessageTypes.decoder(
-            true,
-            new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-            Optional.of(new OrderMessageTypes.Payments(payments, leaseCeiling, CALL_TIMEOUT))),
-        store,
-        Clock.systemUTC(),
-        256 * 1024,
-        10);
+    return TestFlow.of(
+            OrderMessageTypes.decoder(
+                true,
+                new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
+                Optional.of(new OrderMessageTypes.Payments(payments, leaseCeiling, CALL_TIMEOUT))),
+            store)
+        .build();
   }
 
   private PaymentProvider httpProvider() {

@@ -12,11 +12,11 @@ import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.app.OrderMessages;
 import io.idemworker.core.DeadLetterReason;
-import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
-import io.idemworker.core.IdempotentConsumer;
-import io.idemworker.core.KeyStrategies;
+import io.idemworker.core.ForwardingEffectStore;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.StoreFaults;
+import io.idemworker.core.TestFlow;
 import io.idemworker.core.WriteSet;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.cosmos.Fault;
@@ -106,12 +106,7 @@ class ServiceBusWorkerTest {
                 .withMaxConcurrentCalls(4)
                 .withMaxRetryBackoff(Duration.ofMillis(50))
                 .withProbeInterval(Duration.ofMillis(200)),
-            new IdempotentConsumer(
-                KeyStrategies.messageId(),
-                new OrderDecoder(true),
-                store,
-                Clock.systemUTC(),
-                256 * 1024),
+            TestFlow.of(new OrderDecoder(true), store).build(),
             probe,
             observer,
             Clock.systemUTC());
@@ -123,26 +118,12 @@ class ServiceBusWorkerTest {
   /** A Cosmos store whose first successful commit is followed by {@code crash}. */
   private EffectStore crashingAfterFirstCommit(
       CosmosEffectStore cosmos, AtomicBoolean crashed, Runnable crash) {
-    return new EffectStore() {
-      @Override
-      public WriteResult apply(WriteSet writeSet) {
-        WriteResult result = cosmos.apply(writeSet);
-        if (result instanceof Applied && crashed.compareAndSet(false, true)) {
+    return StoreFaults.afterFirstCommit(
+        cosmos,
+        () -> {
+          crashed.set(true);
           crash.run();
-        }
-        return result;
-      }
-
-      @Override
-      public UpdateResult update(String partitionKey, DocumentPatch patch) {
-        return cosmos.update(partitionKey, patch);
-      }
-
-      @Override
-      public ReadResult read(String partitionKey, String id) {
-        return cosmos.read(partitionKey, id);
-      }
-    };
+        });
   }
 
   private ServiceBusWorker startWorker() {
@@ -196,8 +177,7 @@ class ServiceBusWorkerTest {
         new ServiceBusWorker(
             new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
             ProcessorSettings.defaults(queue).withMaxRetryBackoff(Duration.ofMillis(50)),
-            new IdempotentConsumer(
-                KeyStrategies.messageId(), new OrderDecoder(true), store, Clock.systemUTC(), 1024),
+            TestFlow.of(new OrderDecoder(true), store).maxBodyBytes(1024).build(),
             store,
             observer,
             Clock.systemUTC());
@@ -260,7 +240,7 @@ class ServiceBusWorkerTest {
     for (Side side : Side.values()) {
       CosmosEffectStore cosmos = cosmosStore();
       EffectStore meeting =
-          new EffectStore() {
+          new ForwardingEffectStore(cosmos) {
             @Override
             public WriteResult apply(WriteSet writeSet) {
               java.util.concurrent.CountDownLatch both =
@@ -277,17 +257,7 @@ class ServiceBusWorkerTest {
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               }
-              return cosmos.apply(writeSet);
-            }
-
-            @Override
-            public UpdateResult update(String partitionKey, DocumentPatch patch) {
-              return cosmos.update(partitionKey, patch);
-            }
-
-            @Override
-            public ReadResult read(String partitionKey, String id) {
-              return cosmos.read(partitionKey, id);
+              return super.apply(writeSet);
             }
           };
       startWorker(meeting, cosmos);
@@ -410,8 +380,7 @@ class ServiceBusWorkerTest {
         new ServiceBusWorker(
             new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
             ProcessorSettings.defaults(queue).withMaxConcurrentCalls(4),
-            new IdempotentConsumer(
-                KeyStrategies.messageId(), new OrderDecoder(true), store, Clock.systemUTC(), 4096),
+            TestFlow.of(new OrderDecoder(true), store).maxBodyBytes(4096).build(),
             store,
             observer,
             Clock.systemUTC(),
@@ -505,8 +474,7 @@ class ServiceBusWorkerTest {
                 .withMaxRetryBackoff(Duration.ofMillis(20))
                 .withProbeInterval(Duration.ofMillis(200))
                 .withTransientFailuresBeforePause(3),
-            new IdempotentConsumer(
-                KeyStrategies.messageId(), new OrderDecoder(true), store, Clock.systemUTC(), 4096),
+            TestFlow.of(new OrderDecoder(true), store).maxBodyBytes(4096).build(),
             store,
             observer,
             Clock.systemUTC());

@@ -8,9 +8,8 @@ import com.azure.messaging.servicebus.ServiceBusException;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import io.idemworker.app.OrderMessages;
 import io.idemworker.core.DuplicateSource;
-import io.idemworker.core.IdempotentConsumer;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
@@ -78,12 +77,7 @@ class ProducerKitDuplicateTest {
                 .withMaxConcurrentCalls(2)
                 .withMaxRetryBackoff(Duration.ofMillis(50))
                 .withProbeInterval(Duration.ofMillis(200)),
-            new IdempotentConsumer(
-                KeyStrategies.messageId(),
-                new OrderDecoder(true),
-                store,
-                Clock.systemUTC(),
-                256 * 1024),
+            TestFlow.of(new OrderDecoder(true), store).build(),
             store,
             observer,
             Clock.systemUTC());

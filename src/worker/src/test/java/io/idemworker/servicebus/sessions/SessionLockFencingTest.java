@@ -10,11 +10,10 @@ import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.EffectStore;
-import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.IncomingMessage;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.Outcome;
+import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
@@ -127,8 +126,7 @@ class SessionLockFencingTest {
                 .withMaxRetryBackoff(Duration.ofMillis(50))
                 .withProbeInterval(Duration.ofMillis(200)),
             SessionSettings.defaults().withMaxConcurrentSessions(1),
-            new IdempotentConsumer(
-                KeyStrategies.messageId(), decoder, store, Clock.systemUTC(), 256 * 1024, 10),
+            TestFlow.of(decoder, store).build(),
             decoder,
             cosmos,
             cosmos,
@@ -213,8 +211,7 @@ class SessionLockFencingTest {
         new CosmosEffectStore(container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
     Duration ceiling = Duration.ofSeconds(4);
     Outcome stalled =
-        new IdempotentConsumer(
-                KeyStrategies.messageId(),
+        TestFlow.of(
                 OrderMessageTypes.decoder(
                     true,
                     new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
@@ -225,10 +222,8 @@ class SessionLockFencingTest {
                             },
                             ceiling,
                             CALL_TIMEOUT))),
-                cosmos,
-                Clock.systemUTC(),
-                256 * 1024,
-                10)
+                cosmos)
+            .build()
             .handle(Orders.payment(orderId, requestId, "10.00", "EUR"));
     assertThat(stalled).isInstanceOf(Outcome.Retry.class);
 

@@ -14,12 +14,12 @@ import com.azure.messaging.servicebus.models.DeadLetterOptions;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
-import io.idemworker.core.IdempotentConsumer;
+import io.idemworker.core.ForwardingEffectStore;
 import io.idemworker.core.IncomingMessage;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.StoreFailure;
+import io.idemworker.core.TestFlow;
 import io.idemworker.core.WriteSet;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.orders.InboxMarkers;
@@ -98,14 +98,14 @@ class SessionParkingTest {
     CosmosEffectStore cosmos =
         new CosmosEffectStore(
             container, (op, status, charge, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
-    return new EffectStore() {
+    return new ForwardingEffectStore(cosmos) {
       @Override
       public WriteResult apply(WriteSet writeSet) {
         if (writeSet.toString().contains(poison) && rejectedOnce.compareAndSet(false, true)) {
           return new Failed(
               new StoreFailure(StoreFailure.Kind.PERMANENT, 400, "refused by the test"));
         }
-        return cosmos.apply(writeSet);
+        return super.apply(writeSet);
       }
 
       @Override
@@ -114,12 +114,7 @@ class SessionParkingTest {
           return new Failed(
               new StoreFailure(StoreFailure.Kind.PERMANENT, 400, "refused by the test"));
         }
-        return cosmos.update(partitionKey, patch);
-      }
-
-      @Override
-      public ReadResult read(String partitionKey, String id) {
-        return cosmos.read(partitionKey, id);
+        return super.update(partitionKey, patch);
       }
     };
   }
@@ -131,8 +126,7 @@ class SessionParkingTest {
             new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
             ProcessorSettings.defaults(queue).withMaxRetryBackoff(Duration.ofMillis(50)),
             sessions,
-            new IdempotentConsumer(
-                KeyStrategies.messageId(), decoder, store, Clock.systemUTC(), 256 * 1024),
+            TestFlow.of(decoder, store).build(),
             decoder,
             store,
             new CosmosEffectStore(

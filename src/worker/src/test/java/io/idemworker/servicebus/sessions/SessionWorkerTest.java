@@ -11,12 +11,11 @@ import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.EffectStore;
-import io.idemworker.core.IdempotentConsumer;
+import io.idemworker.core.ForwardingEffectStore;
 import io.idemworker.core.IncomingMessage;
-import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.Outcome;
-import io.idemworker.core.WriteSet;
+import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
@@ -86,8 +85,7 @@ class SessionWorkerTest {
                 .withMaxRetryBackoff(Duration.ofMillis(50))
                 .withProbeInterval(Duration.ofMillis(200)),
             sessions,
-            new IdempotentConsumer(
-                KeyStrategies.messageId(), decoder, store, Clock.systemUTC(), 256 * 1024),
+            TestFlow.of(decoder, store).build(),
             decoder,
             store,
             probe,
@@ -110,15 +108,10 @@ class SessionWorkerTest {
 
   /** The store, recording each status version it applied, in commit order, per order. */
   private EffectStore recording(EffectStore store) {
-    return new EffectStore() {
-      @Override
-      public WriteResult apply(WriteSet writeSet) {
-        return store.apply(writeSet);
-      }
-
+    return new ForwardingEffectStore(store) {
       @Override
       public UpdateResult update(String partitionKey, DocumentPatch patch) {
-        UpdateResult result = store.update(partitionKey, patch);
+        UpdateResult result = super.update(partitionKey, patch);
         if (result instanceof Applied
             && patch.condition().orElse(null) instanceof DocumentPatch.AbsentOrBelow below) {
           appliedVersions
@@ -126,11 +119,6 @@ class SessionWorkerTest {
               .add(below.bound());
         }
         return result;
-      }
-
-      @Override
-      public ReadResult read(String partitionKey, String id) {
-        return store.read(partitionKey, id);
       }
     };
   }
@@ -260,15 +248,10 @@ class SessionWorkerTest {
     // The first worker dies right after the store committed version 3, which it had deferred:
     // before its session state says so and before the broker hears of it.
     EffectStore dying =
-        new EffectStore() {
-          @Override
-          public WriteResult apply(WriteSet writeSet) {
-            return cosmos.apply(writeSet);
-          }
-
+        new ForwardingEffectStore(cosmos) {
           @Override
           public UpdateResult update(String partitionKey, DocumentPatch patch) {
-            UpdateResult result = cosmos.update(partitionKey, patch);
+            UpdateResult result = super.update(partitionKey, patch);
             if (partitionKey.equals(orderId)
                 && patch.condition().orElse(null) instanceof DocumentPatch.AbsentOrBelow below
                 && below.bound() == 3) {
@@ -276,11 +259,6 @@ class SessionWorkerTest {
               awaitQuietly(never);
             }
             return result;
-          }
-
-          @Override
-          public ReadResult read(String partitionKey, String id) {
-            return cosmos.read(partitionKey, id);
           }
         };
     SessionWorker first = startWorker(dying, SessionSettings.defaults());
