@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The lock a delivery's handler sees, on an injected clock: waits for a due renewal, ends when the
- * renewal never comes or the link is gone. (The SDK's side is {@code LockFencingTest}.)
+ * renewal never comes or the link is gone. (The SDK's side is {@code ProcessorModeContractTest}.)
  */
 class ProcessorLockTest {
   private static final Instant T0 = Instant.parse("2026-12-02T09:00:00Z");

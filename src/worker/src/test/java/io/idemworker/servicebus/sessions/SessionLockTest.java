@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The session lock's arithmetic on an injected clock and a scheduler driven by it: when it renews,
- * what it answers, and when it is gone. (The SDK's side is {@code SessionLockFencingTest}.)
+ * what it answers, and when it is gone. (The SDK's side is {@code SessionModeContractTest}.)
  */
 class SessionLockTest {
   private static final Instant T0 = Instant.parse("2026-12-02T09:00:00Z");
