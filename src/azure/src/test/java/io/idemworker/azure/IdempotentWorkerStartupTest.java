@@ -12,6 +12,8 @@ import io.idemworker.core.MarkerRetention;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.emulator.junit.AzureEmulators;
 import io.idemworker.emulator.junit.Emulators;
+import io.idemworker.emulator.servicebus.SubscriptionSettings;
+import io.idemworker.emulator.servicebus.TopicSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.WorkerStatus;
 import io.idemworker.servicebus.sessions.SessionSettings;
@@ -181,6 +183,65 @@ class IdempotentWorkerStartupTest {
                 + queue
                 + " requires sessions, so Service Bus refuses the worker's receiver: turn session"
                 + " mode on (producers set SessionId on every message)");
+  }
+
+  /** A topic with a subscription {@code plain} and one {@code sessions} that requires sessions. */
+  private String newTopic() {
+    String topic = azure.uniqueName("things-events");
+    azure
+        .serviceBus()
+        .createTopic(
+            TopicSettings.defaults(topic)
+                .withSubscription(SubscriptionSettings.defaults("plain"))
+                .withSubscription(
+                    SubscriptionSettings.defaults("sessions").withRequiresSession(true)));
+    return topic;
+  }
+
+  private IdempotentWorker.Builder onSubscription(String topic, String subscription) {
+    return IdempotentWorker.builder()
+        .connection(new ServiceBusConnection.ConnectionString(azure.serviceBusConnectionString()))
+        .subscription(topic, subscription)
+        .container(things)
+        .register(created());
+  }
+
+  @Test
+  void sessionsOnAPlainSubscription_isRefused_namingTheSubscription() {
+    String topic = newTopic();
+
+    assertThat(problems(onSubscription(topic, "plain").sessions(SessionSettings.defaults())))
+        .containsExactly(
+            "sessions(SessionSettings): session mode is on, but subscription "
+                + topic
+                + "/plain does not require sessions: create it with requiresSession, or turn"
+                + " session mode off");
+  }
+
+  @Test
+  void aPlainWorkerOnASessionSubscription_isNotReady_sayingWhoSetsSessionIds() {
+    String topic = newTopic();
+    try (IdempotentWorker agreeing =
+        onSubscription(topic, "sessions").sessions(SessionSettings.defaults()).build()) {
+      assertThat(agreeing.status().state()).isEqualTo(WorkerStatus.State.CREATED);
+    }
+    built = onSubscription(topic, "sessions").build();
+
+    built.start();
+
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (built.status().ready() && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+    }
+    assertThat(built.status().reason())
+        .hasValueSatisfying(
+            r ->
+                assertThat(r)
+                    .startsWith(
+                        "sessions(SessionSettings): session mode is off, but subscription "
+                            + topic
+                            + "/sessions requires sessions")
+                    .endsWith("turn session mode on (the relay sets SessionId on every event)"));
   }
 
   @Test

@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.DeadLetterReason;
 import io.idemworker.core.DeliveryObserver;
+import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.IncomingMessage;
 import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.Outcome;
@@ -24,6 +25,7 @@ import io.idemworker.emulator.junit.AzureEmulators;
 import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.servicebus.ServiceBusConnection;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
@@ -56,6 +58,8 @@ class MessageTypeRegistrationTest {
   record Thing(String thingId, String name) {}
 
   record Renamed(String thingId, String name, long version) {}
+
+  record Note(String noteId, String thingId, String text) {}
 
   @BeforeEach
   void connect() {
@@ -90,7 +94,24 @@ class MessageTypeRegistrationTest {
         .fields(f -> f.id("thingId").text("name", 1, 64))
         .entity(Thing::thingId)
         .key("thingId", Thing::thingId)
-        .creates(t -> JSON.createObjectNode().put("name", t.name()));
+        .creates(
+            t -> {
+              ObjectNode document = JSON.createObjectNode().put("name", t.name());
+              document.set("notes", JSON.createArrayNode());
+              return document;
+            });
+  }
+
+  private static MessageType<Note> noted() {
+    return MessageType.of("ThingNoted", Note.class)
+        .fields(f -> f.id("noteId").id("thingId").text("text", 1, 200))
+        .entity(Note::thingId)
+        .key("noteId", Note::noteId)
+        .changesOnce(
+            n ->
+                List.of(
+                    new DocumentPatch.AppendToArray(
+                        "notes", JSON.getNodeFactory().textNode(n.text()))));
   }
 
   private static MessageType<Renamed> renamed() {
@@ -231,6 +252,45 @@ class MessageTypeRegistrationTest {
     assertThat(exists(id)).as("no document from a refused message").isFalse();
   }
 
+  @Test
+  void aNoteAppliesOnce_behindAMarkerNamedByTheQueue_byDefault() {
+    worker = builder().register(created()).register(noted()).build();
+    worker.start();
+    String id = azure.uniqueName("thing");
+    String noteId = id + ":n1";
+
+    send("ThingCreated", id, JSON.createObjectNode().put("thingId", id).put("name", "first"));
+    assertThat(next()).isInstanceOf(Outcome.Processed.class);
+    ObjectNode note =
+        JSON.createObjectNode().put("noteId", noteId).put("thingId", id).put("text", "fragile");
+    send("ThingNoted", noteId, note);
+    assertThat(next()).isInstanceOf(Outcome.Processed.class);
+    send("ThingNoted", noteId, note);
+    assertThat(next()).isInstanceOf(Outcome.Duplicate.class);
+
+    assertThat(read(id).get("notes")).containsExactly(JSON.getNodeFactory().textNode("fragile"));
+    assertThat(exists("inbox:" + queue + ":" + noteId, id)).isTrue();
+  }
+
+  @Test
+  void aConsumerNameOfItsOwn_namesTheMarkers() {
+    worker = builder().consumerName("billing").register(created()).register(noted()).build();
+    worker.start();
+    String id = azure.uniqueName("thing");
+    String noteId = id + ":n1";
+
+    send("ThingCreated", id, JSON.createObjectNode().put("thingId", id).put("name", "first"));
+    assertThat(next()).isInstanceOf(Outcome.Processed.class);
+    send(
+        "ThingNoted",
+        noteId,
+        JSON.createObjectNode().put("noteId", noteId).put("thingId", id).put("text", "fragile"));
+    assertThat(next()).isInstanceOf(Outcome.Processed.class);
+
+    assertThat(exists("inbox:billing:" + noteId, id)).isTrue();
+    assertThat(exists("inbox:" + queue + ":" + noteId, id)).isFalse();
+  }
+
   private void send(String subject, String messageId, ObjectNode body) {
     sender.sendMessage(
         new ServiceBusMessage(body.toString())
@@ -251,12 +311,20 @@ class MessageTypeRegistrationTest {
   }
 
   private ObjectNode read(String id) {
-    return things.readItem(id, new PartitionKey(id), ObjectNode.class).getItem();
+    return read(id, id);
+  }
+
+  private ObjectNode read(String id, String partition) {
+    return things.readItem(id, new PartitionKey(partition), ObjectNode.class).getItem();
   }
 
   private boolean exists(String id) {
+    return exists(id, id);
+  }
+
+  private boolean exists(String id, String partition) {
     try {
-      read(id);
+      read(id, partition);
       return true;
     } catch (CosmosException e) {
       if (e.getStatusCode() == 404) {
