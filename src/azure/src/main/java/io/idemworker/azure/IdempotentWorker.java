@@ -100,8 +100,9 @@ public final class IdempotentWorker implements AutoCloseable {
       // that agrees can only time out): a refusal comes from the running processor instead.
       plain.onSessionsRefused(
           differs -> {
-            LOG.error("the worker cannot receive: {}", differs.problem());
-            refused.set(Optional.of(differs.problem()));
+            String problem = Builder.SESSIONS + differs.problem();
+            LOG.error("the worker cannot receive: {}", problem);
+            refused.set(Optional.of(problem));
           });
     }
   }
@@ -199,6 +200,9 @@ public final class IdempotentWorker implements AutoCloseable {
    * 6 days + resubmit window 7 days, events kept 7 days, a 30-second drain. Not thread-safe.
    */
   public static final class Builder {
+    /** Names the setting in front of a sessions problem. */
+    static final String SESSIONS = "sessions(SessionSettings): ";
+
     private ServiceBusConnection connection;
     private ProcessorSettings.Source source;
     private CosmosContainer container;
@@ -522,15 +526,29 @@ public final class IdempotentWorker implements AutoCloseable {
      * @throws IllegalStateException when a required part is missing
      */
     public IdempotentWorker build() {
-      if (connection == null || source == null || container == null) {
-        throw new IllegalStateException(
-            "connection, queue (or subscription) and container are required");
+      List<String> missing = new ArrayList<>();
+      if (connection == null) {
+        missing.add("connection(ServiceBusConnection)");
+      }
+      if (source == null) {
+        missing.add("queue(String) or subscription(String, String)");
+      }
+      if (container == null) {
+        missing.add("container(CosmosContainer)");
+      }
+      if (!missing.isEmpty()) {
+        throw new IllegalStateException("the worker needs " + String.join(", ", missing));
       }
       if (types.isEmpty() && decoders.isEmpty()) {
-        throw new IllegalStateException("register at least one message type");
+        throw new IllegalStateException(
+            "register at least one message type: register(MessageType) or register(String,"
+                + " MessageDecoder)");
       }
       List<String> problems = new ArrayList<>();
-      retention.problemWith(markerTtl).ifPresent(problems::add);
+      retention
+          .problemWith(markerTtl)
+          .map(problem -> "markerTtl(Optional<Duration>), retention(MarkerRetention): " + problem)
+          .ifPresent(problems::add);
       String partitionKeyField = checkContainer(problems);
       checkEntity(problems);
       if (!problems.isEmpty()) {
@@ -646,13 +664,13 @@ public final class IdempotentWorker implements AutoCloseable {
           && QueueRetentionCheck.check(connection, queue.name(), retention, checkTimeout)
               instanceof QueueRetentionCheck.Differs differs) {
         problems.add(
-            "the queue's properties differ from the retention given: "
+            "retention(MarkerRetention): the queue's properties differ from it: "
                 + String.join("; ", differs.differences()));
       }
       if (sessions.isPresent()
           && SessionRequirementCheck.check(connection, source, true, checkTimeout)
               instanceof SessionRequirementCheck.Differs differs) {
-        problems.add(differs.problem());
+        problems.add(SESSIONS + differs.problem());
       }
     }
 

@@ -15,14 +15,19 @@ import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.IncomingMessage;
 import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.WriteSet;
+import io.idemworker.servicebus.deadletter.DeadLetterResubmitter;
 import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
@@ -295,6 +300,50 @@ public final class MessageType<T> {
    */
   public String subject() {
     return subject;
+  }
+
+  /**
+   * Whether an inbox marker catches this type's repeats ({@link #changesOnce}): the marker expires
+   * with the worker's marker TTL, so a copy resubmitted from the dead-letter queue after that would
+   * apply again. A create and a versioned change keep nothing that expires.
+   *
+   * @return true for a type registered with {@link #changesOnce}
+   */
+  public boolean protectedByMarker() {
+    return protection instanceof ChangesOnce<T>;
+  }
+
+  /**
+   * What {@link DeadLetterResubmitter} must know of a queue's registered types: a dead-lettered
+   * message of a type {@linkplain #protectedByMarker() protected by a marker}, first enqueued
+   * longer ago than the marker TTL, is refused (unless forced); every other subject goes back.
+   *
+   * <pre>{@code
+   * new DeadLetterResubmitter(connection, "shipments",
+   *         MessageType.markerHorizon(List.of(created, scanned), Optional.of(Duration.ofDays(14)),
+   *             Clock.systemUTC(), false))
+   *     .resubmit(Set.of(), 100, false, Duration.ofSeconds(5));
+   * }</pre>
+   *
+   * @param types the types registered on the queue
+   * @param markerTtl the worker's marker TTL ({@code IdempotentWorker.Builder.markerTtl}); empty
+   *     when markers never expire
+   * @param clock now, to age the messages
+   * @param force resubmit messages past the horizon anyway (the entry says why it is risky)
+   * @return the horizon for the resubmitter
+   */
+  public static DeadLetterResubmitter.MarkerHorizon markerHorizon(
+      Collection<? extends MessageType<?>> types,
+      Optional<Duration> markerTtl,
+      Clock clock,
+      boolean force) {
+    Set<String> marked =
+        types.stream()
+            .filter(MessageType::protectedByMarker)
+            .map(MessageType::subject)
+            .collect(Collectors.toUnmodifiableSet());
+    return new DeadLetterResubmitter.MarkerHorizon(
+        subject -> subject != null && marked.contains(subject), markerTtl, clock, force);
   }
 
   private MessageType<T> protect(Protection<T> chosen) {

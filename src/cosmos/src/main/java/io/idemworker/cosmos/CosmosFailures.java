@@ -55,9 +55,9 @@ final class CosmosFailures {
     String name =
         switch (statusCode) {
           case 400 -> "bad request";
-          case 401 -> "unauthorized: check COSMOS_KEY or the identity's data-plane role";
+          case 401 -> "unauthorized: check the account key or the identity's data-plane role";
           case 403 -> "forbidden: the identity lacks a Cosmos DB data-plane role assignment";
-          case 404 -> "not found: check COSMOS_DATABASE and COSMOS_CONTAINER exist";
+          case 404 -> "not found: check that the database and the container exist";
           case 408 -> "request timeout";
           case 409 -> "conflict";
           case 410 -> "gone";

@@ -26,9 +26,9 @@ public sealed interface ServiceBusConnection {
    * A connection string when there is one, else the namespace with Entra ID; the credential is
    * built only in that second case.
    *
-   * @param connectionString e.g. {@code SERVICEBUS_CONNECTION_STRING}
-   * @param namespace e.g. {@code SERVICEBUS_FULLY_QUALIFIED_NAMESPACE}; required without a
-   *     connection string
+   * @param connectionString a namespace's connection string (a SAS key, or an emulator's)
+   * @param namespace the fully qualified namespace, such as {@code sb-x.servicebus.windows.net};
+   *     required without a connection string
    * @param credential builds the token credential for a namespace
    * @return the connection
    * @throws java.util.NoSuchElementException when neither is present

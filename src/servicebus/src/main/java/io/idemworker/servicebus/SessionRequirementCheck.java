@@ -7,6 +7,7 @@ import com.azure.messaging.servicebus.ServiceBusSessionReceiverAsyncClient;
 import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -15,8 +16,8 @@ import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 
 /**
- * Checks at start-up that the queue or the topic subscription requires sessions exactly when {@code
- * SERVICEBUS_SESSIONS} says so, by asking the broker as the worker will: a session receiver on an
+ * Checks at start-up that the queue or the topic subscription requires sessions exactly when the
+ * worker runs in session mode, by asking the broker as the worker will: a session receiver on an
  * entity without sessions, and a plain receiver on one that requires them, are both refused by
  * Service Bus when the receive link attaches. Neither probe takes a message: the session probe
  * releases the session it may get at once, and the plain probe grants no credit.
@@ -31,11 +32,55 @@ public final class SessionRequirementCheck {
   public record Agrees() implements Result {}
 
   /**
-   * The entity disagrees.
+   * The entity disagrees. An application that configures session mode by a setting of its own words
+   * its refusal from the two values (naming its setting and the allowed values); {@link #problem()}
+   * says it in the library's words.
    *
-   * @param problem names {@code SERVICEBUS_SESSIONS}, the entity and what to change
+   * @param source the queue or subscription
+   * @param sessions whether the worker runs in session mode: true, and the entity does not require
+   *     sessions; false, and the entity requires them
    */
-  public record Differs(String problem) implements Result {}
+  public record Differs(ProcessorSettings.Source source, boolean sessions) implements Result {
+    /**
+     * Checks the parts.
+     *
+     * @param source the queue or subscription
+     * @param sessions whether the worker runs in session mode
+     */
+    public Differs {
+      Objects.requireNonNull(source, "source");
+    }
+
+    /**
+     * The problem: session mode, the entity and what to change.
+     *
+     * @return the problem
+     */
+    public String problem() {
+      return sessions
+          ? "session mode is on, but "
+              + source.describe()
+              + " does not require sessions: create it with requiresSession, or turn session mode"
+              + " off"
+          : "session mode is off, but "
+              + source.describe()
+              + " requires sessions, so Service Bus refuses the worker's receiver: turn session"
+              + " mode on ("
+              + whoSetsSessionIds()
+              + ")";
+    }
+
+    /**
+     * Who sets {@code SessionId} on what the entity receives, for a hint to turn session mode on.
+     *
+     * @return for a subscription the relay (on every event), for a queue the producers
+     */
+    public String whoSetsSessionIds() {
+      return source instanceof ProcessorSettings.Subscription
+          ? "the relay sets SessionId on every event"
+          : "producers set SessionId on every message";
+    }
+  }
 
   /**
    * The broker could not be asked.
@@ -50,7 +95,7 @@ public final class SessionRequirementCheck {
    * @param connection the namespace
    * @param source the queue or subscription; the problem names it ({@code queue inbound}, {@code
    *     subscription events/audit})
-   * @param sessions {@code SERVICEBUS_SESSIONS}
+   * @param sessions whether the worker runs in session mode
    * @param timeout how long to wait for a refusal
    * @return the result; never throws
    */
@@ -79,13 +124,13 @@ public final class SessionRequirementCheck {
 
   /**
    * Whether an error the broker answered a receiver with says that the entity's sessions disagree
-   * with {@code SERVICEBUS_SESSIONS}: the probe's answer, or the running processor's error when the
+   * with the worker's session mode: the probe's answer, or the running processor's error when the
    * probe answered nothing within its bound (a slow start).
    *
    * @param error the receiver's error
    * @param source the queue or subscription
-   * @param sessions {@code SERVICEBUS_SESSIONS}
-   * @return the problem, naming the variable and the entity; empty for any other error
+   * @param sessions whether the worker runs in session mode
+   * @return the disagreement; empty for any other error
    */
   public static Optional<Differs> differs(
       Throwable error, ProcessorSettings.Source source, boolean sessions) {
@@ -93,24 +138,10 @@ public final class SessionRequirementCheck {
     if (sessions
         && (text.contains("does not require sessions")
             || error instanceof UnsupportedOperationException)) {
-      return Optional.of(
-          new Differs(
-              "SERVICEBUS_SESSIONS is true, but "
-                  + source.describe()
-                  + " does not require sessions: create it with requiresSession (the Bicep parameter"
-                  + " serviceBusSessions), or set SERVICEBUS_SESSIONS to false"));
+      return Optional.of(new Differs(source, true));
     }
     if (!sessions && text.contains("requires sessions")) {
-      return Optional.of(
-          new Differs(
-              "SERVICEBUS_SESSIONS is false, but "
-                  + source.describe()
-                  + " requires sessions, so Service Bus refuses the worker's receiver: set"
-                  + " SERVICEBUS_SESSIONS to true ("
-                  + (source instanceof ProcessorSettings.Subscription
-                      ? "the relay sets SessionId on every event"
-                      : "producers set SessionId on every message")
-                  + ")"));
+      return Optional.of(new Differs(source, false));
     }
     return Optional.empty();
   }

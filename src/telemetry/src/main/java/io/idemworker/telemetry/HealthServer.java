@@ -37,12 +37,6 @@ import java.util.function.Supplier;
  */
 public final class HealthServer implements AutoCloseable {
 
-  /** Names the port variable. */
-  static final String PORT_VARIABLE = "HEALTH_PORT";
-
-  /** The port when {@value #PORT_VARIABLE} is not set. */
-  static final int DEFAULT_PORT = 8080;
-
   /** The liveness probe's path; the api serves the same path on its own port. */
   public static final String LIVE_PATH = "/health/live";
 
@@ -60,10 +54,11 @@ public final class HealthServer implements AutoCloseable {
   /**
    * Binds the server; it answers once {@link #start()} is called.
    *
-   * @param bind the address to listen on ({@code HEALTH_BIND})
-   * @param port the port; 0 picks a free one (see {@link #port()})
+   * @param bind the address to listen on, e.g. the loopback address, or any address in a container
+   * @param port the port, 0-65535; 0 picks a free one (see {@link #port()})
    * @param status the worker status, asked on every readiness request
    * @throws UncheckedIOException when the port cannot be bound
+   * @throws IllegalArgumentException when the port is outside 0-65535
    */
   public HealthServer(InetAddress bind, int port, Supplier<WorkerStatus> status) {
     this(new InetSocketAddress(bind, checkPort(port)), status);
@@ -85,26 +80,6 @@ public final class HealthServer implements AutoCloseable {
             address,
             new ServerLimits(1024, 32, 1, 1, HEAD_TIMEOUT, HEAD_TIMEOUT, 8192),
             this::answer);
-  }
-
-  /**
-   * The port from {@value #PORT_VARIABLE}, or {@value #DEFAULT_PORT} when it is unset or blank.
-   *
-   * @param environment the environment variables
-   * @return the port, 0–65535
-   * @throws IllegalArgumentException naming the variable when the value is not a port
-   */
-  static int portFrom(Map<String, String> environment) {
-    String value = environment.get(PORT_VARIABLE);
-    if (value == null || value.isBlank()) {
-      return DEFAULT_PORT;
-    }
-    try {
-      return checkPort(Integer.parseInt(value.strip()));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          PORT_VARIABLE + " must be a port number 0-65535, was '" + value + "'", e);
-    }
   }
 
   /** Starts answering requests. */
@@ -180,7 +155,7 @@ public final class HealthServer implements AutoCloseable {
 
   private static int checkPort(int port) {
     if (port < 0 || port > 65_535) {
-      throw new IllegalArgumentException(PORT_VARIABLE + " must be 0-65535, was " + port);
+      throw new IllegalArgumentException("the health port must be 0-65535, was " + port);
     }
     return port;
   }

@@ -195,7 +195,7 @@ final class RunCommand implements Callable<Integer> {
       sessionsChecked.thenAccept(
           result -> {
             if (result instanceof SessionRequirementCheck.Differs differs) {
-              System.err.println("idemworker: " + differs.problem());
+              System.err.println("idemworker: " + StartupRefusals.sessions(differs));
               refused(exitCode);
               System.exit(2);
             }
@@ -252,7 +252,7 @@ final class RunCommand implements Callable<Integer> {
     }
     if (config.sessions().isPresent()
         && sessionsChecked.join() instanceof SessionRequirementCheck.Differs differs) {
-      System.err.println("idemworker: " + differs.problem());
+      System.err.println("idemworker: " + StartupRefusals.sessions(differs));
       Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
       return refused(exitCode);
     }
@@ -265,7 +265,7 @@ final class RunCommand implements Callable<Integer> {
       if (queueCheck instanceof QueueRetentionCheck.Differs differs) {
         System.err.println(
             "idemworker: the queue's properties differ from the configuration: "
-                + String.join("; ", differs.differences()));
+                + String.join("; ", StartupRefusals.queue(differs)));
         Optional.ofNullable(cosmos.getAndSet(null)).ifPresent(CosmosClient::close);
         return refused(exitCode);
       }
@@ -304,7 +304,7 @@ final class RunCommand implements Callable<Integer> {
           differs ->
               new Thread(
                       () -> {
-                        System.err.println("idemworker: " + differs.problem());
+                        System.err.println("idemworker: " + StartupRefusals.sessions(differs));
                         refused(exitCode);
                         System.exit(2);
                       },

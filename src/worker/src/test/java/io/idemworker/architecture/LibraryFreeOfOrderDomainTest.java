@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * and {@code src/azure}. A source scan rather than an ArchUnit rule, because the names that leak
  * are mostly strings and Javadoc (a span attribute, a log field, a dead-letter description), which
  * class files do not show. An application passes its own names in (the worker's are in {@code
- * io.idemworker.app.OrderTelemetry} and its configuration).
+ * io.idemworker.app.OrderTelemetry} and its configuration), and words the library's findings in its
+ * own variables' names ({@code io.idemworker.app.StartupRefusals}).
  */
 class LibraryFreeOfOrderDomainTest {
   private static final List<String> LIBRARY_MODULES =
@@ -35,6 +36,13 @@ class LibraryFreeOfOrderDomainTest {
           "\\bin (?:the |their |its |the feed's |sequence |arrival |name |key )?order\\b"
               + "|\\bcode unit order\\b");
 
+  /**
+   * The order worker's environment variables, by their prefixes ({@code
+   * io.idemworker.app.WorkerVariablesOutOfTheLibraryTest} checks each name the worker reads).
+   */
+  private static final Pattern WORKER_VARIABLE =
+      Pattern.compile("\\b(?:WORKER|SERVICEBUS|COSMOS|HEALTH|RELAY|API|PAYMENTS)_[A-Z]");
+
   /** What names the order domain, each with what it catches. */
   private static final Map<String, Pattern> DOMAIN =
       Map.of(
@@ -42,8 +50,10 @@ class LibraryFreeOfOrderDomainTest {
           Pattern.compile("(?<![A-Za-z])Orders?(?![a-z])|(?<![A-Za-z])Order[A-Z]\\w*"),
           "an order field, container, queue, topic or metric (orderId, orders, order-events…)",
           Pattern.compile("(?<![A-Za-z])orders?(?![a-z])"),
-          "the order worker's environment variables (WORKER_*)",
-          Pattern.compile("\\bWORKER_[A-Z]"),
+          "an environment variable of the order worker (WORKER_*, SERVICEBUS_*, COSMOS_*, HEALTH_*,"
+              + " RELAY_*, API_*, PAYMENTS_*): the library is configured in code, it names its"
+              + " builder method or setting instead",
+          WORKER_VARIABLE,
           "the order worker's other business (payments, customers, loyalty, credits)",
           Pattern.compile(
               "(?i)payment|customer|loyalty|creditId|(?<![a-z])credited|OrderCredit|\\bsku\\b"),
@@ -83,6 +93,18 @@ class LibraryFreeOfOrderDomainTest {
         .allSatisfy(p -> assertThat(p.matcher(leaky + " payment ord-1").find()).isTrue());
     assertThat(ENGLISH_ORDER.matcher("applied in name order").replaceAll(""))
         .doesNotContain("order");
+    assertThat(
+            List.of(
+                "SERVICEBUS_SESSIONS is true",
+                "check COSMOS_KEY",
+                "{@value HEALTH_PORT}",
+                "RELAY_TOPIC_NAME",
+                "API_KEY",
+                "PAYMENTS_LEASE"))
+        .allSatisfy(text -> assertThat(WORKER_VARIABLE.matcher(text).find()).isTrue());
+    assertThat(WORKER_VARIABLE.matcher("OTEL_SERVICE_NAME, APPLICATIONINSIGHTS_CONNECTION_STRING"))
+        .as("the standard variables of OpenTelemetry and Azure Monitor are no worker's")
+        .matches(m -> !m.find());
   }
 
   private static final Path ROOT = root();

@@ -77,10 +77,14 @@ class QueueRetentionCheckEmulatorTest {
             d ->
                 assertThat(d.differences())
                     .hasSize(3)
-                    .anySatisfy(s -> assertThat(s).startsWith("SERVICEBUS_LOCK_DURATION is PT1M"))
                     .anySatisfy(
-                        s -> assertThat(s).startsWith("SERVICEBUS_MAX_DELIVERY_COUNT is 10"))
-                    .anySatisfy(s -> assertThat(s).startsWith("SERVICEBUS_MESSAGE_TTL is PT24H")));
+                        s -> assertThat(s).startsWith("MarkerRetention.lockDuration is PT1M"))
+                    .anySatisfy(
+                        s -> assertThat(s).startsWith("MarkerRetention.maxDeliveryCount is 10"))
+                    .anySatisfy(
+                        s ->
+                            assertThat(s)
+                                .startsWith("MarkerRetention.messageTimeToLive is PT24H")));
   }
 
   @Test

@@ -46,7 +46,7 @@ class SessionRequirementCheckTest {
 
     assertThat(result).isInstanceOf(SessionRequirementCheck.Differs.class);
     assertThat(((SessionRequirementCheck.Differs) result).problem())
-        .contains("SERVICEBUS_SESSIONS", queue, "requiresSession");
+        .contains("session mode is on, but queue " + queue, "requiresSession");
   }
 
   @Test
@@ -59,7 +59,7 @@ class SessionRequirementCheckTest {
 
     assertThat(result).isInstanceOf(SessionRequirementCheck.Differs.class);
     assertThat(((SessionRequirementCheck.Differs) result).problem())
-        .contains("SERVICEBUS_SESSIONS", queue);
+        .contains("session mode is off, but queue " + queue + " requires sessions");
   }
 
   @Test
@@ -115,11 +115,8 @@ class SessionRequirementCheckTest {
     assertThat(result).isInstanceOf(SessionRequirementCheck.Differs.class);
     assertThat(((SessionRequirementCheck.Differs) result).problem())
         .contains(
-            "SERVICEBUS_SESSIONS is true, but subscription "
-                + topic
-                + "/plain does not require sessions",
-            "requiresSession",
-            "serviceBusSessions");
+            "session mode is on, but subscription " + topic + "/plain does not require sessions",
+            "requiresSession");
   }
 
   @Test
@@ -133,7 +130,7 @@ class SessionRequirementCheckTest {
     assertThat(result).isInstanceOf(SessionRequirementCheck.Differs.class);
     assertThat(((SessionRequirementCheck.Differs) result).problem())
         .contains(
-            "SERVICEBUS_SESSIONS is false, but subscription " + topic + "/sessions requires",
+            "session mode is off, but subscription " + topic + "/sessions requires",
             "the relay sets SessionId on every event");
   }
 

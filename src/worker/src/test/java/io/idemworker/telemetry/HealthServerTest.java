@@ -15,7 +15,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -141,14 +140,14 @@ class HealthServerTest {
   }
 
   @Test
-  void port_comesFromTheEnvironment_withADefault() {
-    assertThat(HealthServer.portFrom(Map.of())).isEqualTo(8080);
-    assertThat(HealthServer.portFrom(Map.of("HEALTH_PORT", " 9090 "))).isEqualTo(9090);
-    assertThatThrownBy(() -> HealthServer.portFrom(Map.of("HEALTH_PORT", "http")))
+  void aPortOutsideTheRange_isRefusedNamingTheSetting() {
+    // The port's variable is the application's (the worker's HEALTH_PORT, WorkerConfigTest).
+    assertThatThrownBy(
+            () -> new HealthServer(InetAddress.getLoopbackAddress(), 70_000, status::get))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("HEALTH_PORT");
-    assertThatThrownBy(() -> HealthServer.portFrom(Map.of("HEALTH_PORT", "70000")))
-        .hasMessageContaining("HEALTH_PORT");
+        .hasMessage("the health port must be 0-65535, was 70000");
+    assertThatThrownBy(() -> new HealthServer(InetAddress.getLoopbackAddress(), -1, status::get))
+        .hasMessageContaining("0-65535");
   }
 
   private HttpResponse<String> get(String path) throws Exception {

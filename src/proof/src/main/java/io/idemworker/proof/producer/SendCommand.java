@@ -4,7 +4,6 @@ import io.idemworker.operator.ServiceBusTarget;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.sending.Outgoing;
 import io.idemworker.servicebus.sending.ProducerKit;
-import io.idemworker.servicebus.sending.SessionIds;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,7 +81,9 @@ public final class SendCommand implements Callable<Integer> {
     List<String> orderIds = scenario.firstWave.subList(0, orders);
     try (ProducerKit kit =
         new ProducerKit(connection.builder().sender().queueName(queue).buildClient())) {
-      boolean inSessions = sessions || SessionIds.requested(env);
+      boolean inSessions =
+          sessions
+              || "true".equalsIgnoreCase(env.getOrDefault("SERVICEBUS_SESSIONS", "false").strip());
       sendAll(kit, orderIds, scenario, 1, inSessions);
       if (twice) {
         sendAll(kit, orderIds, scenario, 2, inSessions);

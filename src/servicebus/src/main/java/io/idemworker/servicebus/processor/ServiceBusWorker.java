@@ -379,10 +379,11 @@ public final class ServiceBusWorker implements MessageWorker {
 
   /**
    * Whom to tell when the broker refuses this worker's receiver because the entity's sessions
-   * disagree with {@code SERVICEBUS_SESSIONS} (a session entity and a plain receiver, or the other
-   * way round). The start-up probe finds this before the first message; this is for a probe that
+   * disagree with this worker, which runs outside session mode (a session entity and a plain
+   * receiver). The start-up probe finds this before the first message; this is for a probe that
    * answered nothing within its bound, when the processor would otherwise retry the refused
-   * receiver for ever. Told at most once; {@code run} exits 2 with the problem.
+   * receiver for ever. Told at most once; the application decides what follows (the sample worker's
+   * {@code run} exits 2 with the problem).
    *
    * @param listener called on the processor's error thread; must not block
    */

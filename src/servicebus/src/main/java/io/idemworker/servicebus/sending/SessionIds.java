@@ -1,7 +1,6 @@
 package io.idemworker.servicebus.sending;
 
 import com.azure.messaging.servicebus.ServiceBusMessage;
-import java.util.Map;
 
 /**
  * What a producer sets in session mode: {@code SessionId} = the session key (the entity the message
@@ -11,19 +10,6 @@ import java.util.Map;
  */
 public final class SessionIds {
   private SessionIds() {}
-
-  /** The variable that turns session mode on, for the worker and the producers alike. */
-  public static final String VARIABLE = "SERVICEBUS_SESSIONS";
-
-  /**
-   * Whether the environment asks for session mode.
-   *
-   * @param env the environment
-   * @return true when {@code SERVICEBUS_SESSIONS} is {@code true}
-   */
-  public static boolean requested(Map<String, String> env) {
-    return "true".equalsIgnoreCase(env.getOrDefault(VARIABLE, "false").strip());
-  }
 
   /**
    * Puts a message in its entity's session.

@@ -192,7 +192,7 @@ class ServiceBusWorkerTest {
 
     assertThat(first.await(60, TimeUnit.SECONDS)).as("the refusal was told").isTrue();
     assertThat(told.get(0).problem())
-        .contains("SERVICEBUS_SESSIONS is false, but queue " + queue + " requires sessions");
+        .contains("session mode is off, but queue " + queue + " requires sessions");
     worker.shutdown(Duration.ofSeconds(10));
     assertThat(told).hasSize(1);
   }

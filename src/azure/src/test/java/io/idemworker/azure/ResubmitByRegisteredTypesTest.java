@@ -1,0 +1,175 @@
+package io.idemworker.azure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.azure.messaging.servicebus.ServiceBusClientBuilder;
+import com.azure.messaging.servicebus.ServiceBusMessage;
+import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
+import com.azure.messaging.servicebus.ServiceBusReceiverClient;
+import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import com.azure.messaging.servicebus.models.DeadLetterOptions;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.idemworker.core.DocumentPatch;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
+import io.idemworker.servicebus.ServiceBusConnection;
+import io.idemworker.servicebus.deadletter.DeadLetterResubmitter;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The registered types tell the dead-letter tools which subjects an expiring inbox marker protects
+ * ({@link MessageType#markerHorizon}), through the real SDK against the emulator: an old copy of a
+ * marker-protected type is refused, a create goes back.
+ */
+@AzureEmulators
+class ResubmitByRegisteredTypesTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration WAIT = Duration.ofSeconds(3);
+
+  Emulators azure;
+
+  record Thing(String thingId, String name) {}
+
+  record Note(String noteId, String thingId, String text) {}
+
+  record Renamed(String thingId, String name, long version) {}
+
+  private static MessageType<Thing> created() {
+    return MessageType.of("ThingCreated", Thing.class)
+        .entity(Thing::thingId)
+        .creates(t -> JSON.createObjectNode().put("name", t.name()));
+  }
+
+  private static MessageType<Note> noted() {
+    return MessageType.of("ThingNoted", Note.class)
+        .entity(Note::thingId)
+        .changesOnce(
+            n ->
+                List.of(
+                    new DocumentPatch.AppendToArray(
+                        "notes", JSON.getNodeFactory().textNode(n.text()))));
+  }
+
+  private static MessageType<Renamed> renamed() {
+    return MessageType.of("ThingRenamed", Renamed.class)
+        .entity(Renamed::thingId)
+        .versioned(
+            "version",
+            Renamed::version,
+            r -> Map.<String, JsonNode>of("name", JSON.getNodeFactory().textNode(r.name())));
+  }
+
+  @Test
+  void onlyChangesOnce_isProtectedByAMarker() {
+    assertThat(noted().protectedByMarker()).isTrue();
+    assertThat(created().protectedByMarker()).isFalse();
+    assertThat(renamed().protectedByMarker()).isFalse();
+    assertThat(MessageType.of("ThingLost", Thing.class).protectedByMarker())
+        .as("no protection yet")
+        .isFalse();
+  }
+
+  @Test
+  void anOldCopyOfAMarkedType_isRefused_whileACreateGoesBack() {
+    String queue = azure.newQueue("resubmit");
+    deadLetter(queue, "ThingCreated", "thing-1");
+    deadLetter(queue, "ThingNoted", "note-1");
+    deadLetter(queue, "ThingRenamed", "thing-1:v2");
+    // Two days on, against markers that live one.
+    Clock later = Clock.offset(Clock.systemUTC(), Duration.ofDays(2));
+
+    List<DeadLetterResubmitter.Entry> entries =
+        new DeadLetterResubmitter(
+                connection(),
+                queue,
+                MessageType.markerHorizon(
+                    List.of(created(), noted(), renamed()),
+                    Optional.of(Duration.ofDays(1)),
+                    later,
+                    false))
+            .resubmit(Set.of(), 10, false, WAIT);
+
+    assertThat(entries).hasSize(3);
+    assertThat(entries)
+        .filteredOn(DeadLetterResubmitter.Entry::resubmitted)
+        .extracting(DeadLetterResubmitter.Entry::messageId)
+        .containsExactlyInAnyOrder("thing-1", "thing-1:v2");
+    assertThat(entries)
+        .filteredOn(e -> e.messageId().equals("note-1"))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.resubmitted()).isFalse();
+              assertThat(e.refusal())
+                  .hasValueSatisfying(
+                      r -> assertThat(r).contains("older than the inbox marker TTL PT24H"));
+            });
+    assertThat(subjectsIn(queue)).containsExactlyInAnyOrder("ThingCreated", "ThingRenamed");
+  }
+
+  @Test
+  void markersThatNeverExpire_refuseNothing() {
+    String queue = azure.newQueue("resubmit");
+    deadLetter(queue, "ThingNoted", "note-2");
+
+    List<DeadLetterResubmitter.Entry> entries =
+        new DeadLetterResubmitter(
+                connection(),
+                queue,
+                MessageType.markerHorizon(
+                    List.of(noted()),
+                    Optional.empty(),
+                    Clock.offset(Clock.systemUTC(), Duration.ofDays(3650)),
+                    false))
+            .resubmit(Set.of(), 10, false, WAIT);
+
+    assertThat(entries).singleElement().satisfies(e -> assertThat(e.resubmitted()).isTrue());
+  }
+
+  private ServiceBusConnection connection() {
+    return new ServiceBusConnection.ConnectionString(azure.serviceBusConnectionString());
+  }
+
+  private ServiceBusClientBuilder bus() {
+    return new ServiceBusClientBuilder().connectionString(azure.serviceBusConnectionString());
+  }
+
+  /** Sends a message and dead-letters it at once, as a worker that gave up on it would. */
+  private void deadLetter(String queue, String subject, String messageId) {
+    try (ServiceBusSenderClient sender = bus().sender().queueName(queue).buildClient();
+        ServiceBusReceiverClient receiver =
+            bus().receiver().queueName(queue).disableAutoComplete().buildClient()) {
+      sender.sendMessage(
+          new ServiceBusMessage("{}")
+              .setMessageId(messageId)
+              .setSubject(subject)
+              .setContentType("application/json"));
+      List<ServiceBusReceivedMessage> got = new ArrayList<>();
+      receiver.receiveMessages(1, Duration.ofSeconds(30)).forEach(got::add);
+      assertThat(got)
+          .singleElement()
+          .satisfies(m -> assertThat(m.getMessageId()).isEqualTo(messageId));
+      receiver.deadLetter(
+          got.get(0),
+          new DeadLetterOptions()
+              .setDeadLetterReason("TargetMissing")
+              .setDeadLetterErrorDescription("test"));
+    }
+  }
+
+  private List<String> subjectsIn(String queue) {
+    try (ServiceBusReceiverClient receiver = bus().receiver().queueName(queue).buildClient()) {
+      List<String> subjects = new ArrayList<>();
+      receiver.peekMessages(10).forEach(m -> subjects.add(m.getSubject()));
+      return subjects;
+    }
+  }
+}
