@@ -346,6 +346,30 @@ public final class MessageType<T> {
         subject -> subject != null && marked.contains(subject), markerTtl, clock, force);
   }
 
+  /**
+   * The entity a body of this type names, read as the worker would: bound to the body type, then
+   * the {@link #entity} function. For {@link MessageExplainer}, which places a dead-lettered copy.
+   *
+   * @param body the raw body
+   * @return the entity id; empty when the body does not bind or names none
+   */
+  Optional<String> entityOf(byte[] body) {
+    if (entity == null) {
+      return Optional.empty();
+    }
+    try {
+      JsonNode root = JSON.readTree(body);
+      if (!(root instanceof ObjectNode)) {
+        return Optional.empty();
+      }
+      String id = entity.apply(JSON.treeToValue(root, bodyType));
+      return id != null && ENTITY_ID.matcher(id).matches() ? Optional.of(id) : Optional.empty();
+    } catch (IOException | RuntimeException e) {
+      // A body that does not bind was dead-lettered for that very reason; it names no entity.
+      return Optional.empty();
+    }
+  }
+
   private MessageType<T> protect(Protection<T> chosen) {
     if (protection != null) {
       throw new IllegalStateException(subject + " has a protection already");

@@ -1,68 +1,50 @@
 package io.idemworker.operator;
 
 import com.azure.cosmos.CosmosContainer;
-import com.azure.cosmos.models.CosmosQueryRequestOptions;
-import com.azure.cosmos.models.FeedResponse;
-import com.azure.cosmos.models.PartitionKey;
-import com.azure.cosmos.models.SqlParameter;
-import com.azure.cosmos.models.SqlQuerySpec;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.idemworker.relay.RelayProgress;
+import io.idemworker.azure.MessageExplainer;
+import io.idemworker.azure.MessageExplanation;
 import io.idemworker.servicebus.deadletter.DeadLetterReader;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Gathers what the system holds about one message or order: every document in the order's partition
- * (one single-partition query) and the copies in the dead-letter queues it is given.
+ * Gathers what the system holds about one message or order through the library's {@link
+ * MessageExplainer}: every document in the order's partition (one single-partition query) and the
+ * copies in the dead-letter queues it is given, then words it for orders.
  *
- * <p><b>Finding the partition.</b> Every document lives in partition {@code orderId}. The order id
- * is found first, cheapest way first: the one the caller gives ({@code --order}); the {@code
- * orderId} in the body of a dead-lettered copy whose MessageId is the id asked about; the prefix of
- * a status-change id {@code {orderId}:status:{v}}; the id itself when partition {@code id} holds
- * documents (an OrderPlaced MessageId is the orderId); else one cross-partition query, {@link
- * #LOOKUP_QUERY}, for the documents whose idempotency key or MessageId is the id (an inbox marker
- * of a credit, a payment record), whose request charge is reported in {@link
- * Explanation#resolvedBy()} or, when it finds nothing, in the problems.
+ * <p><b>Finding the partition.</b> Every document lives in partition {@code orderId} (the
+ * container's partition key). The order id is found first, cheapest way first: the one the caller
+ * gives ({@code --order}); the {@code orderId} in the body of a dead-lettered copy whose MessageId
+ * is the id asked about; the prefix of a status-change id {@code {orderId}:status:{v}} (this
+ * worker's resolver); the id itself when partition {@code id} holds documents (an OrderPlaced
+ * MessageId is the orderId); else one cross-partition query, {@link MessageExplainer#lookUp}, for
+ * the documents whose idempotency key or MessageId is the id (an inbox marker of a credit, a
+ * payment record), whose request charge is reported in {@link Explanation#resolvedBy()} or, when it
+ * finds nothing, in the problems.
  *
  * <p>Reads only; never writes, locks or settles. Not thread-safe.
  */
 final class OrderExplainer {
   private static final Pattern STATUS_ID = Pattern.compile("(.+):status:(\\d+)");
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String STATUS_CHANGE_ID = "status-change id";
 
-  /**
-   * The look-up by key an operator would run in Data Explorer: a cross-partition query, a fan-out
-   * over every physical partition on Azure, so it runs only when cheaper ways found nothing.
-   */
-  static final String LOOKUP_QUERY =
-      "SELECT DISTINCT VALUE c.orderId FROM c WHERE c.key = @id OR c.messageId = @id";
-
-  /** The most change-feed documents read after the relay's checkpoint to place events. */
-  static final int RELAY_BACKLOG_READ = 10_000;
-
-  private final CosmosContainer container;
-  private final String relayTopic;
-  private final DeadLetterReader deadLetters;
-  private final List<DeadLetterReader.Source> sources;
+  private final MessageExplainer explainer;
   private final int deadLetterMax;
 
   /**
-   * Creates the explainer.
+   * Creates the explainer; reads the container's partition key path.
    *
    * @param container the orders container
    * @param relayTopic the relay's topic, whose lease holds the checkpoint
    * @param deadLetters reads dead-letter queues
    * @param sources the dead-letter queues to look in
    * @param deadLetterMax the most messages to peek per dead-letter queue
+   * @throws com.azure.cosmos.CosmosException when the container cannot be read
    */
   OrderExplainer(
       CosmosContainer container,
@@ -70,11 +52,19 @@ final class OrderExplainer {
       DeadLetterReader deadLetters,
       List<DeadLetterReader.Source> sources,
       int deadLetterMax) {
-    this.container = Objects.requireNonNull(container, "container");
-    this.relayTopic = Objects.requireNonNull(relayTopic, "relayTopic");
-    this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
-    this.sources = List.copyOf(sources);
+    this.explainer =
+        MessageExplainer.builder()
+            .container(Objects.requireNonNull(container, "container"))
+            .relayTopic(relayTopic)
+            .deadLetters(deadLetters, sources, deadLetterMax)
+            .resolver(STATUS_CHANGE_ID, OrderExplainer::orderOfStatusChange)
+            .build();
     this.deadLetterMax = deadLetterMax;
+  }
+
+  private static Optional<String> orderOfStatusChange(String id) {
+    Matcher status = STATUS_ID.matcher(id);
+    return status.matches() ? Optional.of(status.group(1)) : Optional.empty();
   }
 
   /**
@@ -87,104 +77,70 @@ final class OrderExplainer {
    *     access denied)
    */
   Explanation explain(String id, Optional<String> order) {
-    List<String> problems = new ArrayList<>();
-    List<DeadLetterReader.DeadLetter> peeked = new ArrayList<>();
-    for (DeadLetterReader.Source source : sources) {
-      try {
-        DeadLetterReader.Peek peek = deadLetters.peek(source, deadLetterMax);
-        peeked.addAll(peek.messages());
-        if (peek.truncated()) {
-          problems.add(
-              source.label()
-                  + "/$deadletterqueue: only the first "
-                  + deadLetterMax
-                  + " messages were read (--dlq-max)");
-        }
-      } catch (RuntimeException e) {
-        problems.add(source.label() + "/$deadletterqueue not read: " + firstLine(e));
-      }
-    }
-    String orderId;
+    MessageExplanation found = explainer.explain(id, order);
+    MessageExplanation.Resolution resolution = found.resolution();
     String resolvedBy;
-    Optional<String> fromCopy =
-        peeked.stream()
-            .filter(d -> d.messageId().filter(id::equals).isPresent())
-            .map(OrderExplainer::orderIdOf)
-            .flatMap(Optional::stream)
-            .findFirst();
-    Matcher status = STATUS_ID.matcher(id);
-    if (order.isPresent()) {
-      orderId = order.get();
+    if (resolution instanceof MessageExplanation.Given) {
       resolvedBy = "--order";
-    } else if (fromCopy.isPresent()) {
-      orderId = fromCopy.get();
+    } else if (resolution instanceof MessageExplanation.FromDeadLetter) {
       resolvedBy = "dead-lettered copy";
-    } else if (status.matches()) {
-      orderId = status.group(1);
-      resolvedBy = "status-change id";
+    } else if (resolution instanceof MessageExplanation.ByResolver resolver) {
+      resolvedBy = resolver.name();
+    } else if (resolution instanceof MessageExplanation.ByLookup lookup) {
+      resolvedBy = "cross-partition query by key, " + cost(lookup.requestCharge());
     } else {
-      orderId = id;
       resolvedBy = "id taken as the orderId";
     }
-    List<JsonNode> documents = partition(orderId);
-    if (documents.isEmpty() && order.isEmpty() && fromCopy.isEmpty() && !status.matches()) {
-      Lookup lookup = lookUp(container, id);
-      String cost = String.format(Locale.ROOT, "%.2f RU", lookup.requestCharge());
-      if (lookup.orderIds().isEmpty()) {
-        problems.add(
-            "a cross-partition query for documents keyed by " + id + " found none (" + cost + ")");
-      } else {
-        orderId = lookup.orderIds().get(0);
-        resolvedBy = "cross-partition query by key, " + cost;
-        if (lookup.orderIds().size() > 1) {
-          problems.add(
-              id
-                  + " is the key of documents in several orders: "
-                  + lookup.orderIds()
-                  + "; showing "
-                  + orderId);
-        }
-        documents = partition(orderId);
-      }
-    }
-    String partition = orderId;
-    List<DeadLetterReader.DeadLetter> copies =
-        peeked.stream()
-            .filter(
-                d ->
-                    d.messageId().filter(id::equals).isPresent()
-                        || orderIdOf(d).filter(partition::equals).isPresent())
-            .toList();
     return new Explanation(
-        id, orderId, resolvedBy, documents, copies, relayProgress(documents, problems), problems);
+        id,
+        found.entityId(),
+        resolvedBy,
+        found.documents(),
+        found.deadLetters(),
+        found::relayState,
+        problems(found));
   }
 
-  /**
-   * What the relay did with the order's events, from its checkpoint: read only when the order has
-   * events; when the relay's state cannot be read, every event is unknown and a problem says why.
-   */
-  private Function<JsonNode, RelayProgress.State> relayProgress(
-      List<JsonNode> documents, List<String> problems) {
-    if (documents.stream().noneMatch(d -> "outbox".equals(d.path("type").asText()))) {
-      return e -> RelayProgress.State.UNKNOWN;
+  /** The library's findings in this command's words: its option names, orders. */
+  private List<String> problems(MessageExplanation found) {
+    List<String> problems = new ArrayList<>();
+    for (MessageExplanation.QueueRead read : found.queues()) {
+      if (read.truncated()) {
+        problems.add(
+            read.source().label()
+                + "/$deadletterqueue: only the first "
+                + deadLetterMax
+                + " messages were read (--dlq-max)");
+      }
+      read.failure()
+          .ifPresent(f -> problems.add(read.source().label() + "/$deadletterqueue not read: " + f));
     }
-    try {
-      return RelayProgress.read(container, relayTopic, RELAY_BACKLOG_READ)::of;
-    } catch (RuntimeException e) {
-      problems.add("the relay's checkpoint not read: " + firstLine(e));
-      return e2 -> RelayProgress.State.UNKNOWN;
-    }
+    found
+        .lookup()
+        .ifPresent(
+            lookup -> {
+              if (lookup.entityIds().isEmpty()) {
+                problems.add(
+                    "a cross-partition query for documents keyed by "
+                        + found.query()
+                        + " found none ("
+                        + cost(lookup.requestCharge())
+                        + ")");
+              } else if (lookup.entityIds().size() > 1) {
+                problems.add(
+                    found.query()
+                        + " is the key of documents in several orders: "
+                        + lookup.entityIds()
+                        + "; showing "
+                        + found.entityId());
+              }
+            });
+    found.relayFailure().ifPresent(f -> problems.add("the relay's checkpoint not read: " + f));
+    return problems;
   }
 
-  private List<JsonNode> partition(String orderId) {
-    List<JsonNode> documents = new ArrayList<>();
-    container
-        .queryItems(
-            "SELECT * FROM c",
-            new CosmosQueryRequestOptions().setPartitionKey(new PartitionKey(orderId)),
-            JsonNode.class)
-        .forEach(documents::add);
-    return documents;
+  private static String cost(double requestCharge) {
+    return String.format(Locale.ROOT, "%.2f RU", requestCharge);
   }
 
   /**
@@ -192,19 +148,8 @@ final class OrderExplainer {
    * cross-partition query, and what it cost.
    */
   static Lookup lookUp(CosmosContainer container, String id) {
-    List<String> orderIds = new ArrayList<>();
-    double charge = 0;
-    for (FeedResponse<JsonNode> page :
-        container
-            .queryItems(
-                new SqlQuerySpec(LOOKUP_QUERY, List.of(new SqlParameter("@id", id))),
-                new CosmosQueryRequestOptions(),
-                JsonNode.class)
-            .iterableByPage()) {
-      charge += page.getRequestCharge();
-      page.getResults().forEach(v -> orderIds.add(v.asText()));
-    }
-    return new Lookup(orderIds, charge);
+    MessageExplainer.Lookup lookup = MessageExplainer.lookUp(container, id);
+    return new Lookup(lookup.entityIds(), lookup.requestCharge());
   }
 
   /**
@@ -217,25 +162,5 @@ final class OrderExplainer {
     Lookup {
       orderIds = List.copyOf(orderIds);
     }
-  }
-
-  /** The {@code orderId} in a dead-lettered body, when it is a JSON object holding one. */
-  static Optional<String> orderIdOf(DeadLetterReader.DeadLetter deadLetter) {
-    try {
-      JsonNode body = JSON.readTree(deadLetter.body());
-      JsonNode orderId = body == null ? null : body.get("orderId");
-      return orderId != null && orderId.isTextual() && !orderId.asText().isBlank()
-          ? Optional.of(orderId.asText())
-          : Optional.empty();
-    } catch (IOException e) {
-      // Unreadable bodies are dead-lettered for that very reason; they name no order.
-      return Optional.empty();
-    }
-  }
-
-  private static String firstLine(RuntimeException e) {
-    String message = Optional.ofNullable(e.getMessage()).orElse(e.getClass().getSimpleName());
-    int newline = message.indexOf('\n');
-    return newline < 0 ? message : message.substring(0, newline);
   }
 }
