@@ -39,7 +39,8 @@ import java.util.regex.Pattern;
  * }</pre>
  *
  * <p><b>Finding the partition.</b> The container's partition key path is read from the container.
- * The entity id is found cheapest way first, and {@link MessageExplanation#resolution()} says which:
+ * The entity id is found cheapest way first, and {@link MessageExplanation#resolution()} says
+ * which:
  *
  * <ol>
  *   <li>the one the caller gives;
@@ -170,8 +171,7 @@ public final class MessageExplainer {
     } else if (copy.isPresent()) {
       entity = entityOf(copy.get()).orElseThrow();
       resolution =
-          new MessageExplanation.FromDeadLetter(
-              copy.get().source(), copy.get().sequenceNumber());
+          new MessageExplanation.FromDeadLetter(copy.get().source(), copy.get().sequenceNumber());
     } else if (byResolver.isPresent()) {
       entity = resolved.orElseThrow();
       resolution = byResolver.get();
@@ -271,10 +271,7 @@ public final class MessageExplainer {
    */
   private Optional<String> entityOf(DeadLetterReader.DeadLetter deadLetter) {
     Optional<String> typed =
-        deadLetter
-            .subject()
-            .map(types::get)
-            .flatMap(type -> type.entityOf(deadLetter.body()));
+        deadLetter.subject().map(types::get).flatMap(type -> type.entityOf(deadLetter.body()));
     if (typed.isPresent()) {
       return typed;
     }

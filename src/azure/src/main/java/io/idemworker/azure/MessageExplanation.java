@@ -59,7 +59,8 @@ public final class MessageExplanation {
   }
 
   /** How the entity (partition) was found. */
-  public sealed interface Resolution permits Given, FromDeadLetter, ByResolver, IdItself, ByLookup {}
+  public sealed interface Resolution
+      permits Given, FromDeadLetter, ByResolver, IdItself, ByLookup {}
 
   /** The caller gave the entity id. */
   public record Given() implements Resolution {}
@@ -226,8 +227,8 @@ public final class MessageExplanation {
   }
 
   /**
-   * What the relay did with an event, read from its checkpoint; {@link
-   * RelayProgress.State#UNKNOWN} when no relay topic was given or its state could not be read.
+   * What the relay did with an event, read from its checkpoint; {@link RelayProgress.State#UNKNOWN}
+   * when no relay topic was given or its state could not be read.
    *
    * @param event an event of {@link #events()}
    * @return its state
