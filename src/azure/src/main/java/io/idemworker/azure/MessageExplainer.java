@@ -131,11 +131,15 @@ public final class MessageExplainer {
    * @param id a MessageId or an entity id
    * @param entityId the entity (partition key value) when the caller knows it
    * @return what was found; {@link MessageExplanation#found()} tells whether anything was
+   * @throws IllegalArgumentException when the id or the entity id is blank
    * @throws com.azure.cosmos.CosmosException when Cosmos DB cannot be read (access denied)
    */
   public MessageExplanation explain(String id, Optional<String> entityId) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(entityId, "entityId");
+    if (id.isBlank() || entityId.filter(String::isBlank).isPresent()) {
+      throw new IllegalArgumentException("the id and the entity id must not be blank");
+    }
     List<MessageExplanation.QueueRead> reads = new ArrayList<>();
     List<DeadLetterReader.DeadLetter> peeked = new ArrayList<>();
     for (DeadLetterReader.Source source : sources) {
