@@ -32,7 +32,8 @@ import java.util.regex.Pattern;
  *     MessageExplainer.builder()
  *         .container(shipments)
  *         .register(created).register(scanned)
- *         .deadLetters(new DeadLetterReader(connection), List.of(new DeadLetterReader.Queue("shipments")), 1000)
+ *         .deadLetters(
+ *             new DeadLetterReader(connection), List.of(new DeadLetterReader.Queue("shipments")), 1000)
  *         .relayTopic("shipment-events")
  *         .build();
  * MessageExplanation found = explainer.explain("scan-17", Optional.empty());
