@@ -2,8 +2,9 @@
  * The library's front door: register {@link io.idemworker.azure.MessageType}s (subject, body
  * fields, entity, key rule, protection, events) and build a running, closeable {@link
  * io.idemworker.azure.IdempotentWorker} from a Service Bus queue or subscription to a Cosmos DB
- * container, in code. Everything else a service may need is public in the library's other packages
- * ({@code io.idemworker.core}, {@code io.idemworker.servicebus} and its job packages, {@code
+ * container, in code; ask a {@link io.idemworker.azure.MessageExplainer} what became of one
+ * message. Everything else a service may need is public in the library's other packages ({@code
+ * io.idemworker.core}, {@code io.idemworker.servicebus} and its job packages, {@code
  * io.idemworker.cosmos}, {@code io.idemworker.relay}, {@code io.idemworker.telemetry}); packages
  * named {@code internal} are not an API.
  *
