@@ -11,16 +11,13 @@ import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.TestFlow;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
-import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
-import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
-import io.idemworker.payments.HttpPaymentProvider;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.MutableClock;
+import io.idemworker.testing.OrderFlows;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -44,16 +41,7 @@ class PaymentCaptureCosmosTest {
           OrderDocumentIds.PARTITION_KEY_PATH);
   private final MutableClock clock = new MutableClock(Instant.now());
   private final IdempotentConsumer consumer =
-      TestFlow.of(
-              OrderMessageTypes.decoder(
-                  true,
-                  new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-                  Optional.of(
-                      new OrderMessageTypes.Payments(
-                          new HttpPaymentProvider(
-                              provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
-                          LEASE))),
-              store)
+      TestFlow.of(OrderFlows.withPayments(OrderFlows.http(provider), LEASE), store)
           .clock(clock)
           .build();
 
@@ -111,14 +99,7 @@ class PaymentCaptureCosmosTest {
         };
     IdempotentConsumer crashing =
         TestFlow.of(
-                OrderMessageTypes.decoder(
-                    true,
-                    new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-                    Optional.of(
-                        new OrderMessageTypes.Payments(
-                            new HttpPaymentProvider(
-                                provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
-                            LEASE))),
+                OrderFlows.withPayments(OrderFlows.http(provider), LEASE),
                 crashingOnFirstCompletion)
             .clock(clock)
             .build();

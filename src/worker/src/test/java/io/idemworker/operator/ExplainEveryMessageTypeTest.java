@@ -15,12 +15,10 @@ import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
-import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
-import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
-import io.idemworker.payments.HttpPaymentProvider;
 import io.idemworker.testing.Emulators;
+import io.idemworker.testing.OrderFlows;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -28,7 +26,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -67,14 +64,7 @@ class ExplainEveryMessageTypeTest {
     queue = Emulators.newQueue(settings -> settings);
     IdempotentConsumer consumer =
         TestFlow.of(
-                OrderMessageTypes.decoder(
-                    true,
-                    new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-                    Optional.of(
-                        new OrderMessageTypes.Payments(
-                            new HttpPaymentProvider(
-                                provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
-                            Duration.ofSeconds(30)))),
+                OrderFlows.withPayments(OrderFlows.http(provider), Duration.ofSeconds(30)),
                 new CosmosEffectStore(
                     orders,
                     (operation, status, charge, latency) -> {},

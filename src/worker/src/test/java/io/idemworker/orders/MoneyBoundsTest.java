@@ -14,9 +14,9 @@ import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
-import io.idemworker.payments.HttpPaymentProvider;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.MutableClock;
+import io.idemworker.testing.OrderFlows;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -82,15 +82,7 @@ class MoneyBoundsTest {
 
   private IdempotentConsumer consumer(EffectStore store) {
     return TestFlow.of(
-            OrderMessageTypes.decoder(
-                true,
-                new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-                Optional.of(
-                    new OrderMessageTypes.Payments(
-                        new HttpPaymentProvider(
-                            provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
-                        Duration.ofSeconds(30)))),
-            store)
+            OrderFlows.withPayments(OrderFlows.http(provider), Duration.ofSeconds(30)), store)
         .clock(clock)
         .build();
   }

@@ -11,10 +11,10 @@ import io.idemworker.core.TestFlow;
 import io.idemworker.orders.OrderMessageTypes.MessageType;
 import io.idemworker.orders.OrderMessageTypes.Protection;
 import io.idemworker.testing.MutableClock;
+import io.idemworker.testing.OrderFlows;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
@@ -33,14 +33,10 @@ class OrderMessageTypesTest {
   private final InMemoryEffectStore store = new InMemoryEffectStore();
   private final IdempotentConsumer consumer =
       TestFlow.of(
-              OrderMessageTypes.decoder(
-                  true,
-                  new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-                  Optional.of(
-                      new OrderMessageTypes.Payments(
-                          (key, orderId, amount, currency) ->
-                              new CaptureAnswer.Captured("cap-" + key, false),
-                          Duration.ofSeconds(30)))),
+              OrderFlows.withPayments(
+                  (key, orderId, amount, currency) ->
+                      new CaptureAnswer.Captured("cap-" + key, false),
+                  Duration.ofSeconds(30)),
               store)
           .clock(new MutableClock(Instant.parse("2026-11-30T12:00:00Z")))
           .build();

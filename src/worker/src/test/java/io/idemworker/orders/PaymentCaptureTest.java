@@ -18,8 +18,8 @@ import io.idemworker.core.TestFlow;
 import io.idemworker.core.WriteSet;
 import io.idemworker.emulator.payments.PaymentFaults;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
-import io.idemworker.payments.HttpPaymentProvider;
 import io.idemworker.testing.MutableClock;
+import io.idemworker.testing.OrderFlows;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -98,16 +98,7 @@ class PaymentCaptureTest {
             return super.update(partitionKey, patch);
           }
         };
-    return TestFlow.of(
-            OrderMessageTypes.decoder(
-                true,
-                new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-                Optional.of(
-                    new OrderMessageTypes.Payments(
-                        new HttpPaymentProvider(
-                            provider.baseUrl(), provider.apiKey(), Duration.ofSeconds(5)),
-                        LEASE))),
-            crashing)
+    return TestFlow.of(OrderFlows.withPayments(OrderFlows.http(provider), LEASE), crashing)
         .clock(clock)
         .build();
   }

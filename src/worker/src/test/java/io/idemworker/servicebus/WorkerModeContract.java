@@ -18,18 +18,16 @@ import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
-import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
-import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
 import io.idemworker.orders.PaymentProvider;
 import io.idemworker.payments.HttpPaymentProvider;
 import io.idemworker.testing.Emulators;
 import io.idemworker.testing.FencingFixtures;
+import io.idemworker.testing.OrderFlows;
 import io.idemworker.testing.RecordingObserver;
 import io.idemworker.testing.RecordingObserver.Finished;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -123,10 +121,7 @@ public abstract class WorkerModeContract {
   }
 
   private MessageDecoder decoder(PaymentProvider payments, Duration leaseCeiling) {
-    return OrderMessageTypes.decoder(
-        true,
-        new InboxMarkers("orders", Optional.of(Duration.ofDays(14))),
-        Optional.of(new OrderMessageTypes.Payments(payments, leaseCeiling, CALL_TIMEOUT)));
+    return OrderFlows.withPayments(payments, leaseCeiling, CALL_TIMEOUT);
   }
 
   private CosmosEffectStore cosmos() {
