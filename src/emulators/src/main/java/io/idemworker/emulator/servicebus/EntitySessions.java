@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import org.apache.qpid.proton.engine.Connection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -151,6 +152,39 @@ final class EntitySessions {
         store.signal();
       }
       return table.find(sessionId).map(s -> s.owner != null).orElse(false);
+    }
+  }
+
+  /**
+   * Refuses a session operation from a receiver that does not hold the session: when the request
+   * names its receiver's link ({@code associated-link-name}, which the SDKs send with every session
+   * operation), the session's lock must be held by that link. A receiver whose lock ran out or was
+   * lost, and whose session another receiver has accepted since, can then neither renew, read nor
+   * set what is now the other's, as the service answers it.
+   *
+   * <p>Link names are unique on one connection only (the SDKs name a session's link after the
+   * session), so the holder's link must be that name on the requesting connection.
+   *
+   * @param linkName the requesting receiver's link name, or null when the request names none
+   * @param connection the requesting connection, or null when unknown
+   * @throws SessionLockLostException when another receiver's link holds the session
+   */
+  void requireHeldBy(String sessionId, String linkName, Connection connection) {
+    if (linkName == null || sessionId == null) {
+      return;
+    }
+    synchronized (store) {
+      SessionTable.Session s = table == null ? null : table.find(sessionId).orElse(null);
+      if (s != null
+          && s.owner instanceof ConsumerLink holder
+          && !(linkName.equals(holder.sender().getName())
+              && (connection == null
+                  || holder.sender().getSession().getConnection() == connection))) {
+        throw new SessionLockLostException(
+            "The session lock has expired on the session '"
+                + sessionId
+                + "', or is not held by this receiver.");
+      }
     }
   }
 

@@ -17,6 +17,7 @@ import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.messaging.AmqpValue;
 import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
+import org.apache.qpid.proton.engine.Connection;
 import org.apache.qpid.proton.message.Message;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,6 +102,22 @@ final class ManagementNode {
    */
   static Message handle(
       EntityStore store, Message request, Consumer<Transactions.Work> txn, Refusals refusals) {
+    return handle(store, request, txn, refusals, null);
+  }
+
+  /**
+   * As {@link #handle(EntityStore, Message, Consumer, Refusals)}, for a request that came on {@code
+   * connection}: a session operation naming its receiver's link is refused unless that link, on
+   * that connection, holds the session.
+   *
+   * @param connection the requesting connection, or null when unknown
+   */
+  static Message handle(
+      EntityStore store,
+      Message request,
+      Consumer<Transactions.Work> txn,
+      Refusals refusals,
+      Connection connection) {
     Map<String, Object> props = applicationProperties(request);
     String op = String.valueOf(props.get("operation"));
     Map<?, ?> body = bodyMap(request);
@@ -113,10 +130,18 @@ final class ManagementNode {
         case "com.microsoft:schedule-message" -> schedule(store, body, txn);
         case "com.microsoft:cancel-scheduled-message" -> cancel(store, body);
         case "com.microsoft:receive-by-sequence-number" -> receiveDeferred(store, body);
-        case "com.microsoft:renew-session-lock" ->
-            renewSessionLock(store, sessionId(body), refusals.sessionLock());
-        case "com.microsoft:get-session-state" -> getSessionState(store, body);
-        case "com.microsoft:set-session-state" -> setSessionState(store, body);
+        case "com.microsoft:renew-session-lock" -> {
+          store.sessions().requireHeldBy(sessionId(body), associatedLink(props), connection);
+          yield renewSessionLock(store, sessionId(body), refusals.sessionLock());
+        }
+        case "com.microsoft:get-session-state" -> {
+          store.sessions().requireHeldBy(sessionId(body), associatedLink(props), connection);
+          yield getSessionState(store, body);
+        }
+        case "com.microsoft:set-session-state" -> {
+          store.sessions().requireHeldBy(sessionId(body), associatedLink(props), connection);
+          yield setSessionState(store, body);
+        }
         default -> {
           LOG.warn("{}: management operation {} is not implemented", store.path(), op);
           yield status(501, "operation not implemented: " + op, null, "amqp:not-implemented");
@@ -328,6 +353,12 @@ final class ManagementNode {
     }
     store.sessions().setState(sessionId(body), bytes);
     return status(200, "OK", null, null);
+  }
+
+  /** The receiver link a request names ({@code associated-link-name}), or null. */
+  private static String associatedLink(Map<String, Object> props) {
+    Object v = props.get("associated-link-name");
+    return v == null || v.toString().isEmpty() ? null : v.toString();
   }
 
   /** The request's {@code session-id}, or null; an empty one reads as none. */

@@ -177,7 +177,8 @@ final class RequestLinks {
                     link.store,
                     request,
                     txn,
-                    new ManagementNode.Refusals(faults::refuseRenewal, this::refuseSessionRenewal));
+                    new ManagementNode.Refusals(faults::refuseRenewal, this::refuseSessionRenewal),
+                    d.getLink().getSession().getConnection());
             case TOPIC_MANAGEMENT -> ManagementNode.handleTopic(link.topic, request, txn);
           };
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.azure.messaging.servicebus.ServiceBusException;
+import com.azure.messaging.servicebus.ServiceBusFailureReason;
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusProcessorClient;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
@@ -226,6 +227,30 @@ class ServiceBusEmulatorSessionTest {
     ServiceBusReceivedMessage redelivered = EmulatorFixture.receive(second, 1).get(0);
     assertThat(redelivered.getBody().toString()).isEqualTo("a1");
     assertThat(redelivered.getDeliveryCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aReceiverWhoseLockRanOut_cannotRenewReadOrSetTheSessionTheNextHolderHolds() {
+    fx.sender("ordered").sendMessage(message("a", "a1"));
+    ServiceBusReceiverClient first = accept(sessions("ordered"), "a");
+    fx.advance(LOCK.plusSeconds(1));
+    ServiceBusReceiverClient second = accept(sessions("ordered"), "a");
+    second.setSessionState("second's".getBytes(StandardCharsets.UTF_8));
+
+    // the first holder's session calls are refused as lock lost, and change nothing of the second's
+    assertThatThrownBy(first::renewSessionLock)
+        .isInstanceOfSatisfying(
+            ServiceBusException.class,
+            e -> assertThat(e.getReason()).isEqualTo(ServiceBusFailureReason.SESSION_LOCK_LOST));
+    assertThatThrownBy(() -> first.setSessionState(new byte[] {1}))
+        .isInstanceOfSatisfying(
+            ServiceBusException.class,
+            e -> assertThat(e.getReason()).isEqualTo(ServiceBusFailureReason.SESSION_LOCK_LOST));
+    assertThatThrownBy(first::getSessionState).isInstanceOf(ServiceBusException.class);
+    assertThat(new String(second.getSessionState(), StandardCharsets.UTF_8)).isEqualTo("second's");
+    assertThat(second.renewSessionLock()).as("the holder renews").isNotNull();
+    ServiceBusReceivedMessage m = EmulatorFixture.receive(second, 1).get(0);
+    second.complete(m);
   }
 
   @Test
