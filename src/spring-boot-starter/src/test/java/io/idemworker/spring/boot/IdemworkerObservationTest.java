@@ -2,9 +2,6 @@ package io.idemworker.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.azure.messaging.servicebus.ServiceBusClientBuilder;
-import com.azure.messaging.servicebus.ServiceBusMessage;
-import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.idemworker.azure.MessageType;
 import io.idemworker.core.IncomingMessage;
@@ -18,10 +15,9 @@ import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.transport.ReceiverContext;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -89,37 +85,13 @@ class IdemworkerObservationTest {
 
   @Test
   void aDelivery_isAnObservation_readingTheProducersTraceparent(Emulators azure) {
-    new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(IdemworkerAutoConfiguration.class))
-        .withUserConfiguration(Traced.class)
-        .withPropertyValues(
-            "idemworker.queue=parcels-traced",
-            "idemworker.servicebus.connection-string=" + azure.serviceBusConnectionString(),
-            "idemworker.cosmos.endpoint=" + azure.cosmosEndpoint(),
-            "idemworker.cosmos.key=" + azure.cosmosKey(),
-            "idemworker.cosmos.gateway-mode=true",
-            "idemworker.cosmos.create-if-missing=true",
-            "idemworker.cosmos.database=" + azure.uniqueName("depots"),
-            "idemworker.cosmos.container=parcels",
-            "idemworker.cosmos.partition-key-path=/parcelId")
+    IdemworkerWorkerTest.parcelsRunner(azure, "parcels-traced", Traced.class)
         .run(
             context -> {
               assertThat(context).hasNotFailed();
               String id = azure.uniqueName("parcel");
-              try (ServiceBusSenderClient sender =
-                  new ServiceBusClientBuilder()
-                      .connectionString(azure.serviceBusConnectionString())
-                      .sender()
-                      .queueName("parcels-traced")
-                      .buildClient()) {
-                ServiceBusMessage message =
-                    new ServiceBusMessage("{\"parcelId\":\"" + id + "\",\"depot\":\"Utrecht\"}")
-                        .setMessageId(id)
-                        .setSubject("ParcelRegistered")
-                        .setContentType("application/json");
-                message.getApplicationProperties().put("traceparent", TRACEPARENT);
-                sender.sendMessage(message);
-              }
+              IdemworkerWorkerTest.sendParcel(
+                  azure, "parcels-traced", id, Map.of("traceparent", TRACEPARENT), 1);
 
               assertThat(context.getBean(Recorder.class).await(1))
                   .extracting(o -> o.getClass().getSimpleName())

@@ -20,6 +20,7 @@ import io.idemworker.servicebus.WorkerStatus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -62,22 +63,51 @@ class IdemworkerWorkerTest {
     }
   }
 
-  @Test
-  void aParcel_isRegisteredOnce_andItsDuplicateIsCompleted(Emulators azure) {
-    String database = azure.uniqueName("depots");
-    new ApplicationContextRunner()
+  /**
+   * The auto-configuration alone with {@code configuration}, on the kit's emulators: {@code queue}
+   * into the {@code parcels} container (by {@code /parcelId}) of a fresh database.
+   */
+  static ApplicationContextRunner parcelsRunner(
+      Emulators azure, String queue, Class<?> configuration) {
+    return new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(IdemworkerAutoConfiguration.class))
-        .withUserConfiguration(Parcels.class)
+        .withUserConfiguration(configuration)
         .withPropertyValues(
-            "idemworker.queue=parcels",
+            "idemworker.queue=" + queue,
             "idemworker.servicebus.connection-string=" + azure.serviceBusConnectionString(),
             "idemworker.cosmos.endpoint=" + azure.cosmosEndpoint(),
             "idemworker.cosmos.key=" + azure.cosmosKey(),
             "idemworker.cosmos.gateway-mode=true",
             "idemworker.cosmos.create-if-missing=true",
-            "idemworker.cosmos.database=" + database,
+            "idemworker.cosmos.database=" + azure.uniqueName("depots"),
             "idemworker.cosmos.container=parcels",
-            "idemworker.cosmos.partition-key-path=/parcelId")
+            "idemworker.cosmos.partition-key-path=/parcelId");
+  }
+
+  /** Sends {@code copies} of a {@code ParcelRegistered} for {@code id} with these properties. */
+  static void sendParcel(
+      Emulators azure, String queue, String id, Map<String, Object> properties, int copies) {
+    try (ServiceBusSenderClient sender =
+        new ServiceBusClientBuilder()
+            .connectionString(azure.serviceBusConnectionString())
+            .sender()
+            .queueName(queue)
+            .buildClient()) {
+      for (int copy = 0; copy < copies; copy++) {
+        ServiceBusMessage message =
+            new ServiceBusMessage("{\"parcelId\":\"" + id + "\",\"depot\":\"Utrecht\"}")
+                .setMessageId(id)
+                .setSubject("ParcelRegistered")
+                .setContentType("application/json");
+        message.getApplicationProperties().putAll(properties);
+        sender.sendMessage(message);
+      }
+    }
+  }
+
+  @Test
+  void aParcel_isRegisteredOnce_andItsDuplicateIsCompleted(Emulators azure) {
+    parcelsRunner(azure, "parcels", Parcels.class)
         .run(
             context -> {
               assertThat(context).hasNotFailed();
@@ -90,20 +120,7 @@ class IdemworkerWorkerTest {
                           "org.springframework.boot.health.contributor.HealthIndicator", null));
 
               String id = azure.uniqueName("parcel");
-              try (ServiceBusSenderClient sender =
-                  new ServiceBusClientBuilder()
-                      .connectionString(azure.serviceBusConnectionString())
-                      .sender()
-                      .queueName("parcels")
-                      .buildClient()) {
-                for (int copy = 0; copy < 2; copy++) {
-                  sender.sendMessage(
-                      new ServiceBusMessage("{\"parcelId\":\"" + id + "\",\"depot\":\"Utrecht\"}")
-                          .setMessageId(id)
-                          .setSubject("ParcelRegistered")
-                          .setContentType("application/json"));
-                }
-              }
+              sendParcel(azure, "parcels", id, Map.of(), 2);
 
               assertThat(context.getBean(Recorder.class).await(2))
                   .extracting(o -> o.getClass().getSimpleName())
