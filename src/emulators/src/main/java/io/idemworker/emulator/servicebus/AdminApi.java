@@ -255,6 +255,29 @@ final class AdminApi {
     }
   }
 
+  /**
+   * Checks a new queue's or topic's name: well formed, and neither a queue nor a topic has it (the
+   * service's 409 names which one does).
+   */
+  private void requireNewName(Request request, String name) {
+    requireEntityName(name);
+    if (broker.queue(name).isPresent()) {
+      throw alreadyExists(request, "Queue", name);
+    }
+    if (broker.resolveTopic(name).isPresent()) {
+      throw alreadyExists(request, "Topic", name);
+    }
+  }
+
+  /** Creates an entity; a refusal by the broker (a clash it found) is the service's 409. */
+  private static void create(Runnable creation) {
+    try {
+      creation.run();
+    } catch (IllegalArgumentException e) {
+      throw new Refused(409, e.getMessage());
+    }
+  }
+
   /** The service's 409 for a create whose name a queue or topic already has. */
   private Refused alreadyExists(Request request, String kind, String name) {
     return new Refused(
@@ -271,17 +294,10 @@ final class AdminApi {
   private Response putQueue(Request request, String name, Element d, boolean update) {
     Optional<Broker.Queue> existing = broker.queue(name);
     if (!update) {
-      requireEntityName(name);
-      if (existing.isPresent() || broker.resolveTopic(name).isPresent()) {
-        throw alreadyExists(request, existing.isPresent() ? "Queue" : "Topic", name);
-      }
+      requireNewName(request, name);
       QueueSettings settings = queueSettings(name, d, QueueSettings.defaults(name), false);
       Extras x = extras(d, Extras.defaults(broker.clock().instant()), true);
-      try {
-        broker.createQueue(settings);
-      } catch (IllegalArgumentException e) {
-        throw new Refused(409, e.getMessage());
-      }
+      create(() -> broker.createQueue(settings));
       extras.put(key(name), x);
       LOG.info("queue {} created (administration API)", name);
       return new Response(
@@ -290,19 +306,17 @@ final class AdminApi {
     Broker.Queue queue = existing.orElseThrow(() -> notFound(name, "Queue"));
     QueueSettings current = queue.main().settings();
     QueueSettings settings = queueSettings(current.name(), d, current, true);
-    if (settings.requiresSession() != current.requiresSession()) {
-      throw new Refused(
-          400,
-          "The value for the RequiresSession property of an existing Queue cannot be changed.");
-    }
-    if (settings.requiresDuplicateDetection() != current.requiresDuplicateDetection()) {
-      throw new Refused(
-          400,
-          "The value for the RequiresDuplicateDetection property of an existing Queue cannot be"
-              + " changed.");
-    }
-    Extras x = extras(d, extrasOf(current.name(), queue.main().createdAt()), false);
-    requireSamePartitioning(x, extrasOf(current.name(), queue.main().createdAt()), "Queue");
+    requireUnchanged(
+        current.requiresSession(), settings.requiresSession(), "RequiresSession", "Queue");
+    requireUnchanged(
+        current.requiresDuplicateDetection(),
+        settings.requiresDuplicateDetection(),
+        "RequiresDuplicateDetection",
+        "Queue");
+    Extras before = extrasOf(current.name(), queue.main().createdAt());
+    Extras x = extras(d, before, false);
+    requireUnchanged(
+        before.enablePartitioning(), x.enablePartitioning(), "EnablePartitioning", "Queue");
     broker.updateQueue(queue, settings);
     extras.put(key(name), withUpdatedAt(x));
     LOG.info("queue {} updated (administration API)", name);
@@ -312,17 +326,10 @@ final class AdminApi {
   private Response putTopic(Request request, String name, Element d, boolean update) {
     Optional<Topic> existing = broker.resolveTopic(name);
     if (!update) {
-      requireEntityName(name);
-      if (existing.isPresent() || broker.queue(name).isPresent()) {
-        throw alreadyExists(request, existing.isPresent() ? "Topic" : "Queue", name);
-      }
+      requireNewName(request, name);
       TopicSettings settings = topicSettings(name, d, TopicSettings.defaults(name), false);
       Extras x = extras(d, Extras.defaults(broker.clock().instant()), true);
-      try {
-        broker.createTopic(settings);
-      } catch (IllegalArgumentException e) {
-        throw new Refused(409, e.getMessage());
-      }
+      create(() -> broker.createTopic(settings));
       extras.put(key(name), x);
       LOG.info("topic {} created (administration API)", name);
       return new Response(
@@ -331,15 +338,15 @@ final class AdminApi {
     Topic topic = existing.orElseThrow(() -> notFound(name, "Topic"));
     TopicSettings current = topic.settings();
     TopicSettings settings = topicSettings(current.name(), d, current, true);
-    if (settings.requiresDuplicateDetection() != current.requiresDuplicateDetection()) {
-      throw new Refused(
-          400,
-          "The value for the RequiresDuplicateDetection property of an existing Topic cannot be"
-              + " changed.");
-    }
+    requireUnchanged(
+        current.requiresDuplicateDetection(),
+        settings.requiresDuplicateDetection(),
+        "RequiresDuplicateDetection",
+        "Topic");
     Extras before = extrasOf(current.name(), topic.createdAt());
     Extras x = extras(d, before, false);
-    requireSamePartitioning(x, before, "Topic");
+    requireUnchanged(
+        before.enablePartitioning(), x.enablePartitioning(), "EnablePartitioning", "Topic");
     topic.updateSettings(settings);
     extras.put(key(name), withUpdatedAt(x));
     LOG.info("topic {} updated (administration API)", name);
@@ -457,11 +464,8 @@ final class AdminApi {
       settings = settings.withRule(rule);
     }
     Extras x = extras(d, Extras.defaults(broker.clock().instant()), true);
-    try {
-      broker.createSubscription(topic, settings);
-    } catch (IllegalArgumentException e) {
-      throw new Refused(409, e.getMessage());
-    }
+    SubscriptionSettings created = settings;
+    create(() -> broker.createSubscription(topic, created));
     Topic.Subscription s = topic.subscription(name).orElseThrow();
     extras.put(key(s.main().path()), x);
     LOG.info("subscription {}/{} created (administration API)", topic.path(), name);
@@ -1074,11 +1078,15 @@ final class AdminApi {
         base.updatedAt());
   }
 
-  private static void requireSamePartitioning(Extras updated, Extras current, String kind) {
-    if (updated.enablePartitioning() != current.enablePartitioning()) {
+  /** The service's 400 for an update that changes a property fixed at creation. */
+  private static void requireUnchanged(
+      boolean current, boolean updated, String property, String kind) {
+    if (updated != current) {
       throw new Refused(
           400,
-          "The value for the EnablePartitioning property of an existing "
+          "The value for the "
+              + property
+              + " property of an existing "
               + kind
               + " cannot be changed.");
     }
