@@ -9,9 +9,7 @@ import static io.idemworker.relay.RelayFixture.writeEvent;
 import static io.idemworker.relay.RelayFixture.writeOrder;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
-import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -22,7 +20,6 @@ import io.idemworker.core.IncomingMessage;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
-import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
 import io.idemworker.orders.InboxMarkers;
@@ -31,7 +28,6 @@ import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
 import io.idemworker.servicebus.sending.ProducerStamps;
 import io.idemworker.testing.Emulators;
-import io.idemworker.testing.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,46 +38,15 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * The relay on the real SDKs against both emulators: what it sends, a crash between send and
  * checkpoint, restarts from the checkpoint, two replicas, a replica that lost its lease, and the
  * lag alarm.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class OutboxRelayTest {
+class OutboxRelayTest extends RelayEmulatorTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-
-  private final MutableClock clock = new MutableClock();
-  private final ServiceBusClientBuilder serviceBus = Emulators.serviceBusClient();
-  private final List<OutboxRelay> relays = new ArrayList<>();
-  private CosmosEmulator cosmos;
-  private CosmosClient client;
-
-  @BeforeAll
-  void start() {
-    cosmos =
-        CosmosEmulator.builder().port(0).clock(clock).purgeInterval(Duration.ofHours(1)).start();
-    client = RelayFixture.cosmosClient(cosmos);
-  }
-
-  @AfterEach
-  void closeRelays() {
-    cosmos.faults().clear();
-    relays.forEach(OutboxRelay::close);
-    relays.clear();
-  }
-
-  @AfterAll
-  void stop() {
-    client.close();
-    cosmos.close();
-  }
 
   private OutboxRelay newRelay(
       CosmosContainer container, String topic, String owner, RelayListener listener) {

@@ -2,31 +2,22 @@ package io.idemworker.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.models.PartitionKey;
-import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.cosmos.CosmosContainers;
-import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
 import io.idemworker.servicebus.WorkerStatus;
 import io.idemworker.testing.Emulators;
-import io.idemworker.testing.MutableClock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * The relay keyed by its container's own partition key, through the real SDKs on both emulators: on
@@ -34,34 +25,7 @@ import org.junit.jupiter.api.TestInstance;
  * carry that field), sets {@code SessionId} by the rule it is given, and on a container it cannot
  * work with it reports not ready instead of running on quietly.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class RelayPartitionKeyTest {
-  private final MutableClock clock = new MutableClock();
-  private final ServiceBusClientBuilder serviceBus = Emulators.serviceBusClient();
-  private final List<OutboxRelay> relays = new ArrayList<>();
-  private CosmosEmulator cosmos;
-  private CosmosClient client;
-
-  @BeforeAll
-  void start() {
-    cosmos =
-        CosmosEmulator.builder().port(0).clock(clock).purgeInterval(Duration.ofHours(1)).start();
-    client = RelayFixture.cosmosClient(cosmos);
-  }
-
-  @AfterEach
-  void closeRelays() {
-    cosmos.faults().clear();
-    relays.forEach(OutboxRelay::close);
-    relays.clear();
-  }
-
-  @AfterAll
-  void stop() {
-    client.close();
-    cosmos.close();
-  }
-
+class RelayPartitionKeyTest extends RelayEmulatorTest {
   private CosmosContainer container(String partitionKeyPath) {
     return CosmosContainers.ensureExists(
         client, "relay", "c-" + UUID.randomUUID().toString().substring(0, 8), partitionKeyPath);

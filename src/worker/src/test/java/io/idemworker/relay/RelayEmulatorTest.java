@@ -1,0 +1,48 @@
+package io.idemworker.relay;
+
+import com.azure.cosmos.CosmosClient;
+import com.azure.messaging.servicebus.ServiceBusClientBuilder;
+import io.idemworker.emulator.cosmos.CosmosEmulator;
+import io.idemworker.testing.Emulators;
+import io.idemworker.testing.MutableClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * What the relay's emulator tests share: a Cosmos DB emulator of their own on a clock they move
+ * (its background purge once an hour), a client of it, the shared Service Bus emulator, and the
+ * relays a test starts, closed after it with the faults it injected.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class RelayEmulatorTest {
+  final MutableClock clock = new MutableClock();
+  final ServiceBusClientBuilder serviceBus = Emulators.serviceBusClient();
+  final List<OutboxRelay> relays = new ArrayList<>();
+  CosmosEmulator cosmos;
+  CosmosClient client;
+
+  @BeforeAll
+  void start() {
+    cosmos =
+        CosmosEmulator.builder().port(0).clock(clock).purgeInterval(Duration.ofHours(1)).start();
+    client = RelayFixture.cosmosClient(cosmos);
+  }
+
+  @AfterEach
+  void closeRelays() {
+    cosmos.faults().clear();
+    relays.forEach(OutboxRelay::close);
+    relays.clear();
+  }
+
+  @AfterAll
+  void stop() {
+    client.close();
+    cosmos.close();
+  }
+}
