@@ -48,15 +48,22 @@ class QueueRetentionCheckEmulatorTest {
     emulator.close();
   }
 
+  /** The check on the emulator's connection string, reading the queue through its admin API. */
+  private QueueRetentionCheck.Result checkOnTheEmulator(String queue, MarkerRetention retention) {
+    return QueueRetentionCheck.check(
+        new ServiceBusConnection.ConnectionString(emulator.connectionString()),
+        queue,
+        retention,
+        TIMEOUT,
+        toEmulator(emulator.admin()));
+  }
+
   @Test
   void onAConnectionString_readsTheQueueFromTheEmulator_andAgreesWithMatchingValues() {
     QueueRetentionCheck.Result result =
-        QueueRetentionCheck.check(
-            new ServiceBusConnection.ConnectionString(emulator.connectionString()),
+        checkOnTheEmulator(
             "orders",
-            new MarkerRetention(Duration.ofSeconds(30), 5, Duration.ofDays(7), Duration.ofDays(1)),
-            TIMEOUT,
-            toEmulator(emulator.admin()));
+            new MarkerRetention(Duration.ofSeconds(30), 5, Duration.ofDays(7), Duration.ofDays(1)));
 
     assertThat(result).isInstanceOf(QueueRetentionCheck.Agrees.class);
   }
@@ -64,12 +71,9 @@ class QueueRetentionCheckEmulatorTest {
   @Test
   void onAConnectionString_namesEveryDifference() {
     QueueRetentionCheck.Result result =
-        QueueRetentionCheck.check(
-            new ServiceBusConnection.ConnectionString(emulator.connectionString()),
+        checkOnTheEmulator(
             "orders",
-            new MarkerRetention(Duration.ofMinutes(1), 10, Duration.ofDays(1), Duration.ofDays(1)),
-            TIMEOUT,
-            toEmulator(emulator.admin()));
+            new MarkerRetention(Duration.ofMinutes(1), 10, Duration.ofDays(1), Duration.ofDays(1)));
 
     assertThat(result)
         .isInstanceOfSatisfying(
@@ -90,12 +94,9 @@ class QueueRetentionCheckEmulatorTest {
   @Test
   void aMissingQueue_isNotChecked_namingTheCause() {
     QueueRetentionCheck.Result result =
-        QueueRetentionCheck.check(
-            new ServiceBusConnection.ConnectionString(emulator.connectionString()),
+        checkOnTheEmulator(
             "no-such-queue",
-            new MarkerRetention(Duration.ofSeconds(30), 5, Duration.ofDays(7), Duration.ofDays(1)),
-            TIMEOUT,
-            toEmulator(emulator.admin()));
+            new MarkerRetention(Duration.ofSeconds(30), 5, Duration.ofDays(7), Duration.ofDays(1)));
 
     assertThat(result)
         .isInstanceOfSatisfying(
