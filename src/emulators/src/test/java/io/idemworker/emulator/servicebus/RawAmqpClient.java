@@ -9,8 +9,14 @@ import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
+import org.apache.qpid.proton.amqp.messaging.Source;
+import org.apache.qpid.proton.amqp.messaging.Target;
+import org.apache.qpid.proton.amqp.transport.ReceiverSettleMode;
+import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
 import org.apache.qpid.proton.engine.Connection;
+import org.apache.qpid.proton.engine.Receiver;
 import org.apache.qpid.proton.engine.Sasl;
+import org.apache.qpid.proton.engine.Sender;
 import org.apache.qpid.proton.engine.Session;
 import org.apache.qpid.proton.engine.Transport;
 
@@ -98,6 +104,33 @@ final class RawAmqpClient implements AutoCloseable {
   }
 
   /** Writes raw bytes on the socket, bypassing proton-j. */
+  /** Opens an unsettled sender link {@code name} to {@code address}. */
+  Sender openSender(String name, String address) {
+    Sender s = session.sender(name);
+    Target target = new Target();
+    target.setAddress(address);
+    s.setTarget(target);
+    s.setSource(new Source());
+    s.setSenderSettleMode(SenderSettleMode.UNSETTLED);
+    s.open();
+    return s;
+  }
+
+  /** Opens a receiver link {@code name} from {@code sourceAddress}, settling first. */
+  Receiver openReceiver(String name, String sourceAddress, String targetAddress) {
+    Receiver r = session.receiver(name);
+    Source source = new Source();
+    source.setAddress(sourceAddress);
+    r.setSource(source);
+    Target target = new Target();
+    target.setAddress(targetAddress);
+    r.setTarget(target);
+    r.setSenderSettleMode(SenderSettleMode.UNSETTLED);
+    r.setReceiverSettleMode(ReceiverSettleMode.FIRST);
+    r.open();
+    return r;
+  }
+
   void writeRaw(byte[] bytes) throws IOException {
     out.write(bytes);
     out.flush();

@@ -22,10 +22,6 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.apache.qpid.proton.amqp.messaging.AmqpValue;
 import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
-import org.apache.qpid.proton.amqp.messaging.Source;
-import org.apache.qpid.proton.amqp.messaging.Target;
-import org.apache.qpid.proton.amqp.transport.ReceiverSettleMode;
-import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
 import org.apache.qpid.proton.engine.Delivery;
 import org.apache.qpid.proton.engine.EndpointState;
 import org.apache.qpid.proton.engine.Receiver;
@@ -142,8 +138,8 @@ class ServiceBusEmulatorSasTest {
   @Test
   void putToken_expiredWrongKeyOrOtherAudience_is401_andOnlyCoveredLinksAttach() throws Exception {
     try (RawAmqpClient client = new RawAmqpClient(emulator.port())) {
-      Sender cbs = sender(client, "cbs-requests", "$cbs");
-      Receiver replies = receiver(client, "cbs-replies", "$cbs", "cbs-replies");
+      Sender cbs = client.openSender("cbs-requests", "$cbs");
+      Receiver replies = client.openReceiver("cbs-replies", "$cbs", "cbs-replies");
       replies.flow(10);
       client.pumpUntil(
           () -> cbs.getCredit() > 0 && replies.getRemoteState() == EndpointState.ACTIVE, WAIT);
@@ -158,12 +154,12 @@ class ServiceBusEmulatorSasTest {
               client, cbs, replies, "orders", token("amqp://localhost/orders", "nope", inAnHour));
       Message otherAudience =
           putToken(client, cbs, replies, "orders", token("amqp://localhost/other", KEY, inAnHour));
-      Sender beforeAnyToken = sender(client, "early-orders", "orders");
+      Sender beforeAnyToken = client.openSender("early-orders", "orders");
       client.pumpUntil(() -> beforeAnyToken.getRemoteState() == EndpointState.CLOSED, WAIT);
       Message accepted =
           putToken(client, cbs, replies, "orders", token("amqp://localhost/orders", KEY, inAnHour));
-      Sender toOrders = sender(client, "s-orders", "orders");
-      Sender toOther = sender(client, "s-other", "other");
+      Sender toOrders = client.openSender("s-orders", "orders");
+      Sender toOther = client.openSender("s-other", "other");
       client.pumpUntil(
           () ->
               toOrders.getRemoteState() == EndpointState.ACTIVE
@@ -280,31 +276,5 @@ class ServiceBusEmulatorSasTest {
 
   private static String description(Message reply) {
     return (String) reply.getApplicationProperties().getValue().get("status-description");
-  }
-
-  private static Sender sender(RawAmqpClient client, String name, String address) {
-    Sender s = client.session.sender(name);
-    Target target = new Target();
-    target.setAddress(address);
-    s.setTarget(target);
-    s.setSource(new Source());
-    s.setSenderSettleMode(SenderSettleMode.UNSETTLED);
-    s.open();
-    return s;
-  }
-
-  private static Receiver receiver(
-      RawAmqpClient client, String name, String sourceAddress, String targetAddress) {
-    Receiver r = client.session.receiver(name);
-    Source source = new Source();
-    source.setAddress(sourceAddress);
-    r.setSource(source);
-    Target target = new Target();
-    target.setAddress(targetAddress);
-    r.setTarget(target);
-    r.setSenderSettleMode(SenderSettleMode.UNSETTLED);
-    r.setReceiverSettleMode(ReceiverSettleMode.FIRST);
-    r.open();
-    return r;
   }
 }

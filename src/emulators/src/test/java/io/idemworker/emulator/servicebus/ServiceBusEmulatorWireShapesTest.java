@@ -17,10 +17,6 @@ import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
 import org.apache.qpid.proton.amqp.messaging.Data;
 import org.apache.qpid.proton.amqp.messaging.Footer;
 import org.apache.qpid.proton.amqp.messaging.Properties;
-import org.apache.qpid.proton.amqp.messaging.Source;
-import org.apache.qpid.proton.amqp.messaging.Target;
-import org.apache.qpid.proton.amqp.transport.ReceiverSettleMode;
-import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
 import org.apache.qpid.proton.codec.AMQPDefinedTypes;
 import org.apache.qpid.proton.codec.DecoderImpl;
 import org.apache.qpid.proton.codec.EncoderImpl;
@@ -65,8 +61,8 @@ class ServiceBusEmulatorWireShapesTest {
   @Test
   void cbsRequestWithoutReplyTo_isAnsweredOnTheNodesReceiverLink() throws Exception {
     try (RawAmqpClient client = new RawAmqpClient(fx.emulator.port(), 0, "MSSBCBS")) {
-      Sender requests = sender(client, "cbs-requests", "$cbs");
-      Receiver replies = receiver(client, "cbs-replies", "$cbs", "cbs");
+      Sender requests = client.openSender("cbs-requests", "$cbs");
+      Receiver replies = client.openReceiver("cbs-replies", "$cbs", "cbs");
       replies.flow(10);
       client.pumpUntil(
           () -> requests.getCredit() > 0 && replies.getRemoteState() == EndpointState.ACTIVE, WAIT);
@@ -140,8 +136,8 @@ class ServiceBusEmulatorWireShapesTest {
   /** Sends a message made of {@code sections} to orders and returns the delivered sections. */
   private List<Object> roundTrip(Object... sections) throws Exception {
     try (RawAmqpClient client = new RawAmqpClient(fx.emulator.port())) {
-      Sender s = sender(client, "multi-section-sender", "orders");
-      Receiver r = receiver(client, "multi-section-receiver", "orders", "raw-client");
+      Sender s = client.openSender("multi-section-sender", "orders");
+      Receiver r = client.openReceiver("multi-section-receiver", "orders", "raw-client");
       client.pumpUntil(() -> s.getCredit() > 0, WAIT);
       Delivery sent = send(s, "m1", encode(sections));
       client.pumpUntil(() -> sent.getRemoteState() != null, WAIT);
@@ -150,32 +146,6 @@ class ServiceBusEmulatorWireShapesTest {
       client.pumpUntil(() -> r.current() != null && !r.current().isPartial(), WAIT);
       return decode(read(r));
     }
-  }
-
-  private static Sender sender(RawAmqpClient client, String name, String address) {
-    Sender s = client.session.sender(name);
-    Target target = new Target();
-    target.setAddress(address);
-    s.setTarget(target);
-    s.setSource(new Source());
-    s.setSenderSettleMode(SenderSettleMode.UNSETTLED);
-    s.open();
-    return s;
-  }
-
-  private static Receiver receiver(
-      RawAmqpClient client, String name, String sourceAddress, String targetAddress) {
-    Receiver r = client.session.receiver(name);
-    Source source = new Source();
-    source.setAddress(sourceAddress);
-    r.setSource(source);
-    Target target = new Target();
-    target.setAddress(targetAddress);
-    r.setTarget(target);
-    r.setSenderSettleMode(SenderSettleMode.UNSETTLED);
-    r.setReceiverSettleMode(ReceiverSettleMode.FIRST);
-    r.open();
-    return r;
   }
 
   private static Delivery send(Sender s, String tag, byte[] payload) {
