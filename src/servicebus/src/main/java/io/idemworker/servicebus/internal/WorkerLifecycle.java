@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -55,6 +56,21 @@ public final class WorkerLifecycle {
 
     /** Closes the connection; unsettled deliveries come back when their locks end. */
     void close();
+  }
+
+  /**
+   * A supervisor for {@link #WorkerLifecycle}: one daemon thread, {@code idemworker-supervisor},
+   * that watches the store's probe while the worker is paused.
+   *
+   * @return a new single-thread scheduler
+   */
+  public static ScheduledExecutorService newSupervisor() {
+    return Executors.newSingleThreadScheduledExecutor(
+        runnable -> {
+          Thread thread = new Thread(runnable, "idemworker-supervisor");
+          thread.setDaemon(true);
+          return thread;
+        });
   }
 
   private final ProcessorSettings settings;

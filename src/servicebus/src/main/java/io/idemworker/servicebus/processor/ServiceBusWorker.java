@@ -28,7 +28,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -100,7 +99,15 @@ public final class ServiceBusWorker implements MessageWorker {
       ReadinessProbe probe,
       DeliveryObserver observer,
       Clock clock) {
-    this(connection, settings, consumer, probe, observer, clock, supervisor(), Sleeper.REAL_TIME);
+    this(
+        connection,
+        settings,
+        consumer,
+        probe,
+        observer,
+        clock,
+        WorkerLifecycle.newSupervisor(),
+        Sleeper.REAL_TIME);
   }
 
   /**
@@ -169,18 +176,8 @@ public final class ServiceBusWorker implements MessageWorker {
         probe,
         observer,
         clock,
-        supervisor(),
+        WorkerLifecycle.newSupervisor(),
         Sleeper.REAL_TIME);
-  }
-
-  /** The thread that watches the store's probe while the worker is paused. */
-  private static ScheduledExecutorService supervisor() {
-    return Executors.newSingleThreadScheduledExecutor(
-        runnable -> {
-          Thread thread = new Thread(runnable, "idemworker-supervisor");
-          thread.setDaemon(true);
-          return thread;
-        });
   }
 
   private ServiceBusWorker(

@@ -25,7 +25,6 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -148,18 +147,11 @@ public final class SessionWorker implements MessageWorker {
             });
     renewalPool.setRemoveOnCancelPolicy(true);
     this.renewals = renewalPool;
-    ScheduledExecutorService supervisor =
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "idemworker-supervisor");
-              thread.setDaemon(true);
-              return thread;
-            });
     this.lifecycle =
         new WorkerLifecycle(
             settings,
             probe,
-            supervisor,
+            WorkerLifecycle.newSupervisor(),
             new WorkerLifecycle.Processor() {
               @Override
               public void start() {
