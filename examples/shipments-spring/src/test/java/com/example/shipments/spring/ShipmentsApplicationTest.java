@@ -93,8 +93,8 @@ class ShipmentsApplicationTest {
   void aShipment_isCreatedOnce_andItsDuplicateIsCompleted() {
     String id = azure.uniqueName("shp");
 
-    send("ShipmentCreated", id, created(id));
-    send("ShipmentCreated", id, created(id));
+    send("ShipmentCreated", id, ShipmentMessages.createdBody(id));
+    send("ShipmentCreated", id, ShipmentMessages.createdBody(id));
 
     List<Outcome> finished = outcomes.await(2);
     assertThat(finished)
@@ -120,7 +120,7 @@ class ShipmentsApplicationTest {
   @Test
   void scans_areAppendedOnceEach() {
     String id = azure.uniqueName("shp");
-    send("ShipmentCreated", id, created(id));
+    send("ShipmentCreated", id, ShipmentMessages.createdBody(id));
     outcomes.await(1);
 
     send("ShipmentScanned", id + "-s1", scanned(id, id + "-s1"));
@@ -152,7 +152,7 @@ class ShipmentsApplicationTest {
   void theWorkerIsUp_whileItTakesMessages() {
     // one message through proves it runs; the indicator then says so
     String id = azure.uniqueName("shp");
-    send("ShipmentCreated", id, created(id));
+    send("ShipmentCreated", id, ShipmentMessages.createdBody(id));
     outcomes.await(1);
 
     assertThat(health.health().getStatus()).isEqualTo(Status.UP);
@@ -165,13 +165,6 @@ class ShipmentsApplicationTest {
             .setMessageId(messageId)
             .setSubject(subject)
             .setContentType("application/json"));
-  }
-
-  private static String created(String id) {
-    return "{\"shipmentId\":\""
-        + id
-        + "\",\"origin\":\"Rotterdam\",\"destination\":\"Lyon\","
-        + "\"createdAt\":\"2026-11-30T10:00:00Z\"}";
   }
 
   private static String scanned(String id, String scanId) {

@@ -2,9 +2,6 @@ package com.example.shipments.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.azure.messaging.servicebus.ServiceBusClientBuilder;
-import com.azure.messaging.servicebus.ServiceBusMessage;
-import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import io.idemworker.core.Outcome;
 import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
@@ -52,22 +49,8 @@ class ShipmentsHealthTest {
     // the key may read but not write, as a read-only key or role would
     azure.cosmos().faults().inject(Operation.BATCH, Fault.status(403));
     String id = azure.uniqueName("shp");
-    try (ServiceBusSenderClient sender =
-        new ServiceBusClientBuilder()
-            .connectionString(azure.serviceBusConnectionString())
-            .sender()
-            .queueName("shipments-health")
-            .buildClient()) {
-      sender.sendMessage(
-          new ServiceBusMessage(
-                  "{\"shipmentId\":\""
-                      + id
-                      + "\",\"origin\":\"Rotterdam\",\"destination\":\"Lyon\","
-                      + "\"createdAt\":\"2026-11-30T10:00:00Z\"}")
-              .setMessageId(id)
-              .setSubject("ShipmentCreated")
-              .setContentType("application/json"));
-    }
+    ShipmentMessages.send(
+        azure.serviceBusConnectionString(), "shipments-health", ShipmentMessages.created(id));
 
     Outcome first = outcomes.await(1).get(0);
     assertThat(first)

@@ -2,9 +2,6 @@ package com.example.shipments.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.azure.messaging.servicebus.ServiceBusClientBuilder;
-import com.azure.messaging.servicebus.ServiceBusMessage;
-import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import io.idemworker.azure.IdempotentWorker;
 import io.idemworker.core.DeliveryObserver;
 import io.idemworker.core.Outcome;
@@ -79,22 +76,8 @@ class ShipmentsShutdownTest {
                 "--idemworker.cosmos.create-if-missing=true");
     IdemworkerLifecycle lifecycle = context.getBean(IdemworkerLifecycle.class);
     String id = azure.uniqueName("shp");
-    try (ServiceBusSenderClient sender =
-        new ServiceBusClientBuilder()
-            .connectionString(azure.serviceBusConnectionString())
-            .sender()
-            .queueName("shipments-drain")
-            .buildClient()) {
-      sender.sendMessage(
-          new ServiceBusMessage(
-                  "{\"shipmentId\":\""
-                      + id
-                      + "\",\"origin\":\"Rotterdam\",\"destination\":\"Lyon\","
-                      + "\"createdAt\":\"2026-11-30T10:00:00Z\"}")
-              .setMessageId(id)
-              .setSubject("ShipmentCreated")
-              .setContentType("application/json"));
-    }
+    ShipmentMessages.send(
+        azure.serviceBusConnectionString(), "shipments-drain", ShipmentMessages.created(id));
     assertThat(IN_FLIGHT.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("delivery started").isTrue();
 
     // the delivery is held until the worker's stop begins; close() returns after it

@@ -7,7 +7,6 @@ import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.models.CosmosQueryRequestOptions;
 import com.azure.cosmos.models.PartitionKey;
-import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.azure.spring.cloud.core.customizer.AzureServiceClientBuilderCustomizer;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -137,14 +136,6 @@ class ShipmentsSpringCloudAzureTest {
   }
 
   private void send(String id) {
-    springCloudAzureSender.sendMessage(
-        new ServiceBusMessage(
-                "{\"shipmentId\":\""
-                    + id
-                    + "\",\"origin\":\"Rotterdam\",\"destination\":\"Lyon\","
-                    + "\"createdAt\":\"2026-11-30T10:00:00Z\"}")
-            .setMessageId(id)
-            .setSubject("ShipmentCreated")
-            .setContentType("application/json"));
+    springCloudAzureSender.sendMessage(ShipmentMessages.created(id));
   }
 }
