@@ -35,9 +35,14 @@ import org.slf4j.LoggerFactory;
  * <p><b>Draining.</b> {@link #shutdown} stops pausing and probing, then waits for the deliveries in
  * flight to be settled before it closes the processor. The processor is not stopped first: stopping
  * it interrupts the handlers, which would turn a graceful drain into a crash between commit and
- * completion. Deliveries that arrive during the drain are held unsettled (so the processor asks for
- * no more); when the connection closes they stay locked until their lock ends (the broker keeps a
- * lock after its link closes) and are redelivered then.
+ * completion. Deliveries that arrive during the drain are held unhandled, each keeping its
+ * handler's slot (so the processor asks for no more). When the deliveries in flight are done (or
+ * the drain's bound has passed) the held ones are abandoned, still in their slots, and only then
+ * does the processor close: they are back on the queue at once for another replica, instead of
+ * staying locked until their lock ends (the broker keeps a lock after its link closes), which would
+ * hold up to one message a slot, and the messages that depend on them, for a whole lock duration at
+ * every graceful stop. Abandoning counts a delivery, as a lock running out would. Held deliveries
+ * not abandoned within 5 s (a broker that does not answer) come back when their locks end.
  *
  * <p>Thread-safe: deliveries arrive on the processor's threads, pausing and probing run on the
  * supervisor, shutdown on the caller's thread. {@link #shutdown} is idempotent.
@@ -45,6 +50,7 @@ import org.slf4j.LoggerFactory;
 public final class WorkerLifecycle {
   private static final Logger LOG = LoggerFactory.getLogger(ServiceBusWorker.class);
   private static final Duration PAUSE_DRAIN_BOUND = Duration.ofSeconds(30);
+  private static final Duration RELEASE_BOUND = Duration.ofSeconds(5);
 
   /** What the lifecycle starts, stops and closes: the Service Bus processor. */
   public interface Processor {
@@ -82,9 +88,11 @@ public final class WorkerLifecycle {
           new WorkerStatus(WorkerStatus.State.CREATED, Optional.of("not started")));
   private final AtomicInteger transientFailuresInARow = new AtomicInteger();
   private final Object inFlightLock = new Object();
+  private final CountDownLatch release = new CountDownLatch(1);
   private final CountDownLatch closing = new CountDownLatch(1);
   private volatile CountDownLatch pauseGate = new CountDownLatch(0);
   private int inFlight;
+  private int heldUnreleased;
   private boolean draining;
 
   /**
@@ -151,12 +159,14 @@ public final class WorkerLifecycle {
     synchronized (inFlightLock) {
       hold = draining;
       paused = !hold && status.get().state() == WorkerStatus.State.PAUSED;
-      if (!hold && !paused) {
+      if (hold) {
+        heldUnreleased++;
+      } else if (!paused) {
         inFlight++;
       }
     }
     if (hold) {
-      holdUntilClosed();
+      holdUntilClosed(abandon);
       return;
     }
     if (paused) {
@@ -203,8 +213,9 @@ public final class WorkerLifecycle {
 
   /**
    * Stops taking messages, waits up to {@code timeout} for the deliveries in flight to be settled,
-   * then closes the processor; deliveries still unsettled then are redelivered when their locks end
-   * (and take the duplicate path if their effect had committed).
+   * abandons the deliveries that arrived meanwhile (unhandled), then closes the processor;
+   * deliveries still unsettled then are redelivered when their locks end (and take the duplicate
+   * path if their effect had committed).
    *
    * @param timeout how long to wait for in-flight deliveries
    * @return true when every in-flight delivery was settled in time
@@ -226,6 +237,7 @@ public final class WorkerLifecycle {
       draining = true;
     }
     boolean drained = awaitIdle(timeout);
+    releaseHeld();
     closing.countDown();
     processor.close();
     LOG.info("worker stopped; in-flight deliveries drained: {}", drained);
@@ -268,11 +280,63 @@ public final class WorkerLifecycle {
     }
   }
 
-  /** A delivery that arrived during the drain stays unsettled; it comes back when its lock ends. */
-  private void holdUntilClosed() {
+  /**
+   * Lets the deliveries held by the drain go back to the queue, and waits (bounded) until each has
+   * been abandoned, while they still occupy their slots and the link is open.
+   */
+  private void releaseHeld() {
+    release.countDown();
+    long deadline = System.nanoTime() + RELEASE_BOUND.toNanos();
+    synchronized (inFlightLock) {
+      while (heldUnreleased > 0) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          LOG.info(
+              "{} deliveries held by the drain not yet abandoned; they come back when their locks"
+                  + " end",
+              heldUnreleased);
+          return;
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(inFlightLock, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  /**
+   * A delivery that arrived during the drain stays unhandled in its slot until the deliveries in
+   * flight are done, is then abandoned (back on the queue at once), and keeps its slot until the
+   * processor closes, so that no further message is fetched in its place.
+   */
+  private void holdUntilClosed(Runnable abandon) {
+    boolean interrupted = false;
     try {
-      closing.await();
+      release.await();
     } catch (InterruptedException e) {
+      interrupted = true; // the processor is closing: abandoning may still reach the broker
+    }
+    try {
+      abandon.run();
+    } catch (RuntimeException e) {
+      // The link is closing; the message comes back when its lock ends.
+    } finally {
+      synchronized (inFlightLock) {
+        heldUnreleased--;
+        inFlightLock.notifyAll();
+      }
+    }
+    if (!interrupted) {
+      try {
+        closing.await();
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
       Thread.currentThread().interrupt();
     }
   }
