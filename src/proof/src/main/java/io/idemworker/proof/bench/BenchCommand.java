@@ -138,6 +138,32 @@ public final class BenchCommand implements Callable<Integer> {
   String faults;
 
   @Option(
+      names = "--cosmos-latency",
+      defaultValue = "PT0S",
+      description =
+          "Mean latency the Cosmos DB emulator adds to every request while a contender runs (ISO"
+              + " 8601, e.g. PT0.005S; default ${DEFAULT-VALUE}: none), the same for both"
+              + " contenders.")
+  Duration cosmosLatency;
+
+  @Option(
+      names = "--servicebus-latency",
+      defaultValue = "PT0S",
+      description =
+          "Mean latency the Service Bus emulator adds to every delivery and every settlement while"
+              + " a contender runs (ISO 8601; default ${DEFAULT-VALUE}: none).")
+  Duration serviceBusLatency;
+
+  @Option(
+      names = "--latency-spread",
+      defaultValue = "0",
+      description =
+          "Each added latency is drawn uniformly between mean × (1 - spread) and mean × (1 +"
+              + " spread), so that concurrent calls come back at different times (0-1; default"
+              + " ${DEFAULT-VALUE}: constant).")
+  double latencySpread;
+
+  @Option(
       names = "--timeout",
       defaultValue = "PT180S",
       description = "Longest wait for one run to finish (ISO 8601; default ${DEFAULT-VALUE}).")
@@ -218,10 +244,14 @@ public final class BenchCommand implements Callable<Integer> {
         || warmUpRounds > 5
         || timeout.isNegative()
         || timeout.isZero()
+        || cosmosLatency.isNegative()
+        || serviceBusLatency.isNegative()
+        || !(latencySpread >= 0 && latencySpread <= 1)
         || !(faults.equals("none") || faults.equals("seed"))) {
       System.err.println(
           "idemworker bench: --orders must be 10-100000, --duplicate-ratio 0-1, --concurrency"
-              + " 1-256, --rounds 1-20, --warm-up 0-5, --faults none or seed, --timeout positive");
+              + " 1-256, --rounds 1-20, --warm-up 0-5, --faults none or seed, --timeout positive,"
+              + " --cosmos-latency and --servicebus-latency not negative, --latency-spread 0-1");
       return 2;
     }
     FaultPlan plan =
@@ -245,6 +275,17 @@ public final class BenchCommand implements Callable<Integer> {
         rounds,
         warmUpRounds,
         seed);
+    if (!cosmosLatency.isZero() || !serviceBusLatency.isZero()) {
+      out.printf(
+          Locale.ROOT,
+          "  latencies added while each contender runs: Cosmos DB %d ms a request, Service Bus %d"
+              + " ms a delivery and a settlement, %s%n",
+          cosmosLatency.toMillis(),
+          serviceBusLatency.toMillis(),
+          latencySpread == 0
+              ? "constant"
+              : String.format(Locale.ROOT, "spread ±%.0f %%", latencySpread * 100));
+    }
     if (!plan.events.isEmpty()) {
       out.println("  fault plan in each run (point of the run's progress, delay, fault):");
       List<String> operations = FaultPlan.OPERATIONS.stream().map(Enum::name).toList();
@@ -386,6 +427,9 @@ public final class BenchCommand implements Callable<Integer> {
     long end;
     long cpuEnd;
     try {
+      serviceBus.faults().delayDeliveries(serviceBusLatency, latencySpread);
+      serviceBus.faults().delayDispositions(serviceBusLatency, latencySpread);
+      cosmos.faults().injectLatency(cosmosLatency, latencySpread);
       worker.start();
       finished =
           plan.events.isEmpty()
@@ -397,6 +441,8 @@ public final class BenchCommand implements Callable<Integer> {
       worker.shutdown(Duration.ofSeconds(10));
       faultExecutor.shutdownNow();
       injector.clear();
+      serviceBus.faults().clear();
+      cosmos.faults().clear();
     }
     // After the clock: the audit the chaos run uses, on what this run left in its container.
     StateAudit.Result audit = StateAudit.ofOrders(scenario, sendOrder, container, 8).runOrders();

@@ -13,11 +13,20 @@ class BenchCommandTest {
 
   @Test
   void smallBench_takesOneRoundTripPerNewOrderAndTwoPerDuplicate() {
-    CapturedRun run = oneRound("--orders", "40", "--timeout", "PT60S");
+    CapturedRun run =
+        oneRound(
+            "--orders", "40",
+            "--timeout", "PT60S",
+            "--cosmos-latency", "PT0.002S",
+            "--servicebus-latency", "PT0.001S",
+            "--latency-spread", "0.5");
 
     assertThat(run.exit()).as(run.output()).isZero();
     assertThat(run.output())
         .contains("40 orders + 10 second copies")
+        .contains(
+            "latencies added while each contender runs: Cosmos DB 2 ms a request, Service Bus 1"
+                + " ms a delivery and a settlement, spread ±50 %")
         .containsPattern("store round trips per new order\\s+1\\.00\\s+1\\.00")
         .containsPattern("store round trips per duplicate\\s+2\\.00\\s+1\\.00")
         .contains("round trips: this worker 1.00 per new order, 2.00 per duplicate")
@@ -60,9 +69,9 @@ class BenchCommandTest {
 
   @Test
   void outOfRangeOptions_areRefused() {
-    CapturedRun run = CapturedRun.of(BenchCommand::new, "--duplicate-ratio", "1.5");
-
-    assertThat(run.exit()).isEqualTo(2);
+    assertThat(CapturedRun.of(BenchCommand::new, "--duplicate-ratio", "1.5").exit()).isEqualTo(2);
+    assertThat(CapturedRun.of(BenchCommand::new, "--cosmos-latency", "-PT1S").exit()).isEqualTo(2);
+    assertThat(CapturedRun.of(BenchCommand::new, "--latency-spread", "1.5").exit()).isEqualTo(2);
   }
 
   /** One measured round, no warm-up, a quarter of the orders sent twice. */
