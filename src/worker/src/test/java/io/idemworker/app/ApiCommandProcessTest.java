@@ -3,8 +3,10 @@ package io.idemworker.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.orders.OrderDocumentIds;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,7 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * answering and replaying orders over HTTP, refusing a bad configuration with exit code 2, and
  * stopping on SIGTERM with exit code 0.
  */
+@AzureEmulators(serviceBus = false)
 class ApiCommandProcessTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final Duration WAIT = Duration.ofSeconds(90);
   private static final String KEY = "process-test-key-0123456789";
   private static final String WEBHOOK_SECRET = "whsec_process_test_0123456789";
@@ -45,16 +49,19 @@ class ApiCommandProcessTest {
     // given a fresh database and the api as its own process
     String database = "api-" + UUID.randomUUID().toString().substring(0, 8);
     CosmosContainers.ensureExists(
-        Emulators.cosmosClient(), database, "orders", OrderDocumentIds.PARTITION_KEY_PATH);
+        EmulatorClients.cosmosClient(azure),
+        database,
+        "orders",
+        OrderDocumentIds.PARTITION_KEY_PATH);
     int port = ChildJvm.freePort();
     process =
         ChildJvm.command(
                 "api",
                 Map.of(
                     "COSMOS_ENDPOINT",
-                    Emulators.cosmos().endpoint(),
+                    azure.cosmos().endpoint(),
                     "COSMOS_KEY",
-                    Emulators.cosmos().key(),
+                    azure.cosmos().key(),
                     "COSMOS_DATABASE",
                     database,
                     "API_PORT",

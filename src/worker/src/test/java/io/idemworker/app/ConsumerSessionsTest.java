@@ -18,6 +18,8 @@ import io.idemworker.core.DeliveryObserver;
 import io.idemworker.core.IncomingMessage;
 import io.idemworker.core.Outcome;
 import io.idemworker.cosmos.StoreCallListener;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.servicebus.CorrelationFilter;
 import io.idemworker.emulator.servicebus.SubscriptionRule;
 import io.idemworker.emulator.servicebus.SubscriptionSettings;
@@ -28,7 +30,7 @@ import io.idemworker.servicebus.processor.ProcessorSessions;
 import io.idemworker.servicebus.processor.ServiceBusWorker;
 import io.idemworker.servicebus.sending.ProducerStamps;
 import io.idemworker.servicebus.sessions.SessionSettings;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.RecordingObserver;
 import java.time.Clock;
 import java.time.Duration;
@@ -53,7 +55,9 @@ import org.junit.jupiter.api.Test;
  * its order's session ({@code SessionId} = orderId, as the relay publishes), one at a time per
  * order, several orders at once.
  */
+@AzureEmulators
 class ConsumerSessionsTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final int SESSIONS = 4;
 
@@ -112,7 +116,8 @@ class ConsumerSessionsTest {
         SubscriptionRule.correlation("accepted", CorrelationFilter.subject("OrderAccepted"));
     // No duplicate detection on the topic: every copy published reaches the consumers, so the
     // duplicates below are the flow's to catch, not the broker's.
-    Emulators.serviceBus()
+    azure
+        .serviceBus()
         .createTopic(
             TopicSettings.defaults(topic)
                 .withSubscription(
@@ -125,7 +130,8 @@ class ConsumerSessionsTest {
                         .withRule(accepted)));
     customers =
         ConsumerWorkers.customers(
-            Emulators.cosmosClient(), "it-" + UUID.randomUUID().toString().substring(0, 8));
+            EmulatorClients.cosmosClient(azure),
+            "it-" + UUID.randomUUID().toString().substring(0, 8));
   }
 
   @AfterEach
@@ -137,7 +143,7 @@ class ConsumerSessionsTest {
     ServiceBusWorker worker =
         ConsumerWorkers.sessionWorker(
             role,
-            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
+            new ServiceBusConnection.ConnectionString(azure.serviceBus().connectionString()),
             ProcessorSettings.defaults(new ProcessorSettings.Subscription(topic, role.roleName())),
             SessionSettings.defaults().withMaxConcurrentSessions(SESSIONS),
             customers,
@@ -152,7 +158,7 @@ class ConsumerSessionsTest {
 
   private void publish(List<Copy> copies) {
     try (ServiceBusSenderClient sender =
-        Emulators.serviceBusClient().sender().topicName(topic).buildClient()) {
+        EmulatorClients.serviceBusClient(azure).sender().topicName(topic).buildClient()) {
       for (Copy copy : copies) {
         sender.sendMessage(copy.message());
       }
@@ -269,7 +275,7 @@ class ConsumerSessionsTest {
   private List<ServiceBusReceivedMessage> deadLetters(String subscription) {
     List<ServiceBusReceivedMessage> all = new ArrayList<>();
     try (ServiceBusReceiverClient receiver =
-        Emulators.serviceBusClient()
+        EmulatorClients.serviceBusClient(azure)
             .receiver()
             .topicName(topic)
             .subscriptionName(subscription)

@@ -11,10 +11,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.servicebus.SubscriptionSettings;
 import io.idemworker.emulator.servicebus.TopicSettings;
 import io.idemworker.orders.OrderDocumentIds;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,7 +34,9 @@ import org.junit.jupiter.api.Test;
  * The {@code relay} command as a real process: configured like {@code run}, ready on its port,
  * publishing what is pending, and giving its lease up on SIGTERM.
  */
+@AzureEmulators
 class RelayCommandProcessTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final Duration WAIT = Duration.ofSeconds(90);
   private Process process;
 
@@ -49,7 +53,8 @@ class RelayCommandProcessTest {
       throws Exception {
     // given pending events in a fresh database and a topic with a subscription
     String topic = "t-" + UUID.randomUUID().toString().substring(0, 8);
-    Emulators.serviceBus()
+    azure
+        .serviceBus()
         .createTopic(
             TopicSettings.defaults(topic)
                 .withRequiresDuplicateDetection(true)
@@ -57,7 +62,10 @@ class RelayCommandProcessTest {
     String database = "relay-" + UUID.randomUUID().toString().substring(0, 8);
     CosmosContainer container =
         CosmosContainers.ensureExists(
-            Emulators.cosmosClient(), database, "orders", OrderDocumentIds.PARTITION_KEY_PATH);
+            EmulatorClients.cosmosClient(azure),
+            database,
+            "orders",
+            OrderDocumentIds.PARTITION_KEY_PATH);
     Set<String> ids = new HashSet<>();
     for (int i = 0; i < 5; i++) {
       ObjectNode event = JsonNodeFactory.instance.objectNode();
@@ -111,9 +119,9 @@ class RelayCommandProcessTest {
     return ChildJvm.command(
             "relay",
             Map.of(
-                "SERVICEBUS_CONNECTION_STRING", Emulators.serviceBus().connectionString(),
-                "COSMOS_ENDPOINT", Emulators.cosmos().endpoint(),
-                "COSMOS_KEY", Emulators.cosmos().key(),
+                "SERVICEBUS_CONNECTION_STRING", azure.serviceBus().connectionString(),
+                "COSMOS_ENDPOINT", azure.cosmos().endpoint(),
+                "COSMOS_KEY", azure.cosmos().key(),
                 "COSMOS_DATABASE", database,
                 "RELAY_TOPIC_NAME", topic,
                 "RELAY_POLL_INTERVAL", "PT0.2S",
@@ -125,7 +133,7 @@ class RelayCommandProcessTest {
   private static List<String> receive(String topic, int expected) {
     List<String> ids = new ArrayList<>();
     try (ServiceBusReceiverClient receiver =
-        Emulators.serviceBusClient()
+        EmulatorClients.serviceBusClient(azure)
             .receiver()
             .topicName(topic)
             .subscriptionName("all")

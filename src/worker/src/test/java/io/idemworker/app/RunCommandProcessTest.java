@@ -13,10 +13,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.servicebus.TopicSettings;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.Orders;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -41,7 +43,9 @@ import org.junit.jupiter.api.Timeout;
  * The {@code run} command as a real process: configured by environment variables, healthy on its
  * port, and stopped by SIGTERM in the middle of a load without losing or doubling an order.
  */
+@AzureEmulators
 class RunCommandProcessTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration WAIT = Duration.ofSeconds(90);
   private static final Duration LOCK = Duration.ofSeconds(10);
@@ -54,7 +58,7 @@ class RunCommandProcessTest {
 
   @AfterEach
   void cleanUp() {
-    Emulators.cosmos().faults().clear();
+    azure.cosmos().faults().clear();
     if (process != null) {
       process.destroyForcibly();
     }
@@ -69,11 +73,11 @@ class RunCommandProcessTest {
     // Deliveries that reach the first process during its drain stay unsettled, and their locks
     // outlive its link (as on the service): the second process gets them when the lock ends. A
     // short lock keeps that wait short; the processor renews locks while it works on a message.
-    String queue = Emulators.newQueue(settings -> settings.withLockDuration(LOCK));
+    String queue = azure.newQueue("q", "lockDuration=" + LOCK);
     String database = "run-" + UUID.randomUUID().toString().substring(0, 8);
     int healthPort = ChildJvm.freePort();
     List<String> orderIds = new ArrayList<>();
-    try (ServiceBusSenderClient sender = Emulators.sender(queue)) {
+    try (ServiceBusSenderClient sender = EmulatorClients.sender(azure, queue)) {
       List<ServiceBusMessage> batch = new ArrayList<>();
       for (int i = 0; i < 300; i++) {
         String orderId = "ord-" + UUID.randomUUID().toString().substring(0, 12);
@@ -86,7 +90,7 @@ class RunCommandProcessTest {
       }
     }
     // Slow writes keep deliveries in flight when the signal arrives.
-    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.latency(Duration.ofMillis(40)));
+    azure.cosmos().faults().inject(Operation.BATCH, Fault.latency(Duration.ofMillis(40)));
 
     process = start(queue, database, healthPort);
     ChildJvm.awaitReadiness(process, "worker process", healthPort, 200, WAIT);
@@ -116,7 +120,10 @@ class RunCommandProcessTest {
     assertThat(both).as("orders created twice").isEmpty();
     CosmosContainer container =
         CosmosContainers.ensureExists(
-            Emulators.cosmosClient(), database, "orders", OrderDocumentIds.PARTITION_KEY_PATH);
+            EmulatorClients.cosmosClient(azure),
+            database,
+            "orders",
+            OrderDocumentIds.PARTITION_KEY_PATH);
     for (String orderId : orderIds) {
       assertThat(exists(container, orderId)).as(orderId + " in Cosmos DB").isTrue();
     }
@@ -130,22 +137,22 @@ class RunCommandProcessTest {
   @Tag("e2e")
   @Test
   void forbiddenCosmos_turnsReadinessOffWithoutDeadLetteringAndBackOnWhenLifted() throws Exception {
-    String queue = Emulators.newQueue(settings -> settings);
+    String queue = azure.newQueue("q");
     String database = "ready-" + UUID.randomUUID().toString().substring(0, 8);
     int healthPort = ChildJvm.freePort();
     // The relay off: its own Cosmos DB reads would turn readiness off before the worker's.
     process = start(queue, database, healthPort, false);
     ChildJvm.awaitReadiness(process, "worker process", healthPort, 200, WAIT);
-    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(403));
-    Emulators.cosmos().faults().inject(Operation.READ, Fault.status(403));
+    azure.cosmos().faults().inject(Operation.BATCH, Fault.status(403));
+    azure.cosmos().faults().inject(Operation.READ, Fault.status(403));
     String orderId = "ord-" + UUID.randomUUID().toString().substring(0, 12);
 
-    try (ServiceBusSenderClient sender = Emulators.sender(queue)) {
+    try (ServiceBusSenderClient sender = EmulatorClients.sender(azure, queue)) {
       sender.sendMessage(OrderMessages.orderPlaced(orderId, Orders.body(orderId, "c"), "c"));
     }
     HttpResponse<String> notReady =
         ChildJvm.awaitReadiness(process, "worker process", healthPort, 503, WAIT);
-    Emulators.cosmos().faults().clear();
+    azure.cosmos().faults().clear();
     ChildJvm.awaitReadiness(process, "worker process", healthPort, 200, WAIT);
     awaitOutcomeLines(2);
 
@@ -157,7 +164,7 @@ class RunCommandProcessTest {
         .containsOnlyOnce("processed")
         .endsWith("processed");
     assertThat(outcomeLines.get(0).path("reason").asText()).isEqualTo("misconfiguration");
-    assertThat(Emulators.deadLetters(queue, 1, Duration.ofSeconds(1))).isEmpty();
+    assertThat(EmulatorClients.deadLetters(azure, queue, 1, Duration.ofSeconds(1))).isEmpty();
   }
 
   @Test
@@ -234,17 +241,18 @@ class RunCommandProcessTest {
       throws IOException {
     Map<String, String> env = new HashMap<>();
     env.put("RELAY_ENABLED", Boolean.toString(relay));
-    env.put("SERVICEBUS_CONNECTION_STRING", Emulators.serviceBus().connectionString());
+    env.put("SERVICEBUS_CONNECTION_STRING", azure.serviceBus().connectionString());
     env.put("SERVICEBUS_QUEUE_NAME", queue);
-    env.put("COSMOS_ENDPOINT", Emulators.cosmos().endpoint());
-    env.put("COSMOS_KEY", Emulators.cosmos().key());
+    env.put("COSMOS_ENDPOINT", azure.cosmos().endpoint());
+    env.put("COSMOS_KEY", azure.cosmos().key());
     env.put("COSMOS_DATABASE", database);
     env.put("COSMOS_CREATE_CONTAINER", "true");
     env.put("WORKER_MAX_CONCURRENT_CALLS", "8");
     env.put("WORKER_SHUTDOWN_TIMEOUT", "PT20S");
     env.put("HEALTH_PORT", Integer.toString(healthPort));
     // The relay runs too (RELAY_ENABLED defaults to true); a missing topic would pause it.
-    Emulators.serviceBus()
+    azure
+        .serviceBus()
         .createTopic(TopicSettings.defaults("order-events").withRequiresDuplicateDetection(true));
     childLog = java.nio.file.Files.createTempFile("run-command-child-", ".log");
     childLog.toFile().deleteOnExit();

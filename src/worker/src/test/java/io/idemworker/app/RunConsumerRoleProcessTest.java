@@ -8,11 +8,13 @@ import com.azure.cosmos.models.PartitionKey;
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.servicebus.CorrelationFilter;
 import io.idemworker.emulator.servicebus.SubscriptionRule;
 import io.idemworker.emulator.servicebus.SubscriptionSettings;
 import io.idemworker.emulator.servicebus.TopicSettings;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -24,7 +26,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** {@code run} with a consumer role, as a real process configured by environment variables. */
+@AzureEmulators
 class RunConsumerRoleProcessTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final Duration WAIT = Duration.ofSeconds(90);
 
   private Process process;
@@ -38,7 +42,8 @@ class RunConsumerRoleProcessTest {
 
   private static String newTopic() {
     String topic = "t-" + UUID.randomUUID().toString().substring(0, 8);
-    Emulators.serviceBus()
+    azure
+        .serviceBus()
         .createTopic(
             TopicSettings.defaults(topic)
                 .withSubscription(
@@ -51,12 +56,12 @@ class RunConsumerRoleProcessTest {
 
   private static Map<String, String> env(String topic, String database) {
     Map<String, String> env = new HashMap<>();
-    env.put("SERVICEBUS_CONNECTION_STRING", Emulators.serviceBus().connectionString());
+    env.put("SERVICEBUS_CONNECTION_STRING", azure.serviceBus().connectionString());
     env.put("WORKER_ROLE", "customer-stats");
     env.put("SERVICEBUS_TOPIC_NAME", topic);
     env.put("SERVICEBUS_SUBSCRIPTION_NAME", "customer-stats");
-    env.put("COSMOS_ENDPOINT", Emulators.cosmos().endpoint());
-    env.put("COSMOS_KEY", Emulators.cosmos().key());
+    env.put("COSMOS_ENDPOINT", azure.cosmos().endpoint());
+    env.put("COSMOS_KEY", azure.cosmos().key());
     env.put("COSMOS_DATABASE", database);
     env.put("COSMOS_CREATE_CONTAINER", "true");
     env.put("HEALTH_PORT", "0");
@@ -74,7 +79,7 @@ class RunConsumerRoleProcessTest {
 
     // when two events (one of them sent twice) are published
     try (ServiceBusSenderClient sender =
-        Emulators.serviceBusClient().sender().topicName(topic).buildClient()) {
+        EmulatorClients.serviceBusClient(azure).sender().topicName(topic).buildClient()) {
       for (String[] event :
           new String[][] {
             {"evt-1", "ord-1", "12.25"}, {"evt-2", "ord-2", "0.75"}, {"evt-2", "ord-2", "0.75"}
@@ -94,7 +99,7 @@ class RunConsumerRoleProcessTest {
 
     // then the statistics count each order once, in the container the role created
     CosmosContainer customers =
-        Emulators.cosmosClient().getDatabase(database).getContainer("customers");
+        EmulatorClients.cosmosClient(azure).getDatabase(database).getContainer("customers");
     ObjectNode stats = awaitDocument(customers, "cust-9", "cust-9:stats:EUR", 2);
     assertThat(stats.path("spentUnits").asLong()).isEqualTo(130_000);
     assertThat(process.isAlive()).isTrue();
@@ -103,7 +108,7 @@ class RunConsumerRoleProcessTest {
   @Test
   void consumerRoleOnTheOrdersContainer_exitsTwoNamingTheContainer() throws Exception {
     // given a container partitioned by /orderId
-    Emulators.orders();
+    EmulatorClients.orders(azure);
     Map<String, String> env = env(newTopic(), "it");
     env.put("COSMOS_CONTAINER", "orders");
 

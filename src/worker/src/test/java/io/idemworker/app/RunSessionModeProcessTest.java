@@ -12,9 +12,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.IncomingMessage;
 import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.Orders;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -37,7 +39,9 @@ import org.junit.jupiter.api.Test;
  * {@code run} refuses to start, exit code 2, when {@code SERVICEBUS_SESSIONS} and the queue's
  * sessions disagree, in both directions, as a real process against the emulators.
  */
+@AzureEmulators
 class RunSessionModeProcessTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final Duration WAIT = Duration.ofSeconds(90);
 
   private Process process;
@@ -52,11 +56,11 @@ class RunSessionModeProcessTest {
   private static Map<String, String> env(String queue, boolean sessions) {
     Map<String, String> env = new HashMap<>();
     env.put("RELAY_ENABLED", "false");
-    env.put("SERVICEBUS_CONNECTION_STRING", Emulators.serviceBus().connectionString());
+    env.put("SERVICEBUS_CONNECTION_STRING", azure.serviceBus().connectionString());
     env.put("SERVICEBUS_QUEUE_NAME", queue);
     env.put("SERVICEBUS_SESSIONS", Boolean.toString(sessions));
-    env.put("COSMOS_ENDPOINT", Emulators.cosmos().endpoint());
-    env.put("COSMOS_KEY", Emulators.cosmos().key());
+    env.put("COSMOS_ENDPOINT", azure.cosmos().endpoint());
+    env.put("COSMOS_KEY", azure.cosmos().key());
     env.put("COSMOS_DATABASE", "db-" + UUID.randomUUID().toString().substring(0, 8));
     env.put("COSMOS_CREATE_CONTAINER", "true");
     env.put("HEALTH_PORT", "0");
@@ -71,7 +75,7 @@ class RunSessionModeProcessTest {
 
   @Test
   void sessionsOn_queueWithoutSessions_exitsTwoNamingTheVariable() throws Exception {
-    String queue = Emulators.newQueue(s -> s);
+    String queue = azure.newQueue("q");
 
     String output = runToExit(env(queue, true));
 
@@ -82,7 +86,7 @@ class RunSessionModeProcessTest {
 
   @Test
   void sessionsOff_queueThatRequiresSessions_exitsTwoNamingTheVariable() throws Exception {
-    String queue = Emulators.newQueue(s -> s.withRequiresSession(true));
+    String queue = azure.newQueue("q", "sessions");
 
     String output = runToExit(env(queue, false));
 
@@ -100,7 +104,7 @@ class RunSessionModeProcessTest {
   @Test
   void sigkillInSessionMode_secondProcessFinishes_everyOrderAtItsHighestVersion_creditsOnce()
       throws Exception {
-    String queue = Emulators.newQueue(s -> s.withRequiresSession(true).withMaxDeliveryCount(10));
+    String queue = azure.newQueue("q", "sessions maxDeliveryCount=10");
     Map<String, String> env = env(queue, true);
     env.put("WORKER_MAX_CONCURRENT_SESSIONS", "4");
     List<String> orderIds = new ArrayList<>();
@@ -130,7 +134,7 @@ class RunSessionModeProcessTest {
         cursors.set(order, cursors.get(order) + 1);
       }
     }
-    try (ServiceBusSenderClient sender = Emulators.sender(queue)) {
+    try (ServiceBusSenderClient sender = EmulatorClients.sender(azure, queue)) {
       for (int from = 0; from < sendOrder.size(); from += 50) {
         sender.sendMessages(sendOrder.subList(from, Math.min(sendOrder.size(), from + 50)));
       }
@@ -144,7 +148,7 @@ class RunSessionModeProcessTest {
     process = startWithOutcomes(env);
     CosmosContainer container =
         CosmosContainers.ensureExists(
-            Emulators.cosmosClient(),
+            EmulatorClients.cosmosClient(azure),
             env.get("COSMOS_DATABASE"),
             "orders",
             OrderDocumentIds.PARTITION_KEY_PATH);

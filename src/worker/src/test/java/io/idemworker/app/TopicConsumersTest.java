@@ -14,6 +14,8 @@ import io.idemworker.core.DuplicateSource;
 import io.idemworker.core.IdempotencyKey;
 import io.idemworker.core.Outcome;
 import io.idemworker.cosmos.StoreCallListener;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.servicebus.CorrelationFilter;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.emulator.servicebus.SubscriptionRule;
@@ -24,7 +26,7 @@ import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.processor.ServiceBusWorker;
 import io.idemworker.servicebus.sending.ProducerStamps;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.MutableClock;
 import io.idemworker.testing.RecordingObserver;
 import java.math.BigDecimal;
@@ -45,7 +47,9 @@ import org.junit.jupiter.api.Test;
  * Both consumers on their own subscriptions of one topic, through the real Service Bus and Cosmos
  * DB SDKs on the emulators, writing into one shared {@code customers} container.
  */
+@AzureEmulators(serviceBus = false)
 class TopicConsumersTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final String TOPIC = "order-events";
   private static final Duration WINDOW = Duration.ofMinutes(10);
   private static final Duration WAIT = Duration.ofSeconds(60);
@@ -80,7 +84,8 @@ class TopicConsumersTest {
     open.add(serviceBus);
     customers =
         ConsumerWorkers.customers(
-            Emulators.cosmosClient(), "it-" + UUID.randomUUID().toString().substring(0, 8));
+            EmulatorClients.cosmosClient(azure),
+            "it-" + UUID.randomUUID().toString().substring(0, 8));
   }
 
   @AfterEach

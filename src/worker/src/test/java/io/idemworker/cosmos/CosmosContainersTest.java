@@ -9,13 +9,17 @@ import com.azure.cosmos.models.IndexingPolicy;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.orders.OrderDocumentIds;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /** The containers the worker creates index what is queried and nothing else. */
+@AzureEmulators(serviceBus = false)
 class CosmosContainersTest {
+  static Emulators azure; // injected by @AzureEmulators
 
   @Test
   void createdContainer_indexesOnlyTheQueriedPaths_andItsWritesCostLessThanIndexingAll() {
@@ -23,12 +27,15 @@ class CosmosContainersTest {
     String database = "containers-" + UUID.randomUUID().toString().substring(0, 8);
     CosmosContainer narrow =
         CosmosContainers.ensureExists(
-            Emulators.cosmosClient(), database, "orders", OrderDocumentIds.PARTITION_KEY_PATH);
-    Emulators.cosmosClient()
+            EmulatorClients.cosmosClient(azure),
+            database,
+            "orders",
+            OrderDocumentIds.PARTITION_KEY_PATH);
+    EmulatorClients.cosmosClient(azure)
         .getDatabase(database)
         .createContainerIfNotExists("everything", OrderDocumentIds.PARTITION_KEY_PATH);
     CosmosContainer everything =
-        Emulators.cosmosClient().getDatabase(database).getContainer("everything");
+        EmulatorClients.cosmosClient(azure).getDatabase(database).getContainer("everything");
 
     // when the same order-like document is written to both
     ObjectNode order = JsonNodeFactory.instance.objectNode();

@@ -11,8 +11,10 @@ import io.idemworker.core.StoreFailure;
 import io.idemworker.core.WriteSet;
 import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.orders.OrderDocumentIds;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,11 +22,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The shared store contract, plus Cosmos-specific failure classification, on the emulator. */
+@AzureEmulators(serviceBus = false)
 class CosmosEffectStoreTest extends EffectStoreContract {
+  static Emulators azure; // injected by @AzureEmulators
   private final AtomicInteger calls = new AtomicInteger();
   private final CosmosEffectStore store =
       new CosmosEffectStore(
-          Emulators.orders(),
+          EmulatorClients.orders(azure),
           (operation, status, charge, latency) -> calls.incrementAndGet(),
           OrderDocumentIds.PARTITION_KEY_PATH);
 
@@ -35,7 +39,7 @@ class CosmosEffectStoreTest extends EffectStoreContract {
 
   @AfterEach
   void clearFaults() {
-    Emulators.cosmos().faults().clear();
+    azure.cosmos().faults().clear();
   }
 
   private static WriteSet oneDocument() {
@@ -57,8 +61,8 @@ class CosmosEffectStoreTest extends EffectStoreContract {
 
   @Test
   void forbidden_isMisconfigurationAndTheProbeSaysSo() {
-    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(403));
-    Emulators.cosmos().faults().inject(Operation.READ, Fault.status(403));
+    azure.cosmos().faults().inject(Operation.BATCH, Fault.status(403));
+    azure.cosmos().faults().inject(Operation.READ, Fault.status(403));
 
     EffectStore.WriteResult result = store.apply(oneDocument());
 
@@ -70,13 +74,13 @@ class CosmosEffectStoreTest extends EffectStoreContract {
               assertThat(failed.failure().statusCode()).isEqualTo(403);
             });
     assertThat(store.problem()).hasValueSatisfying(p -> assertThat(p).contains("403"));
-    Emulators.cosmos().faults().clear();
+    azure.cosmos().faults().clear();
     assertThat(store.problem()).isEmpty();
   }
 
   @Test
   void unavailable_isTransient() {
-    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(503).times(1));
+    azure.cosmos().faults().inject(Operation.BATCH, Fault.status(503).times(1));
 
     assertThat(store.apply(oneDocument()))
         .isInstanceOfSatisfying(
@@ -86,14 +90,14 @@ class CosmosEffectStoreTest extends EffectStoreContract {
 
   @Test
   void throttlingWithinTheSdksRetries_isInvisible() {
-    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(429).times(3));
+    azure.cosmos().faults().inject(Operation.BATCH, Fault.status(429).times(3));
 
     assertThat(store.apply(oneDocument())).isInstanceOf(EffectStore.Applied.class);
   }
 
   @Test
   void badRequest_isPermanent() {
-    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(400).times(1));
+    azure.cosmos().faults().inject(Operation.BATCH, Fault.status(400).times(1));
 
     assertThat(store.apply(oneDocument()))
         .isInstanceOfSatisfying(
@@ -103,7 +107,7 @@ class CosmosEffectStoreTest extends EffectStoreContract {
 
   @Test
   void missingContainer_isMisconfiguration() {
-    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(404).subStatus(1003).times(1));
+    azure.cosmos().faults().inject(Operation.BATCH, Fault.status(404).subStatus(1003).times(1));
 
     assertThat(store.apply(oneDocument()))
         .isInstanceOfSatisfying(
@@ -114,7 +118,7 @@ class CosmosEffectStoreTest extends EffectStoreContract {
 
   @Test
   void writeForbiddenDuringFailover_isRetriedByTheSdkAndTransientIfItPersists() {
-    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(403).subStatus(3).times(1));
+    azure.cosmos().faults().inject(Operation.BATCH, Fault.status(403).subStatus(3).times(1));
 
     assertThat(store.apply(oneDocument())).isInstanceOf(EffectStore.Applied.class);
     assertThat(CosmosFailures.classify(403, CosmosFailures.WRITE_FORBIDDEN))
@@ -124,7 +128,7 @@ class CosmosEffectStoreTest extends EffectStoreContract {
 
   @Test
   void readOnlyAccess_failsTheProbeBecauseTheProbeWrites() {
-    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(403));
+    azure.cosmos().faults().inject(Operation.BATCH, Fault.status(403));
 
     assertThat(store.problem()).hasValueSatisfying(p -> assertThat(p).contains("403"));
   }

@@ -9,12 +9,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.TestFlow;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.OrderReasons;
 import io.idemworker.orders.Orders;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,8 +38,10 @@ import org.junit.jupiter.api.Test;
  * emulator: the conditional patch, the marker batch, the round trips each path costs, and the
  * container TTL the markers depend on.
  */
+@AzureEmulators(serviceBus = false)
 class OrderLifecycleCosmosTest {
-  private final CosmosContainer container = Emulators.orders();
+  static Emulators azure; // injected by @AzureEmulators
+  private final CosmosContainer container = EmulatorClients.orders(azure);
   private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
   private final IdempotentConsumer consumer =
       TestFlow.of(
@@ -160,14 +164,14 @@ class OrderLifecycleCosmosTest {
   @Test
   void containerTtl_isOnForTheWorkersContainer_andOffForOneCreatedWithoutIt() {
     String name = "no-ttl-" + UUID.randomUUID().toString().substring(0, 8);
-    Emulators.cosmosClient()
+    EmulatorClients.cosmosClient(azure)
         .getDatabase("it")
         .createContainerIfNotExists(new CosmosContainerProperties(name, "/orderId"));
 
     assertThat(CosmosContainers.honoursItemTtl(container)).isTrue();
     assertThat(
             CosmosContainers.honoursItemTtl(
-                Emulators.cosmosClient().getDatabase("it").getContainer(name)))
+                EmulatorClients.cosmosClient(azure).getDatabase("it").getContainer(name)))
         .isFalse();
   }
 }

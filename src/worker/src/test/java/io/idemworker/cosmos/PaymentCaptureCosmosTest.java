@@ -10,10 +10,12 @@ import io.idemworker.core.ForwardingEffectStore;
 import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.TestFlow;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.Orders;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.MutableClock;
 import io.idemworker.testing.OrderFlows;
 import java.time.Duration;
@@ -28,11 +30,13 @@ import org.junit.jupiter.api.Test;
  * The two-phase capture on Cosmos DB through the SDK: the claim batch, the completion batch fenced
  * by status and attempt (a filter predicate with AND), and a takeover after the lease.
  */
+@AzureEmulators(serviceBus = false)
 class PaymentCaptureCosmosTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final Duration LEASE = Duration.ofSeconds(30);
   private static PaymentProviderEmulator provider;
 
-  private final CosmosContainer container = Emulators.orders();
+  private final CosmosContainer container = EmulatorClients.orders(azure);
   private final AtomicInteger calls = new AtomicInteger();
   private final CosmosEffectStore store =
       new CosmosEffectStore(

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.http.server.RawHttp;
 import io.idemworker.http.server.ServerLimits;
 import io.idemworker.orders.OrderDocumentIds;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.MutableClock;
 import io.idemworker.webhooks.WebhookSecret;
 import java.net.InetAddress;
@@ -28,7 +30,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * /orders} without a key, with the api's default limits. The probes and another client's order must
  * still be answered within a probe's timeout. Real sockets, the Cosmos DB emulator.
  */
+@AzureEmulators(serviceBus = false)
 class ApiStallTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final String API_KEY = "stall-test-key-0123456789";
   private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
 
@@ -41,7 +45,9 @@ class ApiStallTest {
         OrderApi.create(
             new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
             new CosmosEffectStore(
-                Emulators.orders(), StoreCallListener.none(), OrderDocumentIds.PARTITION_KEY_PATH),
+                EmulatorClients.orders(azure),
+                StoreCallListener.none(),
+                OrderDocumentIds.PARTITION_KEY_PATH),
             ApiAuth.apiKey(API_KEY),
             Duration.ofSeconds(30),
             Duration.ofHours(24),

@@ -8,10 +8,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.payments.WebhookSender;
 import io.idemworker.http.server.ServerLimits;
 import io.idemworker.orders.OrderDocumentIds;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.MutableClock;
 import io.idemworker.webhooks.WebhookSecret;
 import java.net.InetAddress;
@@ -44,12 +46,14 @@ import org.junit.jupiter.api.Timeout;
  * signed event is applied once.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@AzureEmulators(serviceBus = false)
 class ApiWebhookRouteTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String API_KEY = "test-key-0123456789abcdef";
   private static final String SECRET = "whsec_api_route_0123456789";
 
-  private final CosmosContainer container = Emulators.orders();
+  private final CosmosContainer container = EmulatorClients.orders(azure);
   private final MutableClock clock = new MutableClock();
   private final java.util.concurrent.atomic.AtomicInteger storeCalls =
       new java.util.concurrent.atomic.AtomicInteger();

@@ -6,10 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.http.server.ServerLimits;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.Orders;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.MutableClock;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -33,7 +35,9 @@ import org.junit.jupiter.api.Test;
  * caller's order, and the platform's identity headers must agree and name an allowed application.
  * The headers are what Container Apps' authentication sets in front of the app.
  */
+@AzureEmulators(serviceBus = false)
 class EntraCallersTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String APP = "11111111-2222-3333-4444-555555555555";
   private static final String OTHER_APP = "99999999-2222-3333-4444-555555555555";
@@ -49,7 +53,9 @@ class EntraCallersTest {
         OrderApi.create(
             new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
             new CosmosEffectStore(
-                Emulators.orders(), StoreCallListener.none(), OrderDocumentIds.PARTITION_KEY_PATH),
+                EmulatorClients.orders(azure),
+                StoreCallListener.none(),
+                OrderDocumentIds.PARTITION_KEY_PATH),
             ApiAuth.entra(Set.of(APP)),
             Duration.ofSeconds(30),
             Duration.ofHours(24),

@@ -16,11 +16,13 @@ import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
 import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.http.server.ServerLimits;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.MutableClock;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -55,13 +57,15 @@ import org.junit.jupiter.api.Timeout;
  * one order.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@AzureEmulators(serviceBus = false)
 class OrderApiTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String API_KEY = "test-key-0123456789abcdef";
   private static final Duration LEASE = Duration.ofSeconds(30);
   private static final Duration WINDOW = Duration.ofHours(24);
 
-  private final CosmosContainer container = Emulators.orders();
+  private final CosmosContainer container = EmulatorClients.orders(azure);
   private final CosmosEffectStore store =
       new CosmosEffectStore(
           container, StoreCallListener.none(), OrderDocumentIds.PARTITION_KEY_PATH);
@@ -102,7 +106,7 @@ class OrderApiTest {
   void stop() {
     server.close();
     executor.shutdownNow();
-    Emulators.cosmos().faults().clear();
+    azure.cosmos().faults().clear();
   }
 
   private static String order(String orderId, String customerId) {
@@ -381,7 +385,7 @@ class OrderApiTest {
     String orderId = "ord-" + UUID.randomUUID();
     String key = UUID.randomUUID().toString();
     // The claim is the first batch; the order's write the second.
-    Emulators.cosmos().faults().failNth(Operation.BATCH, 2, Fault.status(503));
+    azure.cosmos().faults().failNth(Operation.BATCH, 2, Fault.status(503));
 
     HttpResponse<String> outage = post(key, order(orderId, "cust-1"));
     HttpResponse<String> retry = post(key, order(orderId, "cust-1"));

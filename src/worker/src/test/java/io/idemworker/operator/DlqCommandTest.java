@@ -9,9 +9,11 @@ import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.azure.messaging.servicebus.models.DeadLetterOptions;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.servicebus.SubscriptionSettings;
 import io.idemworker.emulator.servicebus.TopicSettings;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -27,15 +29,17 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /** The {@code dlq} family through the real SDK on the Service Bus emulator. */
+@AzureEmulators(cosmos = false)
 class DlqCommandTest {
+  static Emulators azure; // injected by @AzureEmulators
   private String queue;
 
   @BeforeEach
   void deadLetterThreeMessages() {
-    queue = Emulators.newQueue(settings -> settings);
-    try (ServiceBusSenderClient sender = Emulators.sender(queue);
+    queue = azure.newQueue("q");
+    try (ServiceBusSenderClient sender = EmulatorClients.sender(azure, queue);
         ServiceBusReceiverClient receiver =
-            Emulators.serviceBusClient()
+            EmulatorClients.serviceBusClient(azure)
                 .receiver()
                 .queueName(queue)
                 .disableAutoComplete()
@@ -85,7 +89,7 @@ class DlqCommandTest {
   private Map<String, String> env() {
     return Map.of(
         "SERVICEBUS_CONNECTION_STRING",
-        Emulators.serviceBus().connectionString(),
+        azure.serviceBus().connectionString(),
         "SERVICEBUS_QUEUE_NAME",
         queue);
   }
@@ -141,7 +145,7 @@ class DlqCommandTest {
     assertThat(entity.get("truncated").asBoolean()).isFalse();
     assertThat(entity.at("/reasons/SchemaViolation").asInt()).isEqualTo(2);
     assertThat(entity.at("/reasons/IdempotencyConflict").asInt()).isEqualTo(1);
-    assertThat(Emulators.deadLetters(queue, 3, Duration.ofSeconds(5))).hasSize(3);
+    assertThat(EmulatorClients.deadLetters(azure, queue, 3, Duration.ofSeconds(5))).hasSize(3);
   }
 
   @Test
@@ -192,7 +196,7 @@ class DlqCommandTest {
         .doesNotContainPattern("would resubmit +m-1")
         .doesNotContainPattern("would resubmit +m-3")
         .contains("dry run: 1 of 3");
-    assertThat(Emulators.deadLetters(queue, 3, Duration.ofSeconds(5))).hasSize(3);
+    assertThat(EmulatorClients.deadLetters(azure, queue, 3, Duration.ofSeconds(5))).hasSize(3);
   }
 
   @Test
@@ -212,10 +216,10 @@ class DlqCommandTest {
   void senderChosenControlCharacters_areShownEscaped_neverSentToTheTerminal() {
     // given a dead-lettered message whose MessageId, Subject and description carry terminal
     // escapes (colour, window title, bell) and a fake line
-    String hostileQueue = Emulators.newQueue(settings -> settings);
-    try (ServiceBusSenderClient sender = Emulators.sender(hostileQueue);
+    String hostileQueue = azure.newQueue("q");
+    try (ServiceBusSenderClient sender = EmulatorClients.sender(azure, hostileQueue);
         ServiceBusReceiverClient receiver =
-            Emulators.serviceBusClient()
+            EmulatorClients.serviceBusClient(azure)
                 .receiver()
                 .queueName(hostileQueue)
                 .disableAutoComplete()
@@ -235,7 +239,7 @@ class DlqCommandTest {
     Map<String, String> env =
         Map.of(
             "SERVICEBUS_CONNECTION_STRING",
-            Emulators.serviceBus().connectionString(),
+            azure.serviceBus().connectionString(),
             "SERVICEBUS_QUEUE_NAME",
             hostileQueue);
 
@@ -261,13 +265,14 @@ class DlqCommandTest {
   @Test
   void subscriptionDeadLetterQueue_isCountedBesideTheQueue() {
     String topic = "t-" + UUID.randomUUID().toString().substring(0, 8);
-    Emulators.serviceBus()
+    azure
+        .serviceBus()
         .createTopic(
             TopicSettings.defaults(topic).withSubscription(SubscriptionSettings.defaults("audit")));
     try (ServiceBusSenderClient sender =
-            Emulators.serviceBusClient().sender().topicName(topic).buildClient();
+            EmulatorClients.serviceBusClient(azure).sender().topicName(topic).buildClient();
         ServiceBusReceiverClient receiver =
-            Emulators.serviceBusClient()
+            EmulatorClients.serviceBusClient(azure)
                 .receiver()
                 .topicName(topic)
                 .subscriptionName("audit")

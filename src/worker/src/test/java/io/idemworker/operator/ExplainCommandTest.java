@@ -15,11 +15,13 @@ import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -40,13 +42,15 @@ import picocli.CommandLine;
  * {@code explain} through the real SDKs on both emulators: documents written by the real flow, a
  * copy dead-lettered by a real receiver.
  */
+@AzureEmulators
 class ExplainCommandTest {
+  static Emulators azure; // injected by @AzureEmulators
   private final IdempotentConsumer consumer =
       TestFlow.of(
               OrderMessageTypes.decoder(
                   true, new InboxMarkers("orders", Optional.of(Duration.ofDays(14)))),
               new CosmosEffectStore(
-                  Emulators.orders(),
+                  EmulatorClients.orders(azure),
                   (operation, status, charge, latency) -> {},
                   OrderDocumentIds.PARTITION_KEY_PATH))
           .build();
@@ -56,7 +60,7 @@ class ExplainCommandTest {
 
   @BeforeEach
   void placeAnOrderWithAStatusAndACredit() {
-    queue = Emulators.newQueue(settings -> settings);
+    queue = azure.newQueue("q");
     orderId = "ord-" + UUID.randomUUID().toString().substring(0, 12);
     creditId = orderId + "-cr";
     assertThat(
@@ -89,10 +93,10 @@ class ExplainCommandTest {
 
   private Map<String, String> env() {
     Map<String, String> env = new HashMap<>();
-    env.put("SERVICEBUS_CONNECTION_STRING", Emulators.serviceBus().connectionString());
+    env.put("SERVICEBUS_CONNECTION_STRING", azure.serviceBus().connectionString());
     env.put("SERVICEBUS_QUEUE_NAME", queue);
-    env.put("COSMOS_ENDPOINT", Emulators.cosmos().endpoint());
-    env.put("COSMOS_KEY", Emulators.cosmos().key());
+    env.put("COSMOS_ENDPOINT", azure.cosmos().endpoint());
+    env.put("COSMOS_KEY", azure.cosmos().key());
     env.put("COSMOS_DATABASE", "it");
     env.put("COSMOS_CONTAINER", "orders");
     return env;
@@ -125,9 +129,9 @@ class ExplainCommandTest {
   }
 
   private void deadLetter(ServiceBusMessage message, String reason, String description) {
-    try (ServiceBusSenderClient sender = Emulators.sender(queue);
+    try (ServiceBusSenderClient sender = EmulatorClients.sender(azure, queue);
         ServiceBusReceiverClient receiver =
-            Emulators.serviceBusClient()
+            EmulatorClients.serviceBusClient(azure)
                 .receiver()
                 .queueName(queue)
                 .disableAutoComplete()
@@ -254,7 +258,7 @@ class ExplainCommandTest {
 
   @Test
   void crossPartitionLookUp_costsRequestUnits_andFindsTheOrderOnce() {
-    OrderExplainer.Lookup lookup = OrderExplainer.lookUp(Emulators.orders(), creditId);
+    OrderExplainer.Lookup lookup = OrderExplainer.lookUp(EmulatorClients.orders(azure), creditId);
 
     assertThat(lookup.orderIds()).containsExactly(orderId);
     assertThat(lookup.requestCharge()).isPositive();

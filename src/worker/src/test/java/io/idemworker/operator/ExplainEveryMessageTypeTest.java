@@ -14,10 +14,11 @@ import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.Orders;
-import io.idemworker.testing.Emulators;
 import io.idemworker.testing.OrderFlows;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -39,7 +40,9 @@ import picocli.CommandLine;
  * sends.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@AzureEmulators(cosmos = false)
 class ExplainEveryMessageTypeTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final String ORDER = "ord-every-type";
   private static final String CREDIT = "cr-every-type";
   private static final String PAYMENT = "pr-every-type";
@@ -61,7 +64,7 @@ class ExplainEveryMessageTypeTest {
     CosmosContainer orders =
         CosmosContainers.ensureExists(client, "it", "orders", OrderDocumentIds.PARTITION_KEY_PATH);
     provider = PaymentProviderEmulator.builder().port(0).start();
-    queue = Emulators.newQueue(settings -> settings);
+    queue = azure.newQueue("q");
     IdempotentConsumer consumer =
         TestFlow.of(
                 OrderFlows.withPayments(OrderFlows.http(provider), Duration.ofSeconds(30)),
@@ -151,7 +154,7 @@ class ExplainEveryMessageTypeTest {
     Map<String, String> env =
         Map.of(
             "SERVICEBUS_CONNECTION_STRING",
-            Emulators.serviceBus().connectionString(),
+            azure.serviceBus().connectionString(),
             "SERVICEBUS_QUEUE_NAME",
             queue,
             "COSMOS_ENDPOINT",

@@ -6,7 +6,9 @@ import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.azure.messaging.servicebus.ServiceBusSessionReceiverClient;
-import io.idemworker.testing.Emulators;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -18,14 +20,16 @@ import picocli.CommandLine;
  * {@code dlq release} and {@code dlq discard} as commands: their exit codes and lines. What they do
  * to a parked order is in {@code servicebus.SessionParkingTest}.
  */
+@AzureEmulators(cosmos = false)
 class ParkedCommandsTest {
+  static Emulators azure; // injected by @AzureEmulators
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
   private static Map<String, String> env(String queue) {
     return Map.of(
         "SERVICEBUS_CONNECTION_STRING",
-        Emulators.serviceBus().connectionString(),
+        azure.serviceBus().connectionString(),
         "SERVICEBUS_QUEUE_NAME",
         queue);
   }
@@ -36,7 +40,7 @@ class ParkedCommandsTest {
 
   @Test
   void orderThatIsNotParked_exitsOneSayingSo_forReleaseAndDiscard() {
-    String queue = Emulators.newQueue(s -> s.withRequiresSession(true));
+    String queue = azure.newQueue("q", "sessions");
 
     int release =
         new CommandLine(new ParkedCommands.Release(env(queue), print(out), print(err)))
@@ -52,10 +56,13 @@ class ParkedCommandsTest {
 
   @Test
   void sessionHeldByAWorker_exitsThreeAskingToTryAgain() {
-    String queue = Emulators.newQueue(s -> s.withRequiresSession(true));
-    try (ServiceBusSenderClient sender = Emulators.sender(queue);
+    String queue = azure.newQueue("q", "sessions");
+    try (ServiceBusSenderClient sender = EmulatorClients.sender(azure, queue);
         ServiceBusSessionReceiverClient sessions =
-            Emulators.serviceBusClient().sessionReceiver().queueName(queue).buildClient()) {
+            EmulatorClients.serviceBusClient(azure)
+                .sessionReceiver()
+                .queueName(queue)
+                .buildClient()) {
       sender.sendMessage(new ServiceBusMessage("{}").setMessageId("m").setSessionId("ord-held"));
       try (ServiceBusReceiverClient held = sessions.acceptSession("ord-held")) {
         assertThat(held.getSessionId()).isEqualTo("ord-held");

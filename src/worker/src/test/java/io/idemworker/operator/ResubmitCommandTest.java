@@ -7,8 +7,10 @@ import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.azure.messaging.servicebus.models.DeadLetterOptions;
 import io.idemworker.app.OrderMessages;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.orders.Orders;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -20,14 +22,16 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
+@AzureEmulators(cosmos = false)
 class ResubmitCommandTest {
+  static Emulators azure; // injected by @AzureEmulators
 
   @Test
   void selectedReasonGoesBackUnchangedAndTheRestStaysDeadLettered() {
-    String queue = Emulators.newQueue(settings -> settings);
-    try (ServiceBusSenderClient sender = Emulators.sender(queue);
+    String queue = azure.newQueue("q");
+    try (ServiceBusSenderClient sender = EmulatorClients.sender(azure, queue);
         ServiceBusReceiverClient receiver =
-            Emulators.serviceBusClient()
+            EmulatorClients.serviceBusClient(azure)
                 .receiver()
                 .queueName(queue)
                 .disableAutoComplete()
@@ -50,7 +54,7 @@ class ResubmitCommandTest {
       Map<String, String> env =
           Map.of(
               "SERVICEBUS_CONNECTION_STRING",
-              Emulators.serviceBus().connectionString(),
+              azure.serviceBus().connectionString(),
               "SERVICEBUS_QUEUE_NAME",
               queue);
 
@@ -74,7 +78,7 @@ class ResubmitCommandTest {
           .containsEntry("traceparent", "00-abc-def-01")
           .doesNotContainKeys("DeadLetterReason", "DeadLetterErrorDescription");
       receiver.complete(back);
-      assertThat(Emulators.deadLetters(queue, 2, Duration.ofSeconds(3)))
+      assertThat(EmulatorClients.deadLetters(azure, queue, 2, Duration.ofSeconds(3)))
           .extracting(ServiceBusReceivedMessage::getMessageId)
           .containsExactly("ord-r2");
     }
@@ -82,10 +86,10 @@ class ResubmitCommandTest {
 
   @Test
   void creditOlderThanTheMarkerTtl_isRefusedAndStays_unlessForced() {
-    String queue = Emulators.newQueue(settings -> settings);
-    try (ServiceBusSenderClient sender = Emulators.sender(queue);
+    String queue = azure.newQueue("q");
+    try (ServiceBusSenderClient sender = EmulatorClients.sender(azure, queue);
         ServiceBusReceiverClient receiver =
-            Emulators.serviceBusClient()
+            EmulatorClients.serviceBusClient(azure)
                 .receiver()
                 .queueName(queue)
                 .disableAutoComplete()
@@ -102,7 +106,7 @@ class ResubmitCommandTest {
       Map<String, String> env =
           Map.of(
               "SERVICEBUS_CONNECTION_STRING",
-              Emulators.serviceBus().connectionString(),
+              azure.serviceBus().connectionString(),
               "SERVICEBUS_QUEUE_NAME",
               queue,
               "WORKER_INBOX_TTL",

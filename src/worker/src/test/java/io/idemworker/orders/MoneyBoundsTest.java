@@ -13,8 +13,10 @@ import io.idemworker.core.Outcome;
 import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.cosmos.StoreCallListener;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.MutableClock;
 import io.idemworker.testing.OrderFlows;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +40,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * write path turns the bounds into patch filter predicates). The order {@link Orders#body} totals
  * 24.98 EUR.
  */
+@AzureEmulators(serviceBus = false)
 class MoneyBoundsTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static PaymentProviderEmulator provider;
 
   private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T12:00:00Z"));
@@ -61,7 +65,7 @@ class MoneyBoundsTest {
             "Cosmos DB emulator",
             () ->
                 new CosmosEffectStore(
-                    Emulators.orders(),
+                    EmulatorClients.orders(azure),
                     StoreCallListener.none(),
                     OrderDocumentIds.PARTITION_KEY_PATH)));
   }

@@ -27,7 +27,6 @@ import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
 import io.idemworker.servicebus.sending.ProducerStamps;
-import io.idemworker.testing.Emulators;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,7 +63,7 @@ class OutboxRelayTest extends RelayEmulatorTest {
       throws Exception {
     // given an order document and three events as the worker writes them (with their TTL)
     CosmosContainer container = freshContainer(client);
-    String topic = RelayFixture.newTopic(Emulators.serviceBus());
+    String topic = RelayFixture.newTopic(azure.serviceBus());
     String orderId = orderId();
     writeOrder(container, orderId);
     List<String> ids = new ArrayList<>();
@@ -121,7 +120,7 @@ class OutboxRelayTest extends RelayEmulatorTest {
   void crashBetweenPublishAndCheckpoint_resendsTheSameMessageId_andTheSubscriberSeesOneCopy() {
     // given an event the topic accepted, the checkpoint write after it failing, the relay then gone
     CosmosContainer container = freshContainer(client);
-    String topic = RelayFixture.newTopic(Emulators.serviceBus());
+    String topic = RelayFixture.newTopic(azure.serviceBus());
     String orderId = orderId();
     String id = writeEvent(container, orderId, clock);
     RelayFixture.Counts before = new RelayFixture.Counts();
@@ -193,7 +192,7 @@ class OutboxRelayTest extends RelayEmulatorTest {
   void restart_resumesFromTheCheckpoint_neitherSkippingNorResending() throws Exception {
     // given a relay that published three events and stopped (releasing its lease)
     CosmosContainer container = freshContainer(client);
-    String topic = RelayFixture.newTopic(Emulators.serviceBus());
+    String topic = RelayFixture.newTopic(azure.serviceBus());
     String orderId = orderId();
     Set<String> ids = new HashSet<>();
     for (int i = 0; i < 3; i++) {
@@ -230,7 +229,7 @@ class OutboxRelayTest extends RelayEmulatorTest {
   void twoReplicasRunning_publishEachEventOnce_fromOneLeaseHolder() throws Exception {
     // given two replicas cycling on their own threads
     CosmosContainer container = freshContainer(client);
-    String topic = RelayFixture.newTopic(Emulators.serviceBus());
+    String topic = RelayFixture.newTopic(azure.serviceBus());
     RelayFixture.Counts countsA = new RelayFixture.Counts();
     RelayFixture.Counts countsB = new RelayFixture.Counts();
     OutboxRelay a = newRelay(container, topic, "relay-a", countsA);
@@ -267,7 +266,7 @@ class OutboxRelayTest extends RelayEmulatorTest {
   void replicaThatLostItsLease_sendsNothingMore_andTheNewHolderResendsOnlyThePageInFlight() {
     // given a holder whose checkpoint write failed after sending three events, then paused
     CosmosContainer container = freshContainer(client);
-    String topic = RelayFixture.newTopic(Emulators.serviceBus());
+    String topic = RelayFixture.newTopic(azure.serviceBus());
     String orderId = orderId();
     Set<String> ids = new HashSet<>();
     for (int i = 0; i < 3; i++) {
@@ -325,7 +324,7 @@ class OutboxRelayTest extends RelayEmulatorTest {
   void malformedEvent_isMarkedUnpublishable_andTheOthersStillGo() {
     // given a pending outbox document without a payload between two good events
     CosmosContainer container = freshContainer(client);
-    String topic = RelayFixture.newTopic(Emulators.serviceBus());
+    String topic = RelayFixture.newTopic(azure.serviceBus());
     String orderId = orderId();
     String good1 = writeEvent(container, orderId, clock);
     container.createItem(
@@ -357,7 +356,7 @@ class OutboxRelayTest extends RelayEmulatorTest {
   void anOrderAcceptedByTheWorker_isPublishedUnderTheIdDerivedFromItsMessage_inItsTrace() {
     // given an OrderPlaced processed by the worker's consumer into Cosmos DB
     CosmosContainer container = freshContainer(client);
-    String topic = RelayFixture.newTopic(Emulators.serviceBus());
+    String topic = RelayFixture.newTopic(azure.serviceBus());
     IdempotentConsumer consumer =
         TestFlow.of(
                 OrderMessageTypes.decoder(

@@ -3,7 +3,9 @@ package io.idemworker.relay;
 import com.azure.cosmos.CosmosClient;
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
-import io.idemworker.testing.Emulators;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,15 +21,18 @@ import org.junit.jupiter.api.TestInstance;
  * relays a test starts, closed after it with the faults it injected.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@AzureEmulators(cosmos = false)
 abstract class RelayEmulatorTest {
+  static Emulators azure; // injected by @AzureEmulators
   final MutableClock clock = new MutableClock();
-  final ServiceBusClientBuilder serviceBus = Emulators.serviceBusClient();
+  ServiceBusClientBuilder serviceBus;
   final List<OutboxRelay> relays = new ArrayList<>();
   CosmosEmulator cosmos;
   CosmosClient client;
 
   @BeforeAll
   void start() {
+    serviceBus = EmulatorClients.serviceBusClient(azure);
     cosmos =
         CosmosEmulator.builder().port(0).clock(clock).purgeInterval(Duration.ofHours(1)).start();
     client = RelayFixture.cosmosClient(cosmos);

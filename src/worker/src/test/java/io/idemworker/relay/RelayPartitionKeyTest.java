@@ -12,7 +12,6 @@ import io.idemworker.cosmos.CosmosContainers;
 import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
 import io.idemworker.servicebus.WorkerStatus;
-import io.idemworker.testing.Emulators;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -64,7 +63,7 @@ class RelayPartitionKeyTest extends RelayEmulatorTest {
       throws Exception {
     // given a container partitioned by /shipmentId with a shipment and two of its events
     CosmosContainer container = container("/shipmentId");
-    String topic = RelayFixture.newTopic(Emulators.serviceBus());
+    String topic = RelayFixture.newTopic(azure.serviceBus());
     container.createItem(
         JsonNodeFactory.instance
             .objectNode()
@@ -109,7 +108,7 @@ class RelayPartitionKeyTest extends RelayEmulatorTest {
   @Test
   void defaultSessionRule_isThePartitionKeyValue() throws Exception {
     CosmosContainer container = container("/shipmentId");
-    String topic = RelayFixture.newTopic(Emulators.serviceBus());
+    String topic = RelayFixture.newTopic(azure.serviceBus());
     writeShipmentEvent(container, "shp-2", "route-1");
     OutboxRelay relay = relay(container, topic, SessionIdRule.partitionKey());
 
@@ -127,7 +126,7 @@ class RelayPartitionKeyTest extends RelayEmulatorTest {
       throws Exception {
     // given a container partitioned by a nested path, which the relay cannot key events in
     CosmosContainer container = container("/meta/shipmentId");
-    String topic = RelayFixture.newTopic(Emulators.serviceBus());
+    String topic = RelayFixture.newTopic(azure.serviceBus());
     OutboxRelay relay = relay(container, topic, SessionIdRule.partitionKey());
 
     // when a cycle runs
@@ -147,7 +146,7 @@ class RelayPartitionKeyTest extends RelayEmulatorTest {
     // given Cosmos DB refusing the lease document once, as it refuses a document whose partition
     // key field the container does not have (400)
     CosmosContainer container = container("/shipmentId");
-    String topic = RelayFixture.newTopic(Emulators.serviceBus());
+    String topic = RelayFixture.newTopic(azure.serviceBus());
     String id = writeShipmentEvent(container, "shp-3", "route-1");
     OutboxRelay relay = relay(container, topic, SessionIdRule.partitionKey());
     cosmos.faults().inject(Operation.CREATE, Fault.status(400).times(1));

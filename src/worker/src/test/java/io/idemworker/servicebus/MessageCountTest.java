@@ -8,21 +8,25 @@ import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The count a benchmark watches from outside: every message until it is settled. */
+@AzureEmulators(cosmos = false)
 class MessageCountTest {
+  static Emulators azure; // injected by @AzureEmulators
 
   @Test
   void countsAvailableAndLockedMessages_untilTheyAreSettled() {
-    String queue = Emulators.newQueue(settings -> settings);
-    ServiceBusEmulator emulator = Emulators.serviceBus();
-    try (ServiceBusSenderClient sender = Emulators.sender(queue)) {
+    String queue = azure.newQueue("q");
+    ServiceBusEmulator emulator = azure.serviceBus();
+    try (ServiceBusSenderClient sender = EmulatorClients.sender(azure, queue)) {
       sender.sendMessages(
           List.of(
               new ServiceBusMessage("a"), new ServiceBusMessage("b"), new ServiceBusMessage("c")));
@@ -30,7 +34,7 @@ class MessageCountTest {
     assertThat(emulator.messageCount(queue)).isEqualTo(3);
 
     try (ServiceBusReceiverClient receiver =
-        Emulators.serviceBusClient()
+        EmulatorClients.serviceBusClient(azure)
             .receiver()
             .queueName(queue)
             .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
@@ -53,7 +57,7 @@ class MessageCountTest {
 
   @Test
   void unknownEntity_isRefusedByName() {
-    assertThatThrownBy(() -> Emulators.serviceBus().messageCount("no-such-queue"))
+    assertThatThrownBy(() -> azure.serviceBus().messageCount("no-such-queue"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("no-such-queue");
   }

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.servicebus.SubscriptionSettings;
 import io.idemworker.emulator.servicebus.TopicSettings;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,7 +19,9 @@ import org.junit.jupiter.api.Test;
  * The start-up check of {@code SERVICEBUS_SESSIONS} against the queue and against a consumer's
  * topic subscription, through the real SDK.
  */
+@AzureEmulators(cosmos = false)
 class SessionRequirementCheckTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final Duration BOUND = Duration.ofSeconds(3);
 
   /**
@@ -27,18 +31,18 @@ class SessionRequirementCheckTest {
    */
   @BeforeAll
   static void connectOnce() {
-    try (ServiceBusSenderClient sender = Emulators.sender(Emulators.newQueue(s -> s))) {
+    try (ServiceBusSenderClient sender = EmulatorClients.sender(azure, azure.newQueue("q"))) {
       sender.sendMessage(new ServiceBusMessage("warm-up"));
     }
   }
 
   private static ServiceBusConnection connection() {
-    return new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString());
+    return new ServiceBusConnection.ConnectionString(azure.serviceBus().connectionString());
   }
 
   @Test
   void sessionsConfigured_onAQueueWithoutSessions_isRefusedNamingTheVariable() {
-    String queue = Emulators.newQueue(s -> s);
+    String queue = azure.newQueue("q");
 
     SessionRequirementCheck.Result result =
         SessionRequirementCheck.check(
@@ -51,7 +55,7 @@ class SessionRequirementCheckTest {
 
   @Test
   void sessionsNotConfigured_onAQueueThatRequiresThem_isRefusedNamingTheVariable() {
-    String queue = Emulators.newQueue(s -> s.withRequiresSession(true));
+    String queue = azure.newQueue("q", "sessions");
 
     SessionRequirementCheck.Result result =
         SessionRequirementCheck.check(
@@ -64,10 +68,10 @@ class SessionRequirementCheckTest {
 
   @Test
   void agreeingQueues_passBothWays_andTheProbesTakeNoMessage() {
-    String plain = Emulators.newQueue(s -> s);
-    String sessions = Emulators.newQueue(s -> s.withRequiresSession(true));
-    try (ServiceBusSenderClient toPlain = Emulators.sender(plain);
-        ServiceBusSenderClient toSessions = Emulators.sender(sessions)) {
+    String plain = azure.newQueue("q");
+    String sessions = azure.newQueue("q", "sessions");
+    try (ServiceBusSenderClient toPlain = EmulatorClients.sender(azure, plain);
+        ServiceBusSenderClient toSessions = EmulatorClients.sender(azure, sessions)) {
       toPlain.sendMessage(new ServiceBusMessage("x").setMessageId("m-1"));
       toSessions.sendMessage(new ServiceBusMessage("y").setMessageId("m-2").setSessionId("ord-1"));
     }
@@ -81,12 +85,16 @@ class SessionRequirementCheckTest {
                 connection(), new ProcessorSettings.Queue(sessions), true, BOUND))
         .isInstanceOf(SessionRequirementCheck.Agrees.class);
 
-    try (var receiver = Emulators.serviceBusClient().receiver().queueName(plain).buildClient()) {
+    try (var receiver =
+        EmulatorClients.serviceBusClient(azure).receiver().queueName(plain).buildClient()) {
       ServiceBusReceivedMessage message = receiver.peekMessage();
       assertThat(message.getDeliveryCount()).isZero();
     }
     try (var receiver =
-        Emulators.serviceBusClient().sessionReceiver().queueName(sessions).buildClient()) {
+        EmulatorClients.serviceBusClient(azure)
+            .sessionReceiver()
+            .queueName(sessions)
+            .buildClient()) {
       ServiceBusReceivedMessage message = receiver.acceptSession("ord-1").peekMessage();
       assertThat(message.getDeliveryCount()).isZero();
     }
@@ -95,7 +103,8 @@ class SessionRequirementCheckTest {
   /** A topic with a subscription {@code plain} and one {@code sessions} that requires sessions. */
   private static String newTopic() {
     String topic = "t-" + UUID.randomUUID().toString().substring(0, 8);
-    Emulators.serviceBus()
+    azure
+        .serviceBus()
         .createTopic(
             TopicSettings.defaults(topic)
                 .withSubscription(SubscriptionSettings.defaults("plain"))

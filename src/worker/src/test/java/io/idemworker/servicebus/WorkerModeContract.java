@@ -15,6 +15,8 @@ import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.payments.PaymentStats;
 import io.idemworker.emulator.servicebus.QueueSettings;
@@ -23,7 +25,7 @@ import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.Orders;
 import io.idemworker.orders.PaymentProvider;
 import io.idemworker.payments.HttpPaymentProvider;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.FencingFixtures;
 import io.idemworker.testing.OrderFlows;
 import io.idemworker.testing.RecordingObserver;
@@ -44,7 +46,9 @@ import org.junit.jupiter.api.Test;
  * nothing, and the redelivery captures once; a lease another attempt holds is waited out within the
  * same delivery. Each mode says how it is started, addresses a message, and counts a lost lock.
  */
+@AzureEmulators(serviceBus = false)
 public abstract class WorkerModeContract {
+  static Emulators azure; // injected by @AzureEmulators
   protected static final Duration WAIT = Duration.ofSeconds(90);
 
   /**
@@ -59,7 +63,7 @@ public abstract class WorkerModeContract {
   /** A queue whose lock outlasts any pause a loaded machine makes: for the lease test. */
   private static final String LONG_LOCK_QUEUE = "orders-contract-long-lock";
 
-  protected final CosmosContainer container = Emulators.orders();
+  protected final CosmosContainer container = EmulatorClients.orders(azure);
   protected final RecordingObserver observer = new RecordingObserver();
   private ServiceBusEmulator serviceBus;
   private PaymentProviderEmulator provider;

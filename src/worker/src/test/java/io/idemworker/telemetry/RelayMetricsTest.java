@@ -7,12 +7,14 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.app.Wiring;
 import io.idemworker.cosmos.CosmosContainers;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.relay.OutboxRelay;
 import io.idemworker.relay.RelayListener;
 import io.idemworker.relay.RelaySettings;
 import io.idemworker.servicebus.WorkerStatus;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.MutableClock;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -31,7 +33,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+@AzureEmulators
 class RelayMetricsTest {
+  static Emulators azure; // injected by @AzureEmulators
   private final InMemoryMetricReader reader = InMemoryMetricReader.create();
   private final OpenTelemetrySdk sdk =
       OpenTelemetrySdk.builder()
@@ -78,7 +82,7 @@ class RelayMetricsTest {
     MutableClock clock = new MutableClock();
     CosmosContainer container =
         CosmosContainers.ensureExists(
-            Emulators.cosmosClient(),
+            EmulatorClients.cosmosClient(azure),
             "relay-metrics",
             "c-" + UUID.randomUUID(),
             OrderDocumentIds.PARTITION_KEY_PATH);
@@ -112,7 +116,7 @@ class RelayMetricsTest {
     OutboxRelay relay =
         OutboxRelay.create(
             container,
-            Emulators.serviceBusClient().sender().topicName(topic).buildClient(),
+            EmulatorClients.serviceBusClient(azure).sender().topicName(topic).buildClient(),
             new RelaySettings(
                 topic,
                 "relay-a",

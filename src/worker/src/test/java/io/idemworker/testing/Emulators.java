@@ -22,6 +22,10 @@ import java.util.function.UnaryOperator;
 /**
  * Both emulators, started once per test JVM on free ports and shared by the tests that need them;
  * tests isolate themselves with fresh queue names and fresh order ids.
+ *
+ * <p>Left for the tests of {@code src/proof} (through this module's test jar) until they move to
+ * {@code @AzureEmulators}; this module's tests take their emulators from that kit, and their SDK
+ * clients from {@link EmulatorClients}.
  */
 public final class Emulators {
   private static ServiceBusEmulator serviceBus;

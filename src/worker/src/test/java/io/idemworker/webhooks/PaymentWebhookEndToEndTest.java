@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.idemworker.core.Outcome;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.payments.PaymentFaults;
 import io.idemworker.emulator.payments.PaymentProviderEmulator;
 import io.idemworker.emulator.payments.WebhookDelivery;
@@ -23,7 +25,9 @@ import org.junit.jupiter.api.Test;
  * delivers its webhooks at least once (storms, timeouts, out of order) to the receiver, and Cosmos
  * DB holds every effect exactly once.
  */
+@AzureEmulators(serviceBus = false)
 class PaymentWebhookEndToEndTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final Duration WAIT = Duration.ofSeconds(60);
 
   private WebhookFixture receiver;
@@ -35,7 +39,7 @@ class PaymentWebhookEndToEndTest {
    * that.
    */
   private void start(Duration requestTimeout) throws Exception {
-    receiver = WebhookFixture.started();
+    receiver = WebhookFixture.started(azure);
     provider =
         PaymentProviderEmulator.builder()
             .webhooks(

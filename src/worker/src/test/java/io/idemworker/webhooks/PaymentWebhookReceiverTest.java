@@ -3,6 +3,8 @@ package io.idemworker.webhooks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.orders.PaymentWebhookEvents;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -28,12 +30,14 @@ import org.junit.jupiter.api.Test;
  * in-process emulator) through the SDK: signatures, the contract, and redelivery storms whose
  * effects must each land exactly once.
  */
+@AzureEmulators(serviceBus = false)
 class PaymentWebhookReceiverTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static WebhookFixture fixture;
 
   @BeforeAll
   static void start() throws Exception {
-    fixture = WebhookFixture.started();
+    fixture = WebhookFixture.started(azure);
   }
 
   @AfterAll
@@ -154,7 +158,7 @@ class PaymentWebhookReceiverTest {
 
   @Test
   void receiverWithoutASecret_answers503_soTheProviderKeepsTheEvent() throws Exception {
-    try (WebhookFixture unconfigured = new WebhookFixture(Optional.empty())) {
+    try (WebhookFixture unconfigured = new WebhookFixture(azure, Optional.empty())) {
       String orderId = unconfigured.placeOrder();
 
       HttpResponse<String> response =

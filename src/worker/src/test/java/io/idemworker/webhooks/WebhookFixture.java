@@ -12,13 +12,14 @@ import io.idemworker.core.IdempotentConsumer;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.payments.WebhookSender;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
 import io.idemworker.orders.PaymentWebhookEvents;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.MutableClock;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -47,9 +48,8 @@ final class WebhookFixture implements AutoCloseable {
   static final String SECRET = "whsec_test_fixture_0123456789";
   static final ObjectMapper JSON = new ObjectMapper();
 
-  final CosmosContainer container = Emulators.orders();
-  final CosmosEffectStore store =
-      new CosmosEffectStore(container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
+  final CosmosContainer container;
+  final CosmosEffectStore store;
   final MutableClock clock = new MutableClock(Instant.now());
   private final HttpServer server;
   private final AtomicInteger stalls = new AtomicInteger();
@@ -58,11 +58,7 @@ final class WebhookFixture implements AutoCloseable {
   private final ExecutorService executor = Executors.newFixedThreadPool(16);
   private final HttpClient client =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private IdempotentConsumer orders =
-      TestFlow.of(
-              OrderMessageTypes.decoder(true, new InboxMarkers("orders", Optional.empty())), store)
-          .clock(clock)
-          .build();
+  private IdempotentConsumer orders;
 
   /** Lets the queue's flow capture payments through {@code provider}. */
   void capturingWith(io.idemworker.orders.PaymentProvider provider) {
@@ -82,7 +78,16 @@ final class WebhookFixture implements AutoCloseable {
     return orders.handle(message);
   }
 
-  WebhookFixture(Optional<WebhookSecret> secret) throws IOException {
+  WebhookFixture(Emulators azure, Optional<WebhookSecret> secret) throws IOException {
+    container = EmulatorClients.orders(azure);
+    store =
+        new CosmosEffectStore(container, (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
+    orders =
+        TestFlow.of(
+                OrderMessageTypes.decoder(true, new InboxMarkers("orders", Optional.empty())),
+                store)
+            .clock(clock)
+            .build();
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
     PaymentWebhookHandler handler =
         new PaymentWebhookHandler(secret, store, clock, Optional.of(Duration.ofDays(14)));
@@ -152,8 +157,8 @@ final class WebhookFixture implements AutoCloseable {
         JSON.createObjectNode().put("status", status));
   }
 
-  static WebhookFixture started() throws IOException {
-    return new WebhookFixture(Optional.of(new WebhookSecret(SECRET)));
+  static WebhookFixture started(Emulators azure) throws IOException {
+    return new WebhookFixture(azure, Optional.of(new WebhookSecret(SECRET)));
   }
 
   /**

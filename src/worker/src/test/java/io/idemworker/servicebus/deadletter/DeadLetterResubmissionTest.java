@@ -14,6 +14,8 @@ import io.idemworker.app.OrderMessages;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.OrderDecoder;
@@ -22,7 +24,7 @@ import io.idemworker.orders.Orders;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.processor.ServiceBusWorker;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.MutableClock;
 import io.idemworker.testing.RecordingObserver;
 import java.time.Clock;
@@ -39,7 +41,9 @@ import org.junit.jupiter.api.Test;
  * Dead-letter resubmission against a real worker on a queue with duplicate detection: what the
  * chaos run found (a reused order id resubmitted from the dead-letter queue vanished from it).
  */
+@AzureEmulators(serviceBus = false)
 class DeadLetterResubmissionTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final Duration WINDOW = Duration.ofMinutes(1);
   private static final String QUEUE = "orders";
@@ -72,12 +76,14 @@ class DeadLetterResubmissionTest {
             TestFlow.of(
                     new OrderDecoder(true),
                     new CosmosEffectStore(
-                        Emulators.orders(),
+                        EmulatorClients.orders(azure),
                         (o, s, c, l) -> {},
                         OrderDocumentIds.PARTITION_KEY_PATH))
                 .build(),
             new CosmosEffectStore(
-                Emulators.orders(), (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH),
+                EmulatorClients.orders(azure),
+                (o, s, c, l) -> {},
+                OrderDocumentIds.PARTITION_KEY_PATH),
             observer,
             Clock.systemUTC());
     worker.start();
@@ -120,7 +126,7 @@ class DeadLetterResubmissionTest {
         .filteredOn(is(Outcome.Duplicate.class).or(is(Outcome.Processed.class)))
         .hasSize(1);
     assertThat(
-            Emulators.orders()
+            EmulatorClients.orders(azure)
                 .readItem(orderId, new PartitionKey(orderId), ObjectNode.class)
                 .getItem()
                 .get("customerId")

@@ -23,6 +23,8 @@ import io.idemworker.core.Outcome;
 import io.idemworker.core.StoreFaults;
 import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.OrderDecoder;
@@ -31,7 +33,7 @@ import io.idemworker.orders.Orders;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.deadletter.DeadLetterResubmitter;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.MutableClock;
 import io.idemworker.testing.RecordingObserver;
 import io.idemworker.testing.RecordingObserver.Finished;
@@ -54,7 +56,9 @@ import org.junit.jupiter.api.Test;
  * delivery left on the order ({@code writtenBy}). The relay's re-publish is in {@code
  * TopicConsumersTest}.
  */
+@AzureEmulators(serviceBus = false)
 class DuplicateSourceTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final Duration WAIT = Duration.ofSeconds(60);
 
   private static final Duration LOCK = Duration.ofSeconds(30);
@@ -63,7 +67,7 @@ class DuplicateSourceTest {
   /** The broker's clock: a resend is a copy enqueued after the writer's lock ended. */
   private final MutableClock brokerClock = new MutableClock();
 
-  private final CosmosContainer container = Emulators.orders();
+  private final CosmosContainer container = EmulatorClients.orders(azure);
   private final List<ServiceBusWorker> workers = new ArrayList<>();
   private final RecordingObserver observer = new RecordingObserver();
   private ServiceBusEmulator serviceBus;

@@ -21,6 +21,8 @@ import io.idemworker.core.WriteSet;
 import io.idemworker.cosmos.CosmosEffectStore;
 import io.idemworker.emulator.cosmos.Fault;
 import io.idemworker.emulator.cosmos.Operation;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.orders.OrderDecoder;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.Orders;
@@ -28,7 +30,7 @@ import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.SessionRequirementCheck;
 import io.idemworker.servicebus.WorkerStatus;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.RecordingObserver;
 import io.idemworker.testing.RecordingObserver.Finished;
 import java.time.Clock;
@@ -52,10 +54,12 @@ import org.junit.jupiter.api.Test;
  * The worker end to end: the real Service Bus processor and Cosmos DB clients against the
  * in-process emulators, with faults injected where the issue asks for them.
  */
+@AzureEmulators
 class ServiceBusWorkerTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final Duration WAIT = Duration.ofSeconds(60);
 
-  private final CosmosContainer container = Emulators.orders();
+  private final CosmosContainer container = EmulatorClients.orders(azure);
   private final List<ServiceBusWorker> workers = new ArrayList<>();
   private final Map<String, AtomicInteger> roundTrips = new ConcurrentHashMap<>();
   private final RecordingObserver observer = new RecordingObserver();
@@ -64,14 +68,14 @@ class ServiceBusWorkerTest {
 
   @BeforeEach
   void createQueue() {
-    queue = Emulators.newQueue(settings -> settings.withMaxDeliveryCount(10));
-    sender = Emulators.sender(queue);
+    queue = azure.newQueue("q", "maxDeliveryCount=10");
+    sender = EmulatorClients.sender(azure, queue);
   }
 
   @AfterEach
   void stopEverything() {
-    Emulators.cosmos().faults().clear();
-    Emulators.serviceBus().faults().clear();
+    azure.cosmos().faults().clear();
+    azure.serviceBus().faults().clear();
     workers.forEach(worker -> worker.shutdown(Duration.ofSeconds(10)));
     sender.close();
   }
@@ -84,10 +88,8 @@ class ServiceBusWorkerTest {
    */
   private void useQueueWithShortLock() {
     sender.close();
-    queue =
-        Emulators.newQueue(
-            settings -> settings.withMaxDeliveryCount(10).withLockDuration(Duration.ofSeconds(5)));
-    sender = Emulators.sender(queue);
+    queue = azure.newQueue("q", "maxDeliveryCount=10 lockDuration=5s");
+    sender = EmulatorClients.sender(azure, queue);
   }
 
   private CosmosEffectStore cosmosStore() {
@@ -101,7 +103,7 @@ class ServiceBusWorkerTest {
   private ServiceBusWorker startWorker(EffectStore store, CosmosEffectStore probe) {
     ServiceBusWorker worker =
         new ServiceBusWorker(
-            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
+            new ServiceBusConnection.ConnectionString(azure.serviceBus().connectionString()),
             ProcessorSettings.defaults(queue)
                 .withMaxConcurrentCalls(4)
                 .withMaxRetryBackoff(Duration.ofMillis(50))
@@ -168,14 +170,14 @@ class ServiceBusWorkerTest {
   void plainWorkerOnAQueueThatRequiresSessions_tellsTheRefusalOnceNamingTheVariable()
       throws Exception {
     sender.close();
-    queue = Emulators.newQueue(settings -> settings.withRequiresSession(true));
-    sender = Emulators.sender(queue);
+    queue = azure.newQueue("q", "sessions");
+    sender = EmulatorClients.sender(azure, queue);
     List<SessionRequirementCheck.Differs> told = new CopyOnWriteArrayList<>();
     CountDownLatch first = new CountDownLatch(1);
     CosmosEffectStore store = cosmosStore();
     ServiceBusWorker worker =
         new ServiceBusWorker(
-            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
+            new ServiceBusConnection.ConnectionString(azure.serviceBus().connectionString()),
             ProcessorSettings.defaults(queue).withMaxRetryBackoff(Duration.ofMillis(50)),
             TestFlow.of(new OrderDecoder(true), store).maxBodyBytes(1024).build(),
             store,
@@ -294,7 +296,7 @@ class ServiceBusWorkerTest {
     // The process "dies" between commit and completion: its lock is gone.
     EffectStore crashingAfterCommit =
         crashingAfterFirstCommit(
-            cosmos, crashed, () -> Emulators.serviceBus().faults().loseLocks(queue));
+            cosmos, crashed, () -> azure.serviceBus().faults().loseLocks(queue));
     startWorker(crashingAfterCommit, cosmos);
     String orderId = newOrderId();
 
@@ -321,8 +323,8 @@ class ServiceBusWorkerTest {
             cosmos,
             crashed,
             () -> {
-              Emulators.serviceBus().faults().dropConnections();
-              Emulators.serviceBus().faults().loseLocks(queue);
+              azure.serviceBus().faults().dropConnections();
+              azure.serviceBus().faults().loseLocks(queue);
             });
     startWorker(crashingAfterCommit, cosmos);
     String orderId = newOrderId();
@@ -349,7 +351,8 @@ class ServiceBusWorkerTest {
         OrderMessages.orderPlaced(orderId, Orders.body(orderId, "cust-99"), "corr-x"));
 
     observer.await(1, is(Outcome.DeadLettered.class), WAIT);
-    List<ServiceBusReceivedMessage> deadLetters = Emulators.deadLetters(queue, 1, WAIT);
+    List<ServiceBusReceivedMessage> deadLetters =
+        EmulatorClients.deadLetters(azure, queue, 1, WAIT);
     assertThat(deadLetters).hasSize(1);
     assertThat(deadLetters.get(0).getDeadLetterReason()).isEqualTo("IdempotencyConflict");
     assertThat(deadLetters.get(0).getDeadLetterErrorDescription())
@@ -362,7 +365,7 @@ class ServiceBusWorkerTest {
   @Test
   void throttlingThatTheSdkRetries_isProcessedOnce() {
     startWorker();
-    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(429).times(3));
+    azure.cosmos().faults().inject(Operation.BATCH, Fault.status(429).times(3));
     String orderId = newOrderId();
 
     send(orderId);
@@ -378,7 +381,7 @@ class ServiceBusWorkerTest {
     CosmosEffectStore store = cosmosStore();
     ServiceBusWorker worker =
         new ServiceBusWorker(
-            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
+            new ServiceBusConnection.ConnectionString(azure.serviceBus().connectionString()),
             ProcessorSettings.defaults(queue).withMaxConcurrentCalls(4),
             TestFlow.of(new OrderDecoder(true), store).maxBodyBytes(4096).build(),
             store,
@@ -388,7 +391,7 @@ class ServiceBusWorkerTest {
             waits::add);
     workers.add(worker);
     worker.start();
-    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(503).times(2));
+    azure.cosmos().faults().inject(Operation.BATCH, Fault.status(503).times(2));
     String orderId = newOrderId();
 
     send(orderId);
@@ -402,7 +405,7 @@ class ServiceBusWorkerTest {
     assertThat(observer.finished()).filteredOn(is(Outcome.Retry.class)).hasSize(2);
     assertThat(processed.get(0).message().deliveryCount()).isEqualTo(2);
     assertThat(documentsOf(orderId)).hasSize(1);
-    assertThat(Emulators.deadLetters(queue, 1, Duration.ofSeconds(1))).isEmpty();
+    assertThat(EmulatorClients.deadLetters(azure, queue, 1, Duration.ofSeconds(1))).isEmpty();
   }
 
   @Test
@@ -410,7 +413,7 @@ class ServiceBusWorkerTest {
     useQueueWithShortLock();
     ServiceBusWorker worker = startWorker();
     // Reads still work (a read-only key or role): the probe must not be fooled by them.
-    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(403));
+    azure.cosmos().faults().inject(Operation.BATCH, Fault.status(403));
     String orderId = newOrderId();
 
     send(orderId);
@@ -421,7 +424,7 @@ class ServiceBusWorkerTest {
     assertThat(worker.status().state()).isEqualTo(WorkerStatus.State.PAUSED);
     assertThat(worker.status().reason()).hasValueSatisfying(r -> assertThat(r).contains("403"));
 
-    Emulators.cosmos().faults().clear();
+    azure.cosmos().faults().clear();
 
     observer.await(1, is(Outcome.Processed.class), WAIT);
     assertThat(worker.status().ready()).isTrue();
@@ -446,7 +449,8 @@ class ServiceBusWorkerTest {
     sender.sendMessage(unreadable);
     sender.sendMessage(negativeQuantity);
 
-    List<ServiceBusReceivedMessage> deadLetters = Emulators.deadLetters(queue, 3, WAIT);
+    List<ServiceBusReceivedMessage> deadLetters =
+        EmulatorClients.deadLetters(azure, queue, 3, WAIT);
     assertThat(deadLetters)
         .extracting(ServiceBusReceivedMessage::getDeadLetterReason)
         .containsExactlyInAnyOrder(
@@ -468,7 +472,7 @@ class ServiceBusWorkerTest {
     CosmosEffectStore store = cosmosStore();
     ServiceBusWorker worker =
         new ServiceBusWorker(
-            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
+            new ServiceBusConnection.ConnectionString(azure.serviceBus().connectionString()),
             ProcessorSettings.defaults(queue)
                 .withMaxConcurrentCalls(2)
                 .withMaxRetryBackoff(Duration.ofMillis(20))
@@ -480,7 +484,7 @@ class ServiceBusWorkerTest {
             Clock.systemUTC());
     workers.add(worker);
     worker.start();
-    Emulators.cosmos().faults().inject(Operation.BATCH, Fault.status(503));
+    azure.cosmos().faults().inject(Operation.BATCH, Fault.status(503));
     String orderId = newOrderId();
 
     send(orderId);
@@ -489,7 +493,7 @@ class ServiceBusWorkerTest {
     awaitState(worker, WorkerStatus.State.PAUSED);
     assertThat(worker.status().reason())
         .hasValueSatisfying(r -> assertThat(r).contains("in a row"));
-    Emulators.cosmos().faults().clear();
+    azure.cosmos().faults().clear();
     List<Finished> processed = observer.await(1, is(Outcome.Processed.class), WAIT);
     assertThat(processed.get(0).message().deliveryCount()).isLessThan(8);
     awaitState(worker, WorkerStatus.State.RUNNING);

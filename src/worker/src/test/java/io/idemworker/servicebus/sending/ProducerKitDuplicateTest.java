@@ -11,6 +11,8 @@ import io.idemworker.core.DuplicateSource;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.orders.OrderDecoder;
@@ -19,7 +21,7 @@ import io.idemworker.orders.Orders;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.processor.ServiceBusWorker;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.MutableClock;
 import io.idemworker.testing.RecordingObserver;
 import io.idemworker.testing.RecordingObserver.Finished;
@@ -45,7 +47,9 @@ import org.junit.jupiter.api.Test;
  * producer that sends again after the window (attempt 3) has its copy completed as a {@code resend}
  * duplicate naming producer attempt 3.
  */
+@AzureEmulators(serviceBus = false)
 class ProducerKitDuplicateTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final Duration WINDOW = Duration.ofMinutes(10);
   private static final String QUEUE = "orders";
@@ -69,7 +73,7 @@ class ProducerKitDuplicateTest {
             .start();
     CosmosEffectStore store =
         new CosmosEffectStore(
-            Emulators.orders(), (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
+            EmulatorClients.orders(azure), (o, s, c, l) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
     worker =
         new ServiceBusWorker(
             new ServiceBusConnection.ConnectionString(serviceBus.connectionString()),

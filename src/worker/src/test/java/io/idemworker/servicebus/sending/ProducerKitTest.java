@@ -14,9 +14,11 @@ import io.idemworker.app.OrderMessages;
 import io.idemworker.core.DeliveryOrigin;
 import io.idemworker.core.KeyStrategies;
 import io.idemworker.core.KeyStrategy;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.orders.Orders;
 import io.idemworker.servicebus.internal.Deliveries;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,12 +30,14 @@ import org.junit.jupiter.api.Test;
  * The producer kit through the real Service Bus client against the emulator: what it puts on the
  * wire, and how a lost acknowledgement becomes attempt 2 of the same MessageId.
  */
+@AzureEmulators(cosmos = false)
 class ProducerKitTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   private static List<ServiceBusReceivedMessage> peekAll(String queue) {
     try (ServiceBusReceiverClient receiver =
-        Emulators.serviceBusClient().receiver().queueName(queue).buildClient()) {
+        EmulatorClients.serviceBusClient(azure).receiver().queueName(queue).buildClient()) {
       List<ServiceBusReceivedMessage> all = new ArrayList<>();
       receiver.peekMessages(10).forEach(all::add);
       return all;
@@ -60,15 +64,15 @@ class ProducerKitTest {
 
   @Test
   void send_keepsTheBusinessKeyAndStampsTheFirstAttempt() {
-    String queue = Emulators.newQueue(UnaryOperator.identity());
+    String queue = azure.newQueue("q");
     int attempt;
-    try (ProducerKit kit = new ProducerKit(Emulators.sender(queue))) {
+    try (ProducerKit kit = new ProducerKit(EmulatorClients.sender(azure, queue))) {
       attempt = kit.send(OrderMessages.outgoing("ord-k1", Orders.body("ord-k1", "c"), "corr-k1"));
     }
 
     assertThat(attempt).isEqualTo(1);
     try (ServiceBusReceiverClient receiver =
-        Emulators.serviceBusClient().receiver().queueName(queue).buildClient()) {
+        EmulatorClients.serviceBusClient(azure).receiver().queueName(queue).buildClient()) {
       ServiceBusReceivedMessage received = receiver.receiveMessages(1, WAIT).iterator().next();
       assertThat(received.getMessageId()).isEqualTo("ord-k1");
       assertThat(received.getSubject()).isEqualTo("OrderPlaced");
@@ -81,8 +85,8 @@ class ProducerKitTest {
 
   @Test
   void lostAcknowledgement_isSentAgainAsAttempt2UnderTheSameMessageId() {
-    String queue = Emulators.newQueue(UnaryOperator.identity());
-    ServiceBusSenderClient client = Emulators.sender(queue);
+    String queue = azure.newQueue("q");
+    ServiceBusSenderClient client = EmulatorClients.sender(azure, queue);
     int attempt;
     try (ProducerKit kit =
         new ProducerKit(client, ackLost(client, 1), UnaryOperator.identity(), 3)) {
@@ -97,8 +101,8 @@ class ProducerKitTest {
 
   @Test
   void lostAcknowledgement_insideTheDuplicateDetectionWindow_isDroppedByTheBroker() {
-    String queue = Emulators.newQueue(s -> s.withRequiresDuplicateDetection(true));
-    ServiceBusSenderClient client = Emulators.sender(queue);
+    String queue = azure.newQueue("q", "duplicateDetection");
+    ServiceBusSenderClient client = EmulatorClients.sender(azure, queue);
     try (ProducerKit kit =
         new ProducerKit(client, ackLost(client, 1), UnaryOperator.identity(), 3)) {
       kit.send(OrderMessages.outgoing("ord-k3", Orders.body("ord-k3", "c"), "c"));
@@ -141,8 +145,8 @@ class ProducerKitTest {
 
   @Test
   void cloudEvent_isKeyedAsTheWorkersCloudEventsStrategyReadsIt() {
-    String queue = Emulators.newQueue(UnaryOperator.identity());
-    try (ProducerKit kit = new ProducerKit(Emulators.sender(queue))) {
+    String queue = azure.newQueue("q");
+    try (ProducerKit kit = new ProducerKit(EmulatorClients.sender(azure, queue))) {
       kit.send(
           Outgoing.cloudEvent(
               "/shop/orders", "7f0c2a9e-41d7-4c1e-9a51-3b2d1c0e9f88", "OrderPlaced", "{}"),

@@ -22,13 +22,15 @@ import io.idemworker.core.StoreFailure;
 import io.idemworker.core.TestFlow;
 import io.idemworker.core.WriteSet;
 import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.RecordingObserver;
 import io.idemworker.testing.RecordingObserver.Finished;
 import java.time.Clock;
@@ -49,10 +51,12 @@ import org.junit.jupiter.api.Test;
  * Sequenced parking end to end: a dead-lettered message parks the rest of its order until an
  * operator releases or discards it, through the real SDK against the emulators.
  */
+@AzureEmulators
 class SessionParkingTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final Duration WAIT = Duration.ofSeconds(60);
 
-  private final CosmosContainer container = Emulators.orders();
+  private final CosmosContainer container = EmulatorClients.orders(azure);
   private final List<SessionWorker> workers = new ArrayList<>();
   private final RecordingObserver observer = new RecordingObserver();
   private final ParkingEvents events = new ParkingEvents();
@@ -67,11 +71,11 @@ class SessionParkingTest {
 
   @BeforeEach
   void createQueue() {
-    queue = Emulators.newQueue(s -> s.withRequiresSession(true).withMaxDeliveryCount(10));
-    sender = Emulators.sender(queue);
+    queue = azure.newQueue("q", "sessions maxDeliveryCount=10");
+    sender = EmulatorClients.sender(azure, queue);
     operator =
         new ParkedSessions(
-            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
+            new ServiceBusConnection.ConnectionString(azure.serviceBus().connectionString()),
             queue);
   }
 
@@ -123,7 +127,7 @@ class SessionParkingTest {
     EffectStore store = store();
     SessionWorker worker =
         new SessionWorker(
-            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
+            new ServiceBusConnection.ConnectionString(azure.serviceBus().connectionString()),
             ProcessorSettings.defaults(queue).withMaxRetryBackoff(Duration.ofMillis(50)),
             sessions,
             TestFlow.of(decoder, store).build(),
@@ -346,7 +350,7 @@ class SessionParkingTest {
     message.setSubject("OrderCredited");
     sender.sendMessage(message);
     try (ServiceBusSessionReceiverClient sessions =
-            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString())
+            new ServiceBusConnection.ConnectionString(azure.serviceBus().connectionString())
                 .builder()
                 .sessionReceiver()
                 .queueName(queue)
@@ -400,7 +404,7 @@ class SessionParkingTest {
                 WAIT)
             .get(0);
     assertThat(bounded.message().messageId()).contains(orderId + ":status:3");
-    List<ServiceBusReceivedMessage> letters = Emulators.deadLetters(queue, 2, WAIT);
+    List<ServiceBusReceivedMessage> letters = EmulatorClients.deadLetters(azure, queue, 2, WAIT);
     assertThat(letters)
         .extracting(ServiceBusReceivedMessage::getDeadLetterReason)
         .containsExactlyInAnyOrder("StoreRejected", "ParkingBoundExceeded");

@@ -17,13 +17,15 @@ import io.idemworker.core.MessageDecoder;
 import io.idemworker.core.Outcome;
 import io.idemworker.core.TestFlow;
 import io.idemworker.cosmos.CosmosEffectStore;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.orders.InboxMarkers;
 import io.idemworker.orders.OrderDocumentIds;
 import io.idemworker.orders.OrderMessageTypes;
 import io.idemworker.orders.Orders;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import io.idemworker.testing.RecordingObserver;
 import io.idemworker.testing.RecordingObserver.Finished;
 import java.time.Clock;
@@ -47,10 +49,12 @@ import org.junit.jupiter.api.Test;
  * Session mode end to end: the real SDK's session receivers and Cosmos DB client against the
  * in-process emulators, on a queue that requires sessions.
  */
+@AzureEmulators
 class SessionWorkerTest {
+  static Emulators azure; // injected by @AzureEmulators
   private static final Duration WAIT = Duration.ofSeconds(60);
 
-  private final CosmosContainer container = Emulators.orders();
+  private final CosmosContainer container = EmulatorClients.orders(azure);
   private final List<SessionWorker> workers = new ArrayList<>();
   private final RecordingObserver observer = new RecordingObserver();
   private final WaitableEvents events = new WaitableEvents();
@@ -62,14 +66,13 @@ class SessionWorkerTest {
 
   @BeforeEach
   void createQueue() {
-    queue =
-        Emulators.newQueue(settings -> settings.withRequiresSession(true).withMaxDeliveryCount(10));
-    sender = Emulators.sender(queue);
+    queue = azure.newQueue("q", "sessions maxDeliveryCount=10");
+    sender = EmulatorClients.sender(azure, queue);
   }
 
   @AfterEach
   void stopEverything() {
-    Emulators.serviceBus().faults().clear();
+    azure.serviceBus().faults().clear();
     workers.forEach(worker -> worker.shutdown(Duration.ofSeconds(5)));
     sender.close();
   }
@@ -80,7 +83,7 @@ class SessionWorkerTest {
             container, (op, status, charge, latency) -> {}, OrderDocumentIds.PARTITION_KEY_PATH);
     SessionWorker worker =
         new SessionWorker(
-            new ServiceBusConnection.ConnectionString(Emulators.serviceBus().connectionString()),
+            new ServiceBusConnection.ConnectionString(azure.serviceBus().connectionString()),
             ProcessorSettings.defaults(queue)
                 .withMaxRetryBackoff(Duration.ofMillis(50))
                 .withProbeInterval(Duration.ofMillis(200)),
@@ -195,7 +198,7 @@ class SessionWorkerTest {
     Finished dead = observer.await(1, is(Outcome.DeadLettered.class), WAIT).get(0);
     assertThat(((Outcome.DeadLettered) dead.outcome()).reason().code())
         .isEqualTo("SessionIdMismatch");
-    List<ServiceBusReceivedMessage> letters = Emulators.deadLetters(queue, 1, WAIT);
+    List<ServiceBusReceivedMessage> letters = EmulatorClients.deadLetters(azure, queue, 1, WAIT);
     assertThat(letters).hasSize(1);
     assertThat(letters.get(0).getDeadLetterReason()).isEqualTo("SessionIdMismatch");
     assertThat(letters.get(0).getDeadLetterErrorDescription()).contains("SessionId", "orderId");
@@ -268,7 +271,7 @@ class SessionWorkerTest {
     awaitDeferred(1);
     status(orderId, 2);
     assertThat(dead.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-    Emulators.serviceBus().faults().dropConnections();
+    azure.serviceBus().faults().dropConnections();
     first.shutdown(Duration.ofMillis(200));
 
     startWorker(SessionSettings.defaults());
