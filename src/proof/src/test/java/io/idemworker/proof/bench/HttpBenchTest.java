@@ -2,22 +2,26 @@ package io.idemworker.proof.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
 import io.idemworker.http.ApiServer;
 import io.idemworker.http.IntakeFaults;
 import io.idemworker.http.OrderApi;
-import io.idemworker.testing.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.time.Clock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
+@AzureEmulators(serviceBus = false)
 class HttpBenchTest {
+  static Emulators azure;
 
   @Test
   void smallBench_postsEveryOrderOnce_andReportsTheRate() {
     // given an api on the Cosmos DB emulator
     ApiServer api =
         OrderApi.local(
-            Emulators.orders(),
+            EmulatorClients.orders(azure),
             Duration.ofSeconds(30),
             Duration.ofDays(1),
             Clock.systemUTC(),

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
-import io.idemworker.testing.Emulators;
+import io.idemworker.emulator.junit.AzureEmulators;
+import io.idemworker.emulator.junit.Emulators;
+import io.idemworker.testing.EmulatorClients;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -15,15 +17,17 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
+@AzureEmulators(cosmos = false)
 class SendCommandTest {
+  static Emulators azure;
 
   @Test
   void sendsContractConformingOrdersTwiceWhenAsked() {
-    String queue = Emulators.newQueue(settings -> settings);
+    String queue = azure.newQueue("send");
     Map<String, String> env =
         Map.of(
             "SERVICEBUS_CONNECTION_STRING",
-            Emulators.serviceBus().connectionString(),
+            azure.serviceBusConnectionString(),
             "SERVICEBUS_QUEUE_NAME",
             queue);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -36,7 +40,7 @@ class SendCommandTest {
     assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("sent 6 OrderPlaced message(s)");
     List<ServiceBusReceivedMessage> received = new ArrayList<>();
     try (ServiceBusReceiverClient receiver =
-        Emulators.serviceBusClient().receiver().queueName(queue).buildClient()) {
+        EmulatorClients.serviceBusClient(azure).receiver().queueName(queue).buildClient()) {
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       while (received.size() < 6 && System.nanoTime() < deadline) {
         receiver.receiveMessages(6 - received.size(), Duration.ofSeconds(2)).forEach(received::add);
@@ -62,11 +66,11 @@ class SendCommandTest {
 
   @Test
   void sessionsOption_putsEachOrderInItsSession_whichASessionQueueRequires() {
-    String queue = Emulators.newQueue(settings -> settings.withRequiresSession(true));
+    String queue = azure.newQueue("send", "sessions");
     Map<String, String> env =
         Map.of(
             "SERVICEBUS_CONNECTION_STRING",
-            Emulators.serviceBus().connectionString(),
+            azure.serviceBusConnectionString(),
             "SERVICEBUS_QUEUE_NAME",
             queue);
 
@@ -76,7 +80,7 @@ class SendCommandTest {
 
     assertThat(exit).isZero();
     try (var sessions =
-        Emulators.serviceBusClient().sessionReceiver().queueName(queue).buildClient()) {
+        EmulatorClients.serviceBusClient(azure).sessionReceiver().queueName(queue).buildClient()) {
       ServiceBusReceiverClient first = sessions.acceptNextSession();
       ServiceBusReceivedMessage message =
           first.receiveMessages(1, Duration.ofSeconds(10)).stream().findFirst().orElseThrow();

@@ -35,14 +35,15 @@ import org.slf4j.LoggerFactory;
  * <p><b>Draining.</b> {@link #shutdown} stops pausing and probing, then waits for the deliveries in
  * flight to be settled before it closes the processor. The processor is not stopped first: stopping
  * it interrupts the handlers, which would turn a graceful drain into a crash between commit and
- * completion. Deliveries that arrive during the drain are held unhandled, each keeping its
- * handler's slot (so the processor asks for no more). When the deliveries in flight are done (or
- * the drain's bound has passed) the held ones are abandoned, still in their slots, and only then
- * does the processor close: they are back on the queue at once for another replica, instead of
- * staying locked until their lock ends (the broker keeps a lock after its link closes), which would
- * hold up to one message a slot, and the messages that depend on them, for a whole lock duration at
- * every graceful stop. Abandoning counts a delivery, as a lock running out would. Held deliveries
- * not abandoned within 5 s (a broker that does not answer) come back when their locks end.
+ * completion. A delivery settled during the drain keeps its handler's slot, and deliveries that
+ * arrive during the drain are held unhandled in theirs, so the processor asks for no more. When the
+ * deliveries in flight are done (or the drain's bound has passed) the held ones are abandoned,
+ * still in their slots, and only then does the processor close: they are back on the queue at once
+ * for another replica, instead of staying locked until their lock ends (the broker keeps a lock
+ * after its link closes), which would hold up to one message a slot, and the messages that depend
+ * on them, for a whole lock duration at every graceful stop. Abandoning counts a delivery, as a
+ * lock running out would. Held deliveries not abandoned within 5 s (a broker that does not answer)
+ * come back when their locks end.
  *
  * <p>Thread-safe: deliveries arrive on the processor's threads, pausing and probing run on the
  * supervisor, shutdown on the caller's thread. {@link #shutdown} is idempotent.
@@ -173,13 +174,20 @@ public final class WorkerLifecycle {
       returnUnhandled(abandon);
       return;
     }
+    boolean keepSlot;
     try {
       handle.run();
     } finally {
       synchronized (inFlightLock) {
         inFlight--;
         inFlightLock.notifyAll();
+        keepSlot = draining;
       }
+    }
+    if (keepSlot) {
+      // Settled during the drain: keep the slot until the processor closes, so that the processor
+      // fetches no message in its place (one it would only give back).
+      awaitClosing();
     }
   }
 
@@ -221,10 +229,14 @@ public final class WorkerLifecycle {
    * @return true when every in-flight delivery was settled in time
    */
   public boolean shutdown(Duration timeout) {
-    WorkerStatus previous =
-        status.getAndSet(new WorkerStatus(WorkerStatus.State.STOPPED, Optional.of("shut down")));
-    if (previous.state() == WorkerStatus.State.STOPPED) {
-      return true;
+    synchronized (inFlightLock) {
+      // One step: whoever sees the status stopped also sees deliveries held from then on.
+      WorkerStatus previous =
+          status.getAndSet(new WorkerStatus(WorkerStatus.State.STOPPED, Optional.of("shut down")));
+      if (previous.state() == WorkerStatus.State.STOPPED) {
+        return true;
+      }
+      draining = true;
     }
     supervisor.shutdownNow();
     try {
@@ -232,9 +244,6 @@ public final class WorkerLifecycle {
       supervisor.awaitTermination(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-    synchronized (inFlightLock) {
-      draining = true;
     }
     boolean drained = awaitIdle(timeout);
     releaseHeld();
@@ -329,14 +338,17 @@ public final class WorkerLifecycle {
         inFlightLock.notifyAll();
       }
     }
-    if (!interrupted) {
-      try {
-        closing.await();
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
     if (interrupted) {
+      Thread.currentThread().interrupt();
+    } else {
+      awaitClosing();
+    }
+  }
+
+  private void awaitClosing() {
+    try {
+      closing.await();
+    } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
   }

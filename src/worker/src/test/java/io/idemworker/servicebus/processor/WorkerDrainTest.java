@@ -2,10 +2,6 @@ package io.idemworker.servicebus.processor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.azure.cosmos.CosmosClient;
-import com.azure.cosmos.CosmosClientBuilder;
-import com.azure.cosmos.CosmosContainer;
-import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
@@ -22,6 +18,7 @@ import io.idemworker.orders.Orders;
 import io.idemworker.servicebus.ProcessorSettings;
 import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.WorkerStatus;
+import io.idemworker.testing.EmulatorClients;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,7 +38,7 @@ import org.junit.jupiter.api.Test;
  * drains are abandoned before the processor closes, so they are on the queue again at once rather
  * than locked for a whole lock duration (here 5 minutes) with everything that depends on them.
  */
-@AzureEmulators(containers = "drain/orders:/orderId")
+@AzureEmulators
 class WorkerDrainTest {
   private static final long WAIT_SECONDS = 60;
   private static final int SLOTS = 2;
@@ -51,79 +48,66 @@ class WorkerDrainTest {
   void deliveriesThatArriveDuringTheDrain_areBackOnTheQueueAtOnce(Emulators azure)
       throws Exception {
     String queue = azure.newQueue("drain", "lockDuration=5m maxDeliveryCount=10");
-    try (CosmosClient cosmos =
-        new CosmosClientBuilder()
-            .endpoint(azure.cosmosEndpoint())
-            .key(azure.cosmosKey())
-            .gatewayMode()
-            .buildClient()) {
-      CosmosContainer container = cosmos.getDatabase("drain").getContainer("orders");
-      CosmosEffectStore store =
-          new CosmosEffectStore(
-              container,
-              (operation, status, charge, latency) -> {},
-              OrderDocumentIds.PARTITION_KEY_PATH);
-      CountDownLatch bothSlotsBusy = new CountDownLatch(SLOTS);
-      CompletableFuture<ServiceBusWorker> stopping = new CompletableFuture<>();
-      AtomicInteger started = new AtomicInteger();
-      Set<String> handled = ConcurrentHashMap.newKeySet();
-      DeliveryObserver observer =
-          message -> {
-            if (started.incrementAndGet() <= SLOTS) {
-              // The first deliveries stay in flight until the worker has begun to stop, so that
-              // the next ones reach it while it drains.
-              bothSlotsBusy.countDown();
-              awaitStopping(stopping);
+    CosmosEffectStore store =
+        new CosmosEffectStore(
+            EmulatorClients.orders(azure),
+            (operation, status, charge, latency) -> {},
+            OrderDocumentIds.PARTITION_KEY_PATH);
+    CountDownLatch bothSlotsBusy = new CountDownLatch(SLOTS);
+    CompletableFuture<ServiceBusWorker> stopping = new CompletableFuture<>();
+    AtomicInteger started = new AtomicInteger();
+    Set<String> handled = ConcurrentHashMap.newKeySet();
+    DeliveryObserver observer =
+        message -> {
+          if (started.incrementAndGet() <= SLOTS) {
+            // The first deliveries stay in flight until the worker has begun to stop, so that
+            // the next ones reach it while it drains.
+            bothSlotsBusy.countDown();
+            awaitStopping(stopping);
+          }
+          return (outcome, elapsed, settled) -> {
+            if (settled) {
+              handled.add(message.messageId().orElseThrow());
             }
-            return (outcome, elapsed, settled) -> {
-              if (settled) {
-                handled.add(message.messageId().orElseThrow());
-              }
-            };
           };
-      ServiceBusWorker worker =
-          new ServiceBusWorker(
-              new ServiceBusConnection.ConnectionString(azure.serviceBusConnectionString()),
-              ProcessorSettings.defaults(queue).withMaxConcurrentCalls(SLOTS),
-              TestFlow.of(new OrderDecoder(true), store).build(),
-              store,
-              observer,
-              Clock.systemUTC());
-      List<String> sent = new ArrayList<>();
-      try (ServiceBusSenderClient sender =
-          new ServiceBusClientBuilder()
-              .connectionString(azure.serviceBusConnectionString())
-              .sender()
-              .queueName(queue)
-              .buildClient()) {
-        for (int i = 0; i < MESSAGES; i++) {
-          String orderId = azure.uniqueName("ord");
-          var message =
-              OrderMessages.orderPlaced(orderId, Orders.body(orderId, "cust-1"), "corr-" + i);
-          sent.add(message.getMessageId());
-          sender.sendMessage(message);
-        }
+        };
+    ServiceBusWorker worker =
+        new ServiceBusWorker(
+            new ServiceBusConnection.ConnectionString(azure.serviceBusConnectionString()),
+            ProcessorSettings.defaults(queue).withMaxConcurrentCalls(SLOTS),
+            TestFlow.of(new OrderDecoder(true), store).build(),
+            store,
+            observer,
+            Clock.systemUTC());
+    List<String> sent = new ArrayList<>();
+    try (ServiceBusSenderClient sender = EmulatorClients.sender(azure, queue)) {
+      for (int i = 0; i < MESSAGES; i++) {
+        String orderId = azure.uniqueName("ord");
+        var message =
+            OrderMessages.orderPlaced(orderId, Orders.body(orderId, "cust-1"), "corr-" + i);
+        sent.add(message.getMessageId());
+        sender.sendMessage(message);
       }
-      worker.start();
-      assertThat(bothSlotsBusy.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
-
-      CompletableFuture<Boolean> drained =
-          CompletableFuture.supplyAsync(
-              () -> {
-                stopping.complete(worker);
-                return worker.shutdown(Duration.ofSeconds(30));
-              });
-
-      assertThat(drained.get(WAIT_SECONDS, TimeUnit.SECONDS)).as("in-flight drained").isTrue();
-      assertThat(handled)
-          .as("the deliveries in flight were settled")
-          .hasSizeGreaterThanOrEqualTo(SLOTS);
-      Set<String> unhandled = new HashSet<>(sent);
-      unhandled.removeAll(handled);
-      assertThat(receiveAll(azure, queue, unhandled.size()))
-          .as("every message the worker did not settle is available again, none still locked")
-          .containsExactlyInAnyOrderElementsOf(unhandled);
     }
+    worker.start();
+    assertThat(bothSlotsBusy.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+
+    CompletableFuture<Boolean> drained =
+        CompletableFuture.supplyAsync(
+            () -> {
+              stopping.complete(worker);
+              return worker.shutdown(Duration.ofSeconds(30));
+            });
+
+    assertThat(drained.get(WAIT_SECONDS, TimeUnit.SECONDS)).as("in-flight drained").isTrue();
+    assertThat(handled)
+        .as("the deliveries in flight were settled")
+        .hasSizeGreaterThanOrEqualTo(SLOTS);
+    Set<String> unhandled = new HashSet<>(sent);
+    unhandled.removeAll(handled);
+    assertThat(receiveAll(azure, queue, unhandled.size()))
+        .as("every message the worker did not settle is available again, none still locked")
+        .containsExactlyInAnyOrderElementsOf(unhandled);
   }
 
   /** Waits, in the delivery's handler, until the worker's status says it is stopping. */
@@ -141,8 +125,7 @@ class WorkerDrainTest {
   private static List<String> receiveAll(Emulators azure, String queue, int expected) {
     List<String> ids = new ArrayList<>();
     try (ServiceBusReceiverClient receiver =
-        new ServiceBusClientBuilder()
-            .connectionString(azure.serviceBusConnectionString())
+        EmulatorClients.serviceBusClient(azure)
             .receiver()
             .queueName(queue)
             .receiveMode(ServiceBusReceiveMode.RECEIVE_AND_DELETE)
