@@ -78,9 +78,28 @@ final class CanonicalJson {
     return stripped.toPlainString();
   }
 
+  /**
+   * Appends {@code text} as a canonical JSON string.
+   *
+   * @param text the string
+   * @param out where it goes
+   */
+  static void appendString(String text, StringBuilder out) {
+    string(text, out);
+  }
+
   private static void string(String text, StringBuilder out) {
     out.append('"');
-    for (int i = 0; i < text.length(); i++) {
+    int plain = 0;
+    while (plain < text.length() && !needsEscape(text.charAt(plain))) {
+      plain++;
+    }
+    if (plain == text.length()) {
+      out.append(text).append('"');
+      return;
+    }
+    out.append(text, 0, plain);
+    for (int i = plain; i < text.length(); i++) {
       char c = text.charAt(i);
       switch (c) {
         case '"' -> out.append("\\\"");
@@ -100,6 +119,10 @@ final class CanonicalJson {
       }
     }
     out.append('"');
+  }
+
+  private static boolean needsEscape(char c) {
+    return c < 0x20 || c == '"' || c == '\\';
   }
 
   /**

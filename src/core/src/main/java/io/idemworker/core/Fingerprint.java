@@ -22,6 +22,8 @@ import java.util.TreeSet;
  * @param fields top-level field name to the first 16 hex digits of its canonical SHA-256
  */
 public record Fingerprint(String value, Map<String, String> fields) {
+  private static final HexFormat HEX = HexFormat.of();
+  private static final MessageDigest SHA256 = newSha256();
 
   /** Validates the form and copies the map, sorted by key. */
   public Fingerprint {
@@ -40,13 +42,27 @@ public record Fingerprint(String value, Map<String, String> fields) {
    * @return the fingerprint
    */
   public static Fingerprint of(ObjectNode immutableFields) {
-    Map<String, String> perField = new TreeMap<>();
+    // The canonical form of an object is its fields' canonical forms in key order, so each
+    // field's form is written once and serves both its own digest and the whole one.
+    Map<String, String> canonical = new TreeMap<>();
     Iterator<Map.Entry<String, JsonNode>> it = immutableFields.fields();
     while (it.hasNext()) {
       Map.Entry<String, JsonNode> field = it.next();
-      perField.put(field.getKey(), sha256(CanonicalJson.write(field.getValue())).substring(0, 16));
+      canonical.put(field.getKey(), CanonicalJson.write(field.getValue()));
     }
-    return new Fingerprint("sha256:" + sha256(CanonicalJson.write(immutableFields)), perField);
+    MessageDigest digest = sha256();
+    Map<String, String> perField = new TreeMap<>();
+    StringBuilder whole = new StringBuilder(256).append('{');
+    for (Map.Entry<String, String> field : canonical.entrySet()) {
+      if (whole.length() > 1) {
+        whole.append(',');
+      }
+      CanonicalJson.appendString(field.getKey(), whole);
+      whole.append(':').append(field.getValue());
+      perField.put(field.getKey(), hex(digest, field.getValue(), 8));
+    }
+    whole.append('}');
+    return new Fingerprint("sha256:" + hex(digest, whole.toString(), 32), perField);
   }
 
   /**
@@ -66,9 +82,29 @@ public record Fingerprint(String value, Map<String, String> fields) {
   }
 
   static String sha256(String text) {
+    return hex(sha256(), text, 32);
+  }
+
+  /** The first {@code bytes} bytes of the SHA-256 of {@code text}'s UTF-8, in hex. */
+  private static String hex(MessageDigest digest, String text, int bytes) {
+    return HEX.formatHex(digest.digest(text.getBytes(StandardCharsets.UTF_8)), 0, bytes);
+  }
+
+  /**
+   * A new SHA-256 digest, cloned from a prototype: a clone skips the provider look-up that {@link
+   * MessageDigest#getInstance} makes on every call.
+   */
+  private static MessageDigest sha256() {
     try {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      return HexFormat.of().formatHex(digest.digest(text.getBytes(StandardCharsets.UTF_8)));
+      return (MessageDigest) SHA256.clone();
+    } catch (CloneNotSupportedException e) {
+      return newSha256();
+    }
+  }
+
+  private static MessageDigest newSha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JDK has SHA-256", e);
     }

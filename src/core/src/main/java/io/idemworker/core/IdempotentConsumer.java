@@ -228,9 +228,14 @@ public final class IdempotentConsumer {
       return origin.map(o -> o.stamp(java.time.Duration.between(received, clock.instant())));
     }
 
-    /** A copy of {@code document} carrying this delivery's stamp, when its origin is known. */
+    /**
+     * A copy of {@code document} carrying this delivery's stamp, when its origin is known. The copy
+     * is shallow: it shares the document's nested nodes, which nothing changes once a change is
+     * built (stores serialise or copy what they are given).
+     */
     ObjectNode stamped(ObjectNode document) {
-      ObjectNode copy = document.deepCopy();
+      ObjectNode copy = document.objectNode();
+      copy.setAll(document);
       stamp().ifPresent(stamp -> copy.set(DeliveryOrigin.FIELD, stamp));
       return copy;
     }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.AlphaChars;
@@ -19,6 +20,62 @@ import net.jqwik.api.constraints.UniqueElements;
 
 class FingerprintProperties {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  /** Stored documents carry fingerprints: the value of a fixed message must never change. */
+  @Example
+  void aFixedMessageKeepsItsStoredFingerprint() {
+    ObjectNode message = JSON.objectNode();
+    message.put("orderId", "ord-1001");
+    message.put("customerId", "cust-\"42\"\n\u00e9");
+    message.put("currency", "EUR");
+    message
+        .putArray("lines")
+        .addObject()
+        .put("sku", "SKU-1")
+        .put("quantity", 2)
+        .put("unitPrice", new BigDecimal("9.990"));
+    message.put("placedAt", "2026-11-30T10:00:00Z");
+
+    Fingerprint fingerprint = Fingerprint.of(message);
+
+    assertThat(fingerprint.value())
+        .isEqualTo("sha256:5838d97fa2206e3d18f588496a119310050482495cf6e029336591789d932ca6");
+    assertThat(fingerprint.fields())
+        .containsOnly(
+            Map.entry("currency", "87ef325635aa32dd"),
+            Map.entry("orderId", "a66fbbcb0d4e5437"),
+            Map.entry("lines", "6e3208d1e51270a6"),
+            Map.entry("placedAt", "8a99179a3d83b1ac"),
+            Map.entry("customerId", "9e4305487bc0f628"));
+  }
+
+  @Property
+  void theFingerprintIsTheDigestOfTheWholeCanonicalFormAndOfEachField(
+      @ForAll @Size(min = 1, max = 6) @UniqueElements List<@StringLength(max = 8) String> names,
+      @ForAll @StringLength(max = 12) String text) {
+    ObjectNode message = JSON.objectNode();
+    for (int i = 0; i < names.size(); i++) {
+      if (i % 2 == 0) {
+        message.put(names.get(i), text + i);
+      } else {
+        message.putArray(names.get(i)).add(text).addObject().put(text, i);
+      }
+    }
+
+    Fingerprint fingerprint = Fingerprint.of(message);
+
+    assertThat(fingerprint.value())
+        .isEqualTo("sha256:" + Fingerprint.sha256(CanonicalJson.write(message)));
+    message
+        .properties()
+        .forEach(
+            field ->
+                assertThat(fingerprint.fields())
+                    .containsEntry(
+                        field.getKey(),
+                        Fingerprint.sha256(CanonicalJson.write(field.getValue()))
+                            .substring(0, 16)));
+  }
 
   @Property
   void fieldOrderDoesNotChangeTheFingerprint(

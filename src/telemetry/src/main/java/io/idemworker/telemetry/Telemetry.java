@@ -87,8 +87,6 @@ public final class Telemetry implements AutoCloseable {
   private static final AttributeKey<String> MESSAGE_TYPE = AttributeKey.stringKey("message_type");
   private static final AttributeKey<String> DUPLICATE_SOURCE =
       AttributeKey.stringKey("duplicate_source");
-  private static final java.util.regex.Pattern MESSAGE_TYPE_SHAPE =
-      java.util.regex.Pattern.compile("[A-Za-z0-9_.\\-]{1,64}");
   private static final AttributeKey<String> OPERATION = AttributeKey.stringKey("operation");
   private static final AttributeKey<String> STATUS_CODE = AttributeKey.stringKey("status_code");
 
@@ -521,10 +519,31 @@ public final class Telemetry implements AutoCloseable {
    * none}), so a hostile subject cannot blow up the metric's cardinality with arbitrary text.
    */
   static String messageType(IncomingMessage message) {
-    return message
-        .subject()
-        .map(s -> MESSAGE_TYPE_SHAPE.matcher(s).matches() ? s : "other")
-        .orElse(NO_REASON);
+    return message.subject().map(s -> isPlainWord(s) ? s : "other").orElse(NO_REASON);
+  }
+
+  /**
+   * 1 to 64 of {@code [A-Za-z0-9_.-]}, checked by hand: it runs twice a message (metrics and the
+   * outcome log), where a regular expression's matcher is the larger cost.
+   */
+  private static boolean isPlainWord(String subject) {
+    if (subject.isEmpty() || subject.length() > 64) {
+      return false;
+    }
+    for (int i = 0; i < subject.length(); i++) {
+      char c = subject.charAt(i);
+      boolean plain =
+          (c >= 'A' && c <= 'Z')
+              || (c >= 'a' && c <= 'z')
+              || (c >= '0' && c <= '9')
+              || c == '_'
+              || c == '.'
+              || c == '-';
+      if (!plain) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static Void increment(LongAdder adder) {

@@ -134,8 +134,18 @@ final class ProcessBench implements Callable<Integer> {
     this.out = out;
   }
 
-  /** The figures of one measured round. */
-  record Round(int orders, double seconds, double childCpuMillis, double emulatorCpuMillis) {
+  /**
+   * The figures of one measured round.
+   *
+   * @param childGroupCpuMillis the child's CPU by thread group ({@link
+   *     BenchSupport#threadCpuNanos})
+   */
+  record Round(
+      int orders,
+      double seconds,
+      double childCpuMillis,
+      double emulatorCpuMillis,
+      Map<String, Double> childGroupCpuMillis) {
     double perSecond() {
       return orders / seconds;
     }
@@ -300,6 +310,14 @@ final class ProcessBench implements Callable<Integer> {
           n / seconds,
           childCpu / n,
           emulatorCpu / n);
+      Map<String, Double> groups = new java.util.TreeMap<>();
+      measured.forEach(
+          round ->
+              round.childGroupCpuMillis().forEach((g, ms) -> groups.merge(g, ms, Double::sum)));
+      StringBuilder line = new StringBuilder("  run process CPU by thread group (ms/msg):");
+      groups.forEach(
+          (group, ms) -> line.append(String.format(Locale.ROOT, " %s %.3f", group, ms / n)));
+      out.println(line);
     }
     problems.forEach(p -> out.println("PROBLEM: " + p));
     return problems.isEmpty() ? 0 : 1;
@@ -320,18 +338,26 @@ final class ProcessBench implements Callable<Integer> {
       signal(child, "CONT");
     }
     long childCpu = childCpuNanos(child);
+    Map<String, Long> childGroups = BenchSupport.threadCpuNanos(child.pid());
     long ownCpu = BenchSupport.processCpuNanos();
     long start = System.nanoTime();
     if (!awaitDrained(serviceBus, child)) {
       return Optional.empty();
     }
     long end = System.nanoTime();
+    long childCpuAfter = childCpuNanos(child);
+    Map<String, Double> groups = new java.util.TreeMap<>();
+    BenchSupport.threadCpuNanos(child.pid())
+        .forEach(
+            (group, nanos) ->
+                groups.put(group, (nanos - childGroups.getOrDefault(group, 0L)) / 1e6));
     return Optional.of(
         new Round(
             orders,
             (end - start) / 1e9,
-            (childCpuNanos(child) - childCpu) / 1e6,
-            (BenchSupport.processCpuNanos() - ownCpu) / 1e6));
+            (childCpuAfter - childCpu) / 1e6,
+            (BenchSupport.processCpuNanos() - ownCpu) / 1e6,
+            groups));
   }
 
   private Map<String, String> childEnv(

@@ -31,6 +31,9 @@ class ProcessBenchTest {
         .containsPattern(
             "run process: 30 orders in \\d+\\.\\d\\d s = \\d+ msg/s \\(CPU \\d+\\.\\d{3} ms/msg;"
                 + " emulators \\d+\\.\\d{3} ms/msg\\)")
+        .containsPattern(
+            "run process CPU by thread group \\(ms/msg\\): application \\d+\\.\\d{3} compiler"
+                + " -?\\d+\\.\\d{3} gc -?\\d+\\.\\d{3} vm -?\\d+\\.\\d{3}")
         .doesNotContain("PROBLEM");
   }
 
