@@ -7,6 +7,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.CosmosContainer;
+import com.azure.messaging.servicebus.ServiceBusClientBuilder;
+import com.azure.messaging.servicebus.ServiceBusMessage;
+import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.core.MarkerRetention;
 import io.idemworker.cosmos.CosmosContainers;
@@ -154,9 +157,27 @@ class IdempotentWorkerStartupTest {
                 + " mode off");
   }
 
+  /**
+   * One message in a session, so that the start-up's session probe is handed that session by the
+   * broker and answers at once: on an entity with no session waiting, an agreeing probe can only
+   * wait out its bound (ten seconds by default) before it passes.
+   */
+  private void oneSessionWaiting(ServiceBusClientBuilder.ServiceBusSenderClientBuilder to) {
+    try (ServiceBusSenderClient sender = to.buildClient()) {
+      sender.sendMessage(new ServiceBusMessage("{}").setSessionId("thing-1"));
+    }
+  }
+
+  private ServiceBusClientBuilder.ServiceBusSenderClientBuilder sender() {
+    return new ServiceBusClientBuilder()
+        .connectionString(azure.serviceBusConnectionString())
+        .sender();
+  }
+
   @Test
   void sessionsOnAQueueThatRequiresThem_pass() {
     queue = azure.newQueue("things-sessions", "sessions");
+    oneSessionWaiting(sender().queueName(queue));
 
     built = builder().sessions(SessionSettings.defaults()).build();
 
@@ -221,6 +242,7 @@ class IdempotentWorkerStartupTest {
   @Test
   void aPlainWorkerOnASessionSubscription_isNotReady_sayingWhoSetsSessionIds() {
     String topic = newTopic();
+    oneSessionWaiting(sender().topicName(topic));
     try (IdempotentWorker agreeing =
         onSubscription(topic, "sessions").sessions(SessionSettings.defaults()).build()) {
       assertThat(agreeing.status().state()).isEqualTo(WorkerStatus.State.CREATED);

@@ -5,8 +5,9 @@ import io.idemworker.proof.producer.DemoScenario;
 
 /**
  * What the producer sent and the containers the audit reads, handed to a test's hook that runs
- * between a run and its audit (the demo's and the chaos run's {@code tamper}), so that the test can
- * break the stores and see the audit fail.
+ * between a run and its audit (the chaos run's {@code tamper}) or after the audit, before it runs
+ * again (the demo's {@code afterAudit}), so that the test can break the stores and see the audit
+ * fail.
  *
  * <p>Immutable; the containers are the SDK's, thread-safe.
  *

@@ -53,7 +53,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -141,8 +140,33 @@ public final class DemoCommand implements Callable<Integer> {
           "How long to wait for each phase to settle (ISO 8601; default ${DEFAULT-VALUE}).")
   Duration timeout;
 
-  /** For the tests: runs between the phases and the audit, on the stores the audit reads. */
-  Consumer<AuditedStores> tamper = stores -> {};
+  /**
+   * For the tests: runs after the audit, on the stores it read, with that audit to run again; so
+   * one run serves a test of the whole demo and one of its audit on stores broken afterwards.
+   */
+  AfterAudit afterAudit = (stores, auditAgain) -> {};
+
+  /** What runs after the demo's audit (for the tests). */
+  interface AfterAudit {
+    /**
+     * Runs after the audit.
+     *
+     * @param stores what the producer sent and the containers the audit read
+     * @param auditAgain the audit of the stores again, printed as the first one is; it answers the
+     *     exit code the demo would give on it
+     */
+    void accept(AuditedStores stores, Audit auditAgain) throws InterruptedException;
+  }
+
+  /** The demo's audit of its stores. */
+  interface Audit {
+    /**
+     * Reads the stores back, prints the audit and its verdict.
+     *
+     * @return the demo's exit code on it: 0 on PASS, 1 on FAIL
+     */
+    int run() throws InterruptedException;
+  }
 
   private final PrintStream out;
 
@@ -367,27 +391,32 @@ public final class DemoCommand implements Callable<Integer> {
       observed.addAll(DemoHttpPhase.observed(http));
       observed.addAll(webhooks.observed());
       observed.addAll(sessions);
-      tamper.accept(new AuditedStores(scenario, container, relayed.customers()));
-      DeadLetters deadLetters = DeadLetters.peek(serviceBus.connectionString(), QUEUE, 100_000);
-      StateAudit.Result stores =
-          new StateAudit(
-                  scenario,
-                  new StateAudit.Intake(http.orders(), http.reused().keySet()),
-                  new StateAudit.Sources(
-                      container,
-                      relayed.customers(),
-                      deadLetters.queue(),
-                      deadLetters.subscriptions(),
-                      StateAudit.ledger(provider.baseUrl(), provider.apiKey()),
-                      relayAudit.received(),
-                      Optional.of(webhooks.log())),
-                  4)
-              .run();
-      report.deadLetterSamples(deadLetters.queue());
-      boolean pass = report.audit(observed, stores);
+      Audit audit =
+          () -> {
+            DeadLetters deadLetters =
+                DeadLetters.peek(serviceBus.connectionString(), QUEUE, 100_000);
+            StateAudit.Result stores =
+                new StateAudit(
+                        scenario,
+                        new StateAudit.Intake(http.orders(), http.reused().keySet()),
+                        new StateAudit.Sources(
+                            container,
+                            relayed.customers(),
+                            deadLetters.queue(),
+                            deadLetters.subscriptions(),
+                            StateAudit.ledger(provider.baseUrl(), provider.apiKey()),
+                            relayAudit.received(),
+                            Optional.of(webhooks.log())),
+                        4)
+                    .run();
+            report.deadLetterSamples(deadLetters.queue());
+            return report.audit(observed, stores) ? 0 : 1;
+          };
+      int exit = audit.run();
       out.printf("%nfinished in %.1f s%n", (System.nanoTime() - started) / 1e9);
+      afterAudit.accept(new AuditedStores(scenario, container, relayed.customers()), audit);
       telemetry.close();
-      return pass ? 0 : 1;
+      return exit;
     }
   }
 
