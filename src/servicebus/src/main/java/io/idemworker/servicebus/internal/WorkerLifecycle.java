@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  * after its link closes), which would hold up to one message a slot, and the messages that depend
  * on them, for a whole lock duration at every graceful stop. Abandoning counts a delivery, as a
  * lock running out would. Held deliveries not abandoned within 5 s (a broker that does not answer)
- * come back when their locks end.
+ * come back when their locks end, as does a message the client received but never handed to a
+ * handler (one taken ahead of a free slot, or one that reached it while the processor closed): this
+ * class never sees those.
  *
  * <p>Thread-safe: deliveries arrive on the processor's threads, pausing and probing run on the
  * supervisor, shutdown on the caller's thread. {@link #shutdown} is idempotent.
