@@ -29,7 +29,9 @@ import org.slf4j.LoggerFactory;
  *       WWW-Authenticate}, decided on the head: the body is never read;
  *   <li>a route's {@link Route#beforeBody} refusal (e.g. a wrong media type) → its answer, also
  *       without reading the body;
- *   <li>a body over the route's limit → 413, read no further than the limit;
+ *   <li>a body over the route's limit → 413: a chunked one read no further than the limit, one that
+ *       declares its length read and dropped first when it is at most 1 MiB (so the client gets the
+ *       answer before the connection closes), a longer one not read;
  *   <li>a handler that throws → 500 problem without the exception's text; {@link
  *       IntakeFaults.Crash} → the connection is dropped without an answer.
  * </ul>

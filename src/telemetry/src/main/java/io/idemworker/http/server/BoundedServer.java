@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -77,6 +78,17 @@ public final class BoundedServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(BoundedServer.class);
 
   private final String name;
+
+  /**
+   * A declared body over a route's limit but at most this long is read and dropped (for at most
+   * {@link #DRAIN_WAIT}) before the 413, so that the client reads the answer; a longer one is
+   * answered at once and the connection closed.
+   */
+  static final long DRAINED_BEFORE_REFUSAL = 1024 * 1024;
+
+  /** How long a body over the limit is drained at most before its 413 goes out regardless. */
+  static final Duration DRAIN_WAIT = Duration.ofSeconds(1);
+
   private final ServerLimits limits;
   private final Routes routes;
   private final Server server;
@@ -312,8 +324,30 @@ public final class BoundedServer implements AutoCloseable {
         };
     Callback releasing =
         Callback.from(done, Callback.from(releaseCaller, failure -> releaseCaller.run()));
-    if (head.contentLength().orElse(0) > admit.maxBodyBytes()) {
-      write(response, tooLarge(admit.maxBodyBytes()), releasing, true);
+    long declared = head.contentLength().orElse(0);
+    if (declared > admit.maxBodyBytes()) {
+      Answer refusal = tooLarge(admit.maxBodyBytes());
+      if (declared > DRAINED_BEFORE_REFUSAL) {
+        write(response, refusal, releasing, true);
+        return;
+      }
+      // Read the declared body to its end and drop it before answering: a connection closed with
+      // bytes still unread is reset, and the reset can take the answer away from the client. A
+      // body that does not arrive within DRAIN_WAIT is answered all the same.
+      AtomicBoolean answered = new AtomicBoolean();
+      Runnable answer =
+          () -> {
+            if (answered.compareAndSet(false, true)) {
+              write(response, refusal, releasing, true);
+            }
+          };
+      try {
+        timers.schedule(answer, DRAIN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException stopping) {
+        answer.run();
+        return;
+      }
+      Content.Source.consumeAll(request, Callback.from(answer, failure -> answer.run()));
       return;
     }
     readBody(

@@ -202,6 +202,21 @@ class BoundedServerTest {
     assertThat(chunked.status()).isEqualTo(413);
   }
 
+  /**
+   * A body over the limit that the client sends whole is read and dropped before the 413, so the
+   * connection is not reset under the client while it reads the answer.
+   */
+  @Test
+  void aWholeBodyOverTheLimit_isDrainedAndEveryClientReadsItsAnswer() {
+    start(ServerLimits.defaults());
+
+    for (int i = 0; i < 20; i++) {
+      RawHttp.Reply reply = once(post("/echo", 70_000, "a".repeat(70_000)));
+      assertThat(reply.status()).as("request %d", i).isEqualTo(413);
+      assertProblem(reply, "BodyTooLarge");
+    }
+  }
+
   @Test
   void oneCallerOverItsShare_is429_andAFullIntake_is503Busy_whileProbesStillAnswer()
       throws Exception {
