@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.azure.cosmos.CosmosClient;
-import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.azure.messaging.servicebus.ServiceBusMessage;
@@ -52,12 +51,7 @@ class IdempotentWorkerStartupTest {
 
   @BeforeEach
   void connect() {
-    cosmos =
-        new CosmosClientBuilder()
-            .endpoint(azure.cosmosEndpoint())
-            .key(azure.cosmosKey())
-            .gatewayMode()
-            .buildClient();
+    cosmos = AzureTestClients.cosmos(azure);
     things =
         CosmosContainers.ensureExists(cosmos, DATABASE, azure.uniqueName("things"), "/thingId");
     queue = azure.newQueue("things");

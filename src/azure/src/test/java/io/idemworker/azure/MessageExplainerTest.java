@@ -3,14 +3,8 @@ package io.idemworker.azure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.azure.cosmos.CosmosClient;
-import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.CosmosContainer;
-import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.azure.messaging.servicebus.ServiceBusMessage;
-import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
-import com.azure.messaging.servicebus.ServiceBusReceiverClient;
-import com.azure.messaging.servicebus.ServiceBusSenderClient;
-import com.azure.messaging.servicebus.models.DeadLetterOptions;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.idemworker.core.DocumentPatch;
 import io.idemworker.core.IdempotentConsumer;
@@ -29,8 +23,6 @@ import io.idemworker.servicebus.ServiceBusConnection;
 import io.idemworker.servicebus.deadletter.DeadLetterReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -90,12 +82,7 @@ class MessageExplainerTest {
 
   @BeforeEach
   void createAShipmentAndAScan_andDeadLetterALateScan() {
-    cosmos =
-        new CosmosClientBuilder()
-            .endpoint(azure.cosmosEndpoint())
-            .key(azure.cosmosKey())
-            .gatewayMode()
-            .buildClient();
+    cosmos = AzureTestClients.cosmos(azure);
     shipments =
         CosmosContainers.ensureExists(
             cosmos, "library", azure.uniqueName("shipments"), "/shipmentId");
@@ -352,26 +339,13 @@ class MessageExplainerTest {
 
   /** Sends a message and dead-letters it at once, as a worker that gave up on it would. */
   private void deadLetter(String messageId, String subject, String body) {
-    ServiceBusClientBuilder bus =
-        new ServiceBusClientBuilder().connectionString(azure.serviceBusConnectionString());
-    try (ServiceBusSenderClient sender = bus.sender().queueName(queue).buildClient();
-        ServiceBusReceiverClient receiver =
-            bus.receiver().queueName(queue).disableAutoComplete().buildClient()) {
-      sender.sendMessage(
-          new ServiceBusMessage(body)
-              .setMessageId(messageId)
-              .setSubject(subject)
-              .setContentType("application/json"));
-      List<ServiceBusReceivedMessage> got = new ArrayList<>();
-      receiver.receiveMessages(1, Duration.ofSeconds(30)).forEach(got::add);
-      assertThat(got)
-          .singleElement()
-          .satisfies(m -> assertThat(m.getMessageId()).isEqualTo(messageId));
-      receiver.deadLetter(
-          got.get(0),
-          new DeadLetterOptions()
-              .setDeadLetterReason("TargetMissing")
-              .setDeadLetterErrorDescription("the shipment was not there yet"));
-    }
+    AzureTestClients.sendAndDeadLetter(
+        azure,
+        queue,
+        new ServiceBusMessage(body)
+            .setMessageId(messageId)
+            .setSubject(subject)
+            .setContentType("application/json"),
+        "the shipment was not there yet");
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.azure.cosmos.CosmosClient;
-import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.CosmosException;
 import com.azure.cosmos.models.PartitionKey;
@@ -63,12 +62,7 @@ class MessageTypeRegistrationTest {
 
   @BeforeEach
   void connect() {
-    cosmos =
-        new CosmosClientBuilder()
-            .endpoint(azure.cosmosEndpoint())
-            .key(azure.cosmosKey())
-            .gatewayMode()
-            .buildClient();
+    cosmos = AzureTestClients.cosmos(azure);
     things =
         CosmosContainers.ensureExists(cosmos, DATABASE, azure.uniqueName("things"), "/thingId");
     queue = azure.newQueue("things");

@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.azure.messaging.servicebus.ServiceBusMessage;
-import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceiverClient;
-import com.azure.messaging.servicebus.ServiceBusSenderClient;
-import com.azure.messaging.servicebus.models.DeadLetterOptions;
 import com.azure.messaging.servicebus.models.SubQueue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -154,25 +151,14 @@ class ResubmitByRegisteredTypesTest {
 
   /** Sends a message and dead-letters it at once, as a worker that gave up on it would. */
   private void deadLetter(String queue, String subject, String messageId) {
-    try (ServiceBusSenderClient sender = bus().sender().queueName(queue).buildClient();
-        ServiceBusReceiverClient receiver =
-            bus().receiver().queueName(queue).disableAutoComplete().buildClient()) {
-      sender.sendMessage(
-          new ServiceBusMessage("{}")
-              .setMessageId(messageId)
-              .setSubject(subject)
-              .setContentType("application/json"));
-      List<ServiceBusReceivedMessage> got = new ArrayList<>();
-      receiver.receiveMessages(1, Duration.ofSeconds(30)).forEach(got::add);
-      assertThat(got)
-          .singleElement()
-          .satisfies(m -> assertThat(m.getMessageId()).isEqualTo(messageId));
-      receiver.deadLetter(
-          got.get(0),
-          new DeadLetterOptions()
-              .setDeadLetterReason("TargetMissing")
-              .setDeadLetterErrorDescription("test"));
-    }
+    AzureTestClients.sendAndDeadLetter(
+        azure,
+        queue,
+        new ServiceBusMessage("{}")
+            .setMessageId(messageId)
+            .setSubject(subject)
+            .setContentType("application/json"),
+        "test");
   }
 
   private List<String> deadLetteredIds(String queue) {
