@@ -2,16 +2,12 @@ package io.idemworker.architecture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,10 +22,6 @@ import org.junit.jupiter.api.Test;
  * own variables' names ({@code io.idemworker.app.StartupRefusals}).
  */
 class LibraryFreeOfOrderDomainTest {
-  private static final List<String> LIBRARY_MODULES =
-      List.of(
-          "src/core", "src/servicebus", "src/cosmos", "src/relay", "src/telemetry", "src/azure");
-
   /** English that uses the word: "in order", "in name order", "UTF-16 code unit order". */
   private static final Pattern ENGLISH_ORDER =
       Pattern.compile(
@@ -63,15 +55,15 @@ class LibraryFreeOfOrderDomainTest {
   @Test
   void libraryModules_nameNothingOfTheOrderDomain() {
     List<String> leaks = new ArrayList<>();
-    for (Path file : libraryFiles()) {
-      List<String> lines = lines(file);
+    for (Path file : LibrarySources.files()) {
+      List<String> lines = LibrarySources.lines(file);
       for (int i = 0; i < lines.size(); i++) {
         String line = ENGLISH_ORDER.matcher(lines.get(i)).replaceAll("");
         for (Map.Entry<String, Pattern> rule : DOMAIN.entrySet()) {
           Matcher found = rule.getValue().matcher(line);
           if (found.find()) {
             leaks.add(
-                ROOT.relativize(file)
+                LibrarySources.ROOT.relativize(file)
                     + ":"
                     + (i + 1)
                     + ": '"
@@ -105,40 +97,5 @@ class LibraryFreeOfOrderDomainTest {
     assertThat(WORKER_VARIABLE.matcher("OTEL_SERVICE_NAME, APPLICATIONINSIGHTS_CONNECTION_STRING"))
         .as("the standard variables of OpenTelemetry and Azure Monitor are no worker's")
         .matches(m -> !m.find());
-  }
-
-  private static final Path ROOT = root();
-
-  private static List<Path> libraryFiles() {
-    List<Path> files = new ArrayList<>();
-    for (String module : LIBRARY_MODULES) {
-      Path dir = ROOT.resolve(module);
-      assertThat(dir.resolve("pom.xml")).isRegularFile();
-      files.add(dir.resolve("pom.xml"));
-      try (Stream<Path> walk = Files.walk(dir.resolve("src/main"))) {
-        walk.filter(Files::isRegularFile).forEach(files::add);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-    assertThat(files).hasSizeGreaterThan(50);
-    return files;
-  }
-
-  private static List<String> lines(Path file) {
-    try {
-      return Files.readAllLines(file);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static Path root() {
-    for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-      if (Files.isRegularFile(p.resolve("pom.xml")) && Files.isDirectory(p.resolve("src/core"))) {
-        return p;
-      }
-    }
-    throw new IllegalStateException("no repository root (pom.xml next to src/core) above here");
   }
 }
