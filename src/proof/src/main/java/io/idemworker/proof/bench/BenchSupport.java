@@ -34,9 +34,23 @@ final class BenchSupport {
    */
   static void sendInBatches(
       ServiceBusSenderClient sender, DemoScenario scenario, List<String> orderIds) {
+    sendInBatches(sender, orderIds, scenario::message);
+  }
+
+  /**
+   * Sends one message per order, built by {@code message}, in batches of {@value #SEND_BATCH}.
+   *
+   * @param sender the queue's sender
+   * @param orderIds the orders, in sending order
+   * @param message the message of an order (a new object each call)
+   */
+  static void sendInBatches(
+      ServiceBusSenderClient sender,
+      List<String> orderIds,
+      java.util.function.Function<String, ServiceBusMessage> message) {
     List<ServiceBusMessage> batch = new ArrayList<>(SEND_BATCH);
     for (String orderId : orderIds) {
-      batch.add(scenario.message(orderId));
+      batch.add(message.apply(orderId));
       if (batch.size() == SEND_BATCH) {
         sender.sendMessages(batch);
         batch.clear();

@@ -1,15 +1,18 @@
 package io.idemworker.proof.bench;
 
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
+import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import io.idemworker.emulator.cosmos.CosmosEmulator;
 import io.idemworker.emulator.servicebus.QueueSettings;
 import io.idemworker.emulator.servicebus.ServiceBusEmulator;
 import io.idemworker.emulator.servicebus.TopicSettings;
 import io.idemworker.proof.emulators.EventTopic;
+import io.idemworker.proof.producer.DemoLifecycle;
 import io.idemworker.proof.producer.DemoScenario;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.math.BigDecimal;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -22,6 +25,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -42,12 +46,16 @@ import picocli.CommandLine.Option;
  * going to a log file). A warm-up batch is sent and drained first, so the child's JIT has compiled
  * the hot path. Each measured round then freezes the child (SIGSTOP), sends the whole batch so that
  * the queue is full, thaws it (SIGCONT) and times how long the queue takes to go to zero, as the
- * Service Bus emulator counts it. CPU time comes from {@code /proc/<pid>/stat} for the child and
- * from the JVM for this process (both emulators and the polling).
+ * Service Bus emulator counts it. Then, unless {@code --no-per-type}, one round of each other kind
+ * of message ({@link Kind}) on orders the rounds placed, each after a warm-up of its own on the
+ * warm-up's orders, so the CPU a message is reported for each type. CPU time comes from {@code
+ * /proc/<pid>/stat} for the child and from the JVM for this process (both emulators and the
+ * polling).
  *
  * <p>Linux only (signals and {@code /proc}). Exits 0 when every round drained, no message was
- * dead-lettered and the child logged exactly one {@code processed} line per order; 1 otherwise; 2
- * for bad options. No throughput is enforced: it depends on the machine.
+ * dead-lettered and the child logged exactly one {@code processed} line per order and change (one
+ * {@code duplicate} line per copy); 1 otherwise; 2 for bad options. No throughput is enforced: it
+ * depends on the machine.
  */
 @Command(
     name = "process",
@@ -87,6 +95,17 @@ final class ProcessBench implements Callable<Integer> {
           "NAME=VALUE added to the child's environment, e.g. WORKER_PREFETCH_COUNT=0 (repeatable;"
               + " overrides the bench's own values).")
   Map<String, String> extraEnv = new HashMap<>();
+
+  @Option(
+      names = "--per-type",
+      negatable = true,
+      defaultValue = "true",
+      fallbackValue = "true",
+      description =
+          "After the rounds, one round of each other type of message on orders already placed (a"
+              + " copy of OrderPlaced, OrderStatusChanged, OrderCredited), each after a warm-up of"
+              + " its own (default on; --no-per-type leaves them out).")
+  boolean perType;
 
   @Option(
       names = "--relay",
@@ -132,6 +151,43 @@ final class ProcessBench implements Callable<Integer> {
 
   ProcessBench(PrintStream out) {
     this.out = out;
+  }
+
+  /**
+   * The kinds of message measured after the new orders' rounds, each on an order already placed:
+   * what the worker does for them differs (an anchor create that conflicts, a conditional patch, a
+   * patch with an inbox marker in one batch).
+   */
+  enum Kind {
+    /** The same {@code OrderPlaced} again: its create conflicts, the outcome is a duplicate. */
+    COPY("OrderPlaced, a copy", "duplicate"),
+    /** Version 2 of the order's status: a patch conditional on the stored version. */
+    STATUS("OrderStatusChanged", "processed"),
+    /** One credit in the order's currency: a patch and its inbox marker in one batch. */
+    CREDIT("OrderCredited", "processed");
+
+    final String label;
+    final String outcome;
+
+    Kind(String label, String outcome) {
+      this.label = label;
+      this.outcome = outcome;
+    }
+
+    ServiceBusMessage message(DemoScenario scenario, String orderId) {
+      return switch (this) {
+        case COPY -> scenario.message(orderId);
+        case STATUS -> DemoLifecycle.status(orderId, 2, "Packed");
+        case CREDIT ->
+            DemoLifecycle.credit(
+                new DemoLifecycle.Credit(
+                    "bench-cr-" + orderId,
+                    orderId,
+                    new BigDecimal("1.25"),
+                    DemoLifecycle.currency(scenario.orders.get(orderId)),
+                    DemoLifecycle.Source.ONCE));
+      };
+    }
   }
 
   /**
@@ -202,6 +258,8 @@ final class ProcessBench implements Callable<Integer> {
     Path log = Files.createTempFile("idemworker-bench-run-", ".log");
     out.println("  child output: " + log);
     List<Round> measured = new ArrayList<>();
+    Map<Kind, Round> byKind = new EnumMap<>(Kind.class);
+    Map<String, Long> expectedOutcomes = new HashMap<>();
     List<String> problems = new ArrayList<>();
     Process child = null;
     try (ServiceBusEmulator serviceBus = ServiceBusEmulator.builder().port(0).start();
@@ -250,8 +308,14 @@ final class ProcessBench implements Callable<Integer> {
             "emulators CPU ms/msg",
             "load avg");
         for (int r = 0; r < rounds && problems.isEmpty(); r++) {
-          int from = warmUpOrders + r * orders;
-          Optional<Round> round = measure(serviceBus, sender, child, scenario, ids, from);
+          List<String> batch =
+              ids.subList(warmUpOrders + r * orders, warmUpOrders + (r + 1) * orders);
+          Optional<Round> round =
+              measure(
+                  serviceBus,
+                  child,
+                  orders,
+                  () -> BenchSupport.sendInBatches(sender, scenario, batch));
           if (round.isEmpty()) {
             problems.add("round " + (r + 1) + " did not drain within " + timeout);
             break;
@@ -267,6 +331,10 @@ final class ProcessBench implements Callable<Integer> {
               round.get().childCpuPerMessage(),
               round.get().emulatorCpuPerMessage(),
               BenchSupport.loadAverage());
+        }
+        expectedOutcomes.put("processed", (long) warmUpOrders + (long) orders * measured.size());
+        if (perType && problems.isEmpty()) {
+          measureKinds(serviceBus, sender, child, scenario, byKind, expectedOutcomes, problems);
         }
         if (jfr != null) {
           BenchSupport.jcmd(
@@ -284,17 +352,80 @@ final class ProcessBench implements Callable<Integer> {
         child.destroyForcibly();
       }
     }
-    long processed = countLines(log, "\"outcome\":\"processed\"");
-    long sent = warmUpOrders + (long) orders * measured.size();
-    if (processed != sent) {
-      problems.add(
-          String.format(
-              Locale.ROOT, "the child logged %d processed orders for %d sent", processed, sent));
+    for (Map.Entry<String, Long> expected : new java.util.TreeMap<>(expectedOutcomes).entrySet()) {
+      long logged = countLines(log, "\"outcome\":\"" + expected.getKey() + "\"");
+      if (logged != expected.getValue()) {
+        problems.add(
+            String.format(
+                Locale.ROOT,
+                "the child logged %d %s outcomes for %d expected",
+                logged,
+                expected.getKey(),
+                expected.getValue()));
+      }
     }
-    return summary(measured, problems);
+    return summary(measured, byKind, problems);
   }
 
-  private int summary(List<Round> measured, List<String> problems) {
+  /**
+   * One round of each {@link Kind} on the first round's orders, each after a warm-up of the same
+   * kind on the warm-up's orders (at most {@code --orders} of them).
+   */
+  private void measureKinds(
+      ServiceBusEmulator serviceBus,
+      ServiceBusSenderClient sender,
+      Process child,
+      DemoScenario scenario,
+      Map<Kind, Round> byKind,
+      Map<String, Long> expectedOutcomes,
+      List<String> problems)
+      throws IOException, InterruptedException {
+    List<String> warmIds = scenario.firstWave.subList(0, Math.min(warmUpOrders, orders));
+    List<String> roundIds = scenario.firstWave.subList(warmUpOrders, warmUpOrders + orders);
+    out.printf(
+        Locale.ROOT,
+        "by type, on orders already placed (each after a warm-up of %d of its own):%n%-20s %7s %8s"
+            + " %8s %15s %20s%n",
+        warmIds.size(),
+        "type",
+        "msgs",
+        "seconds",
+        "msg/s",
+        "child CPU ms/msg",
+        "emulators CPU ms/msg");
+    for (Kind kind : Kind.values()) {
+      if (!warmIds.isEmpty()) {
+        BenchSupport.sendInBatches(sender, warmIds, id -> kind.message(scenario, id));
+        if (!awaitDrained(serviceBus, child)) {
+          problems.add("the warm-up of " + kind.label + " did not drain within " + timeout);
+          return;
+        }
+      }
+      Optional<Round> round =
+          measure(
+              serviceBus,
+              child,
+              orders,
+              () -> BenchSupport.sendInBatches(sender, roundIds, id -> kind.message(scenario, id)));
+      if (round.isEmpty()) {
+        problems.add("the round of " + kind.label + " did not drain within " + timeout);
+        return;
+      }
+      expectedOutcomes.merge(kind.outcome, (long) warmIds.size() + orders, Long::sum);
+      byKind.put(kind, round.get());
+      out.printf(
+          Locale.ROOT,
+          "%-20s %7d %8.2f %8.0f %15.3f %20.3f%n",
+          kind.label,
+          round.get().orders(),
+          round.get().seconds(),
+          round.get().perSecond(),
+          round.get().childCpuPerMessage(),
+          round.get().emulatorCpuPerMessage());
+    }
+  }
+
+  private int summary(List<Round> measured, Map<Kind, Round> byKind, List<String> problems) {
     out.printf(Locale.ROOT, "  load average %s at the end%n", BenchSupport.loadAverage());
     if (!measured.isEmpty()) {
       int n = measured.stream().mapToInt(Round::orders).sum();
@@ -318,22 +449,31 @@ final class ProcessBench implements Callable<Integer> {
       groups.forEach(
           (group, ms) -> line.append(String.format(Locale.ROOT, " %s %.3f", group, ms / n)));
       out.println(line);
+      double newOrder = childCpu / n;
+      byKind.forEach(
+          (kind, round) ->
+              out.printf(
+                  Locale.ROOT,
+                  "run process CPU by type (ms/msg): %s %.3f (%.2f of a new OrderPlaced)%n",
+                  kind.label,
+                  round.childCpuPerMessage(),
+                  round.childCpuPerMessage() / newOrder));
     }
     problems.forEach(p -> out.println("PROBLEM: " + p));
     return problems.isEmpty() ? 0 : 1;
   }
 
+  /**
+   * Freezes the child, sends a round with {@code send}, thaws it and times the drain.
+   *
+   * @param count the messages {@code send} sends
+   */
   private Optional<Round> measure(
-      ServiceBusEmulator serviceBus,
-      ServiceBusSenderClient sender,
-      Process child,
-      DemoScenario scenario,
-      List<String> ids,
-      int from)
+      ServiceBusEmulator serviceBus, Process child, int count, Runnable send)
       throws IOException, InterruptedException {
     signal(child, "STOP");
     try {
-      BenchSupport.sendInBatches(sender, scenario, ids.subList(from, from + orders));
+      send.run();
     } finally {
       signal(child, "CONT");
     }
@@ -353,7 +493,7 @@ final class ProcessBench implements Callable<Integer> {
                 groups.put(group, (nanos - childGroups.getOrDefault(group, 0L)) / 1e6));
     return Optional.of(
         new Round(
-            orders,
+            count,
             (end - start) / 1e9,
             (childCpuAfter - childCpu) / 1e6,
             (BenchSupport.processCpuNanos() - ownCpu) / 1e6,

@@ -169,7 +169,13 @@ public final class DemoLifecycle {
     return BigDecimal.valueOf(unscaled, scale);
   }
 
-  static String currency(String orderBody) {
+  /**
+   * The currency of an order's body, as the demo generates it.
+   *
+   * @param orderBody an {@code OrderPlaced} body of {@link DemoScenario#orders}
+   * @return its ISO 4217 code
+   */
+  public static String currency(String orderBody) {
     Matcher m = CURRENCY.matcher(orderBody);
     if (!m.find()) {
       throw new IllegalStateException("the demo generated an order without a currency");

@@ -15,7 +15,7 @@ class ProcessBenchTest {
 
   @Tag("e2e")
   @Test
-  void smallRun_drainsEveryOrderThroughAChildRunProcessAndPrintsTheSummaryLine() {
+  void smallRun_drainsEveryOrderAndEveryTypeThroughAChildRunProcessAndPrintsTheSummary() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
 
@@ -34,6 +34,11 @@ class ProcessBenchTest {
         .containsPattern(
             "run process CPU by thread group \\(ms/msg\\): application \\d+\\.\\d{3} compiler"
                 + " -?\\d+\\.\\d{3} gc -?\\d+\\.\\d{3} vm -?\\d+\\.\\d{3}")
+        .containsPattern("OrderPlaced, a copy +30 ")
+        .containsPattern(
+            "run process CPU by type \\(ms/msg\\): OrderStatusChanged \\d+\\.\\d{3} \\(\\d+\\.\\d\\d of a"
+                + " new OrderPlaced\\)")
+        .containsPattern("run process CPU by type \\(ms/msg\\): OrderCredited \\d+\\.\\d{3}")
         .doesNotContain("PROBLEM");
   }
 
