@@ -135,16 +135,16 @@ public final class OutcomeLog implements DeliveryObserver {
     try (JsonGenerator line = JSON.createGenerator(text)) {
       line.writeStartObject();
       line.writeStringField("event", "message");
-      string(line, "messageId", message.messageId().orElse(null));
+      line.writeStringField("messageId", message.messageId().orElse(null));
       line.writeStringField("messageType", Telemetry.messageType(message));
-      string(line, "idempotencyKey", outcome.knownKey().map(IdempotencyKey::value).orElse(null));
-      string(line, "correlationId", message.correlationId().orElse(null));
-      string(line, entityField, outcome.knownEntityId().orElse(null));
+      line.writeStringField(
+          "idempotencyKey", outcome.knownKey().map(IdempotencyKey::value).orElse(null));
+      line.writeStringField("correlationId", message.correlationId().orElse(null));
+      line.writeStringField(entityField, outcome.knownEntityId().orElse(null));
       line.writeNumberField("deliveryCount", message.deliveryCount());
       line.writeStringField("outcome", outcome.label());
       line.writeStringField("reason", Telemetry.reason(outcome));
-      string(
-          line,
+      line.writeStringField(
           "duplicateSource",
           outcome instanceof Outcome.Duplicate duplicate ? duplicate.source().label() : null);
       line.writeFieldName("producerAttempt");
@@ -153,8 +153,7 @@ public final class OutcomeLog implements DeliveryObserver {
       } else {
         line.writeNull();
       }
-      string(
-          line,
+      line.writeStringField(
           "description",
           outcome
               .<Optional<String>>fold(
@@ -169,18 +168,9 @@ public final class OutcomeLog implements DeliveryObserver {
           BigDecimal.valueOf(elapsed.toNanos()).movePointLeft(6).setScale(3, RoundingMode.HALF_UP));
       line.writeBooleanField("settled", settled);
       SpanContext span = Span.current().getSpanContext();
-      string(line, "traceId", span.isValid() ? span.getTraceId() : null);
+      line.writeStringField("traceId", span.isValid() ? span.getTraceId() : null);
       line.writeEndObject();
     }
     return text.toString();
-  }
-
-  /** A string field, JSON {@code null} when absent. */
-  private static void string(JsonGenerator line, String name, String value) throws IOException {
-    if (value == null) {
-      line.writeNullField(name);
-    } else {
-      line.writeStringField(name, value);
-    }
   }
 }

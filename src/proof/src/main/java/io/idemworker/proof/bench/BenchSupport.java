@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * What the benches share: sending a scenario's orders, the command line of a {@code run} child
@@ -47,7 +48,7 @@ final class BenchSupport {
   static void sendInBatches(
       ServiceBusSenderClient sender,
       List<String> orderIds,
-      java.util.function.Function<String, ServiceBusMessage> message) {
+      Function<String, ServiceBusMessage> message) {
     List<ServiceBusMessage> batch = new ArrayList<>(SEND_BATCH);
     for (String orderId : orderIds) {
       batch.add(message.apply(orderId));

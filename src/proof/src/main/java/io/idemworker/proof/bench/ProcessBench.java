@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -259,7 +260,7 @@ final class ProcessBench implements Callable<Integer> {
     out.println("  child output: " + log);
     List<Round> measured = new ArrayList<>();
     Map<Kind, Round> byKind = new EnumMap<>(Kind.class);
-    Map<String, Long> expectedOutcomes = new HashMap<>();
+    Map<String, Long> expectedOutcomes = new TreeMap<>();
     List<String> problems = new ArrayList<>();
     Process child = null;
     try (ServiceBusEmulator serviceBus = ServiceBusEmulator.builder().port(0).start();
@@ -352,7 +353,7 @@ final class ProcessBench implements Callable<Integer> {
         child.destroyForcibly();
       }
     }
-    for (Map.Entry<String, Long> expected : new java.util.TreeMap<>(expectedOutcomes).entrySet()) {
+    for (Map.Entry<String, Long> expected : expectedOutcomes.entrySet()) {
       long logged = countLines(log, "\"outcome\":\"" + expected.getKey() + "\"");
       if (logged != expected.getValue()) {
         problems.add(
@@ -441,7 +442,7 @@ final class ProcessBench implements Callable<Integer> {
           n / seconds,
           childCpu / n,
           emulatorCpu / n);
-      Map<String, Double> groups = new java.util.TreeMap<>();
+      Map<String, Double> groups = new TreeMap<>();
       measured.forEach(
           round ->
               round.childGroupCpuMillis().forEach((g, ms) -> groups.merge(g, ms, Double::sum)));
@@ -486,7 +487,7 @@ final class ProcessBench implements Callable<Integer> {
     }
     long end = System.nanoTime();
     long childCpuAfter = childCpuNanos(child);
-    Map<String, Double> groups = new java.util.TreeMap<>();
+    Map<String, Double> groups = new TreeMap<>();
     BenchSupport.threadCpuNanos(child.pid())
         .forEach(
             (group, nanos) ->

@@ -77,8 +77,6 @@ import org.slf4j.LoggerFactory;
 public final class BoundedServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(BoundedServer.class);
 
-  private final String name;
-
   /**
    * A declared body over a route's limit but at most this long is read and dropped (for at most
    * {@link #DRAIN_WAIT}) before the 413, so that the client reads the answer; a longer one is
@@ -89,6 +87,7 @@ public final class BoundedServer implements AutoCloseable {
   /** How long a body over the limit is drained at most before its 413 goes out regardless. */
   static final Duration DRAIN_WAIT = Duration.ofSeconds(1);
 
+  private final String name;
   private final ServerLimits limits;
   private final Routes routes;
   private final Server server;
